@@ -1,0 +1,1 @@
+"""aicf: a multi-level IR compiler for tensor programs, on xDSL."""

@@ -1,0 +1,99 @@
+"""Diagnostics that point at the user's program.
+
+xDSL's parser keeps an op's source position only for an explicit `loc(...)`; the
+`LocatedParser` records `file:line:col` on every op it parses, so a verifier or pass
+error can say where the op is. Traced Python programs carry the user's Python line
+the same way (a FileLineColLoc).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import VerifyException
+
+from aicf.errors import CompileError
+
+
+class LocatedParser(Parser):
+    """A Parser that gives every op a FileLineColLoc of where its text starts.
+    `line_offset` shifts line numbers (a chunk of a --split-input-file input)."""
+
+    line_offset: int = 0
+
+    def resolve_operand(self, operand, type):
+        # Remember where a not-yet-defined value is first used, so that a value that is
+        # never defined is reported at its use (as MLIR does), not at the end of input.
+        if operand.operand_name not in self.ssa_values:
+            uses = self.__dict__.setdefault("_first_use", {})
+            uses.setdefault(operand.operand_name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def parse_module(self, allow_implicit_module: bool = True):
+        from xdsl.utils.exceptions import ParseError
+
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError:
+            undefined = [n for n in self.forward_ssa_references]
+            uses = self.__dict__.get("_first_use", {})
+            if undefined and undefined[0] in uses:
+                self.raise_error(
+                    f"use of undefined value %{undefined[0]}", uses[undefined[0]].start,
+                    uses[undefined[0]].end,
+                )
+            raise
+
+    def parse_operation(self) -> Operation:
+        span = self._current_token.span
+        op = super().parse_operation()
+        if not isinstance(op.location, FileLineColLoc):
+            loc = span.get_location()
+            op.location = FileLineColLoc(
+                StringAttr(loc.file), IntAttr(loc.line + self.line_offset), IntAttr(loc.col)
+            )
+        return op
+
+
+def location_of(op: Operation) -> str:
+    """`file:line:col` of an op, or of its nearest located ancestor; `<unknown>`."""
+    cur: Operation | None = op
+    while cur is not None:
+        loc = cur.location
+        if isinstance(loc, FileLineColLoc):
+            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+        cur = cur.parent_op()
+    return "<unknown>"
+
+
+def op_error(op: Operation, message: str) -> CompileError:
+    """A CompileError in MLIR's diagnostic form: `file:line:col: error: 'op': message`."""
+    return CompileError(f"{location_of(op)}: error: '{op.name}' {message}")
+
+
+def verify_module(module: ModuleOp) -> None:
+    """Verify op by op, innermost first, so the error names the op that failed and
+    where it is, instead of printing the whole module."""
+    for op in module.walk(reverse=True):
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as e:
+            msg = str(e).strip()
+            prefix = f"'{op.name}': "
+            if msg.startswith(prefix):
+                msg = msg[len(prefix):]
+            raise op_error(op, msg) from None
+
+
+def parse_module(ctx, text: str, name: str = "<input>") -> ModuleOp:
+    """Parse MLIR text with locations and verify it. Raises CompileError with the
+    location on malformed or invalid input."""
+    from xdsl.utils.exceptions import ParseError
+
+    try:
+        module = LocatedParser(ctx, text, name).parse_module()
+    except ParseError as e:
+        raise CompileError(str(e).strip()) from None
+    verify_module(module)
+    return module

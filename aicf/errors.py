@@ -1,0 +1,23 @@
+"""Exceptions aicf raises for user errors. Each carries a message that names the
+program location (file:line:col of the IR, or the Python line for traced code)."""
+
+from __future__ import annotations
+
+from xdsl.utils.exceptions import DiagnosticException
+
+
+class AicfError(Exception):
+    """Base of aicf's user-facing errors."""
+
+
+class CompileError(AicfError, DiagnosticException):
+    """The program cannot be compiled (bad IR, unsupported op or dtype). A
+    DiagnosticException, so `aicf-opt --verify-diagnostics` prints it and goes on."""
+
+
+class ArgumentError(AicfError, TypeError):
+    """An executable was called with the wrong number, dtype or shape of arguments."""
+
+
+class LaunchError(AicfError, RuntimeError):
+    """A kernel launch failed; the message names the kernel and its launch config."""

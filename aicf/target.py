@@ -1,0 +1,65 @@
+"""Target descriptions: the hardware numbers the cost model and the GPU lowering read.
+
+One place for them, so no tile size or launch bound is a constant buried in a pass or
+the emitter. Bandwidth and peak rates are the ones measured on the lent H100
+(DESIGN.md's table); the rest is from the device properties of sm_90.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GpuTarget:
+    name: str
+    sm_arch: int  # compute capability as an int: 90 for sm_90
+    num_sms: int
+    warp_size: int
+    max_threads_per_block: int
+    max_threads_per_sm: int
+    max_blocks_per_sm: int
+    registers_per_sm: int  # 32-bit registers
+    max_registers_per_thread: int
+    smem_per_sm: int  # bytes
+    smem_per_block_optin: int  # bytes, after cudaFuncSetAttribute
+    smem_per_block_default: int  # bytes, without opt-in
+    smem_banks: int
+    smem_bank_bytes: int
+    l2_bytes: int
+    dram_bandwidth: float  # bytes/s, measured (read + write)
+    fp32_flops: float  # FLOP/s, FFMA peak (measured via cuBLAS fp32 sgemm)
+    tf32_flops: float
+    fp16_flops: float
+    launch_overhead_s: float  # empty launch from Python, measured
+    max_vector_bytes: int = 16  # widest global load/store per thread
+
+    @property
+    def sm(self) -> str:
+        return f"sm_{self.sm_arch}"
+
+
+H100 = GpuTarget(
+    name="NVIDIA H100 80GB HBM3",
+    sm_arch=90,
+    num_sms=132,
+    warp_size=32,
+    max_threads_per_block=1024,
+    max_threads_per_sm=2048,
+    max_blocks_per_sm=32,
+    registers_per_sm=65536,
+    max_registers_per_thread=255,
+    smem_per_sm=228 * 1024,
+    smem_per_block_optin=227 * 1024,
+    smem_per_block_default=48 * 1024,
+    smem_banks=32,
+    smem_bank_bytes=4,
+    l2_bytes=50 * 1024 * 1024,
+    dram_bandwidth=2962e9,
+    fp32_flops=51e12,
+    tf32_flops=362e12,
+    fp16_flops=702e12,
+    launch_overhead_s=4.8e-6,
+)
+
+DEFAULT_GPU = H100

@@ -1,0 +1,390 @@
+"""The `aicf_loop` dialect: loop nests over buffers, with no kernel names.
+
+A program at this level is a `func.func` over memrefs (destination-passing style: the
+tensor results became trailing output arguments) whose body allocates intermediates
+with `memref.alloc` and runs `aicf_loop.nest` ops in order.
+
+A nest states the whole computation of one (fused) tensor op:
+- the iteration domain (static extents) and, for each dimension, whether it is
+  `parallel` or a `reduction`;
+- for each operand, an affine access map from the domain to the memref's indices, so
+  broadcasting (a dim left out), transposition (a permutation) and reshapes
+  (floordiv/mod) are explicit;
+- a scalar body in `arith`/`math` that receives one element of every input and yields
+  one value per output;
+- for each output, a combiner: `none` (the yielded value is stored), or `add`, `max`,
+  `min`, `mul`, which fold the yielded values over the reduction dims, starting from
+  the combiner's identity, and store the result once. The yielded value's type is the
+  accumulator type; it is converted to the output's element type when stored.
+
+This is what tiling, the cost model and the GPU lowering read: everything they need
+(extents, which dims reduce, how each buffer is walked) is in the op.
+
+Example, `sum(x + b, axis=-1)` for x: 4x8, b: 8:
+
+    aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
+        ins(%x, %b : memref<4x8xf32>, memref<8xf32>)
+        outs(%y : memref<4xf32>)
+        maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1), (d0, d1) -> (d0)]
+        combiners = [add] {
+    ^bb0(%a : f32, %c : f32):
+      %s = arith.addf %a, %c : f32
+      aicf_loop.yield %s : f32
+    }
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AnyFloat,
+    ArrayAttr,
+    DenseArrayBase,
+    IntegerType,
+    MemRefType,
+    StringAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.irdl import (
+    IRDLOperation,
+    AttrSizedOperandSegments,
+    irdl_op_definition,
+    prop_def,
+    region_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import HasParent, IsTerminator, Pure, RecursiveMemoryEffect
+from xdsl.utils.exceptions import VerifyException
+
+
+class Iterator(str, Enum):
+    PARALLEL = "parallel"
+    REDUCTION = "reduction"
+
+
+class Combiner(str, Enum):
+    """How the values yielded for one output are combined over the reduction dims."""
+
+    NONE = "none"
+    ADD = "add"
+    MAX = "max"
+    MIN = "min"
+    MUL = "mul"
+
+    def identity(self, is_float: bool) -> float | int:
+        """The value the fold starts from."""
+        if self is Combiner.ADD:
+            return 0.0 if is_float else 0
+        if self is Combiner.MUL:
+            return 1.0 if is_float else 1
+        if self is Combiner.MAX:
+            return float("-inf") if is_float else -(2**31)
+        if self is Combiner.MIN:
+            return float("inf") if is_float else 2**31 - 1
+        raise ValueError("the `none` combiner has no identity")
+
+
+@irdl_op_definition
+class NestOp(IRDLOperation):
+    """A loop nest over a static iteration domain with explicit access maps.
+
+    See the module docstring for the semantics and an example. Outputs are written
+    exactly once per distinct index (after folding, for reductions); inputs are only
+    read. An input may not alias an output unless every access map pair is identical
+    (elementwise, in place).
+    """
+
+    name = "aicf_loop.nest"
+
+    inputs = var_operand_def(MemRefType)
+    outputs = var_operand_def(MemRefType)
+    domain = prop_def(DenseArrayBase)
+    iterator_types = prop_def(ArrayAttr[StringAttr])
+    indexing_maps = prop_def(ArrayAttr[AffineMapAttr])
+    combiners = prop_def(ArrayAttr[StringAttr])
+    body = region_def("single_block")
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def __init__(
+        self,
+        inputs: Sequence[SSAValue],
+        outputs: Sequence[SSAValue],
+        domain: Sequence[int],
+        iterators: Sequence[Iterator | str],
+        maps: Sequence[AffineMap],
+        combiners: Sequence[Combiner | str],
+        body: Region,
+    ):
+        super().__init__(
+            operands=[list(inputs), list(outputs)],
+            properties={
+                "domain": DenseArrayBase.from_list(i64, list(domain)),
+                "iterator_types": ArrayAttr([StringAttr(Iterator(i).value) for i in iterators]),
+                "indexing_maps": ArrayAttr([AffineMapAttr(m) for m in maps]),
+                "combiners": ArrayAttr([StringAttr(Combiner(c).value) for c in combiners]),
+            },
+            regions=[body],
+        )
+
+    # --- convenient views -------------------------------------------------------------
+
+    @property
+    def extents(self) -> tuple[int, ...]:
+        return tuple(self.domain.get_values())
+
+    @property
+    def iterators(self) -> tuple[Iterator, ...]:
+        return tuple(Iterator(a.data) for a in self.iterator_types)
+
+    @property
+    def maps(self) -> tuple[AffineMap, ...]:
+        return tuple(m.data for m in self.indexing_maps)
+
+    @property
+    def input_maps(self) -> tuple[AffineMap, ...]:
+        return self.maps[: len(self.inputs)]
+
+    @property
+    def output_maps(self) -> tuple[AffineMap, ...]:
+        return self.maps[len(self.inputs) :]
+
+    @property
+    def combiner_kinds(self) -> tuple[Combiner, ...]:
+        return tuple(Combiner(c.data) for c in self.combiners)
+
+    @property
+    def parallel_dims(self) -> tuple[int, ...]:
+        return tuple(i for i, it in enumerate(self.iterators) if it is Iterator.PARALLEL)
+
+    @property
+    def reduction_dims(self) -> tuple[int, ...]:
+        return tuple(i for i, it in enumerate(self.iterators) if it is Iterator.REDUCTION)
+
+    @property
+    def is_reduction(self) -> bool:
+        return bool(self.reduction_dims)
+
+    @property
+    def yield_op(self) -> YieldOp:
+        term = self.body.block.last_op
+        assert isinstance(term, YieldOp)
+        return term
+
+    def num_points(self) -> int:
+        n = 1
+        for e in self.extents:
+            n *= e
+        return n
+
+    # --- verification -------------------------------------------------------------------
+
+    def verify_(self) -> None:
+        extents = self.extents
+        ndims = len(extents)
+        if any(e < 0 for e in extents):
+            raise VerifyException(f"domain extents must be >= 0, got {list(extents)}")
+        if len(self.iterator_types) != ndims:
+            raise VerifyException(
+                f"expected {ndims} iterator types for a {ndims}-d domain, "
+                f"got {len(self.iterator_types)}"
+            )
+        for it in self.iterator_types:
+            if it.data not in Iterator._value2member_map_:
+                raise VerifyException(f"unknown iterator type '{it.data}'")
+        nops = len(self.inputs) + len(self.outputs)
+        if len(self.indexing_maps) != nops:
+            raise VerifyException(
+                f"expected {nops} indexing maps (one per input and output), "
+                f"got {len(self.indexing_maps)}"
+            )
+        for i, (operand, m) in enumerate(zip((*self.inputs, *self.outputs), self.maps)):
+            assert isinstance(operand.type, MemRefType)
+            if m.num_dims != ndims or m.num_symbols != 0:
+                raise VerifyException(
+                    f"map #{i} ({m}) must have {ndims} dims and no symbols"
+                )
+            if len(m.results) != operand.type.get_num_dims():
+                raise VerifyException(
+                    f"map #{i} ({m}) has {len(m.results)} results for a rank-"
+                    f"{operand.type.get_num_dims()} operand {operand.type}"
+                )
+        if len(self.combiners) != len(self.outputs):
+            raise VerifyException(
+                f"expected {len(self.outputs)} combiners, got {len(self.combiners)}"
+            )
+        for c in self.combiners:
+            if c.data not in Combiner._value2member_map_:
+                raise VerifyException(f"unknown combiner '{c.data}'")
+        red = set(self.reduction_dims)
+        for k, (c, m) in enumerate(zip(self.combiner_kinds, self.output_maps)):
+            if red and c is Combiner.NONE:
+                raise VerifyException(
+                    f"output #{k} needs a combiner: the nest has reduction dims"
+                )
+            if not red and c is not Combiner.NONE:
+                raise VerifyException(
+                    f"output #{k} has combiner '{c.value}' but the nest has no reduction dims"
+                )
+            if m.used_dims() & red:
+                raise VerifyException(
+                    f"output #{k} map {m} uses a reduction dim"
+                )
+        block = self.body.block
+        if len(block.args) != len(self.inputs):
+            raise VerifyException(
+                f"body takes {len(block.args)} arguments, expected one per input "
+                f"({len(self.inputs)})"
+            )
+        for arg, operand in zip(block.args, self.inputs):
+            elt = operand.type.get_element_type()  # type: ignore[union-attr]
+            if arg.type != elt:
+                raise VerifyException(
+                    f"body argument type {arg.type} does not match input element type {elt}"
+                )
+        term = block.last_op
+        if not isinstance(term, YieldOp):
+            raise VerifyException("body must end with aicf_loop.yield")
+        if len(term.values) != len(self.outputs):
+            raise VerifyException(
+                f"yield has {len(term.values)} values, expected one per output "
+                f"({len(self.outputs)})"
+            )
+        for v, out, c in zip(term.values, self.outputs, self.combiner_kinds):
+            elt = out.type.get_element_type()  # type: ignore[union-attr]
+            if c is Combiner.NONE and v.type != elt:
+                raise VerifyException(
+                    f"yielded {v.type} for an output of element type {elt}"
+                )
+            if not isinstance(v.type, AnyFloat | IntegerType):
+                raise VerifyException(f"yielded a non-scalar type {v.type}")
+
+    # --- assembly format ------------------------------------------------------------------
+
+    _WORDS: ClassVar[tuple[str, ...]] = ("domain", "iterators", "ins", "outs", "maps", "combiners")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" domain = [")
+        printer.print_list(self.extents, lambda e: printer.print_string(str(e)))
+        printer.print_string("] iterators = [")
+        printer.print_list(self.iterators, lambda i: printer.print_string(i.value))
+        printer.print_string("]")
+        with printer.indented():
+            for word, vals in (("ins", self.inputs), ("outs", self.outputs)):
+                if vals:
+                    printer.print_string(f"\n{word}(")
+                    printer.print_list(vals, printer.print_ssa_value)
+                    printer.print_string(" : ")
+                    printer.print_list([v.type for v in vals], printer.print_attribute)
+                    printer.print_string(")")
+            printer.print_string("\nmaps = [")
+            printer.print_list(self.maps, lambda m: printer.print_string(str(m)))
+            printer.print_string("]")
+            if any(c is not Combiner.NONE for c in self.combiner_kinds):
+                printer.print_string("\ncombiners = [")
+                printer.print_list(
+                    self.combiner_kinds, lambda c: printer.print_string(c.value)
+                )
+                printer.print_string("]")
+        extra = {k: v for k, v in self.attributes.items()}
+        if extra:
+            printer.print_string(" attrs = ")
+            printer.print_attr_dict(extra)
+        printer.print_string(" ")
+        printer.print_region(self.body)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> NestOp:
+        def ident_list() -> list[str]:
+            return parser.parse_comma_separated_list(
+                Parser.Delimiter.SQUARE, parser.parse_identifier
+            )
+
+        def operand_group() -> list[SSAValue]:
+            parser.parse_punctuation("(")
+            names = parser.parse_comma_separated_list(
+                Parser.Delimiter.NONE, parser.parse_unresolved_operand
+            )
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(
+                Parser.Delimiter.NONE, parser.parse_type
+            )
+            parser.parse_punctuation(")")
+            if len(names) != len(types):
+                parser.raise_error(f"{len(names)} operands but {len(types)} types")
+            return [parser.resolve_operand(n, t) for n, t in zip(names, types)]
+
+        parser.parse_keyword("domain")
+        parser.parse_punctuation("=")
+        domain = parser.parse_comma_separated_list(
+            Parser.Delimiter.SQUARE, lambda: parser.parse_integer(False)
+        )
+        parser.parse_keyword("iterators")
+        parser.parse_punctuation("=")
+        pos = parser.pos
+        iterators = ident_list()
+        for it in iterators:
+            if it not in Iterator._value2member_map_:
+                parser.raise_error(
+                    f"unknown iterator type '{it}' (expected parallel or reduction)",
+                    pos,
+                    parser.pos,
+                )
+        inputs = operand_group() if parser.parse_optional_keyword("ins") else []
+        outputs = operand_group() if parser.parse_optional_keyword("outs") else []
+        parser.parse_keyword("maps")
+        parser.parse_punctuation("=")
+        maps = parser.parse_comma_separated_list(
+            Parser.Delimiter.SQUARE, parser.parse_affine_map
+        )
+        combiners = ["none"] * len(outputs)
+        if parser.parse_optional_keyword("combiners"):
+            parser.parse_punctuation("=")
+            pos = parser.pos
+            combiners = ident_list()
+            for c in combiners:
+                if c not in Combiner._value2member_map_:
+                    parser.raise_error(f"unknown combiner '{c}'", pos, parser.pos)
+        attrs = {}
+        if parser.parse_optional_keyword("attrs"):
+            parser.parse_punctuation("=")
+            attrs = parser.parse_optional_attr_dict()
+        body = parser.parse_region()
+        op = cls(inputs, outputs, domain, iterators, maps, combiners, body)
+        op.attributes.update(attrs)
+        return op
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Ends a nest's body: one value per output of the nest.
+
+    `aicf_loop.yield %v : f32`
+    """
+
+    name = "aicf_loop.yield"
+    values = var_operand_def()
+    traits = traits_def(IsTerminator(), HasParent(NestOp), Pure())
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[list(values)])
+
+
+def make_body(arg_types: Sequence[Attribute]) -> tuple[Region, Block]:
+    """An empty single-block body region with one argument per input element type."""
+    block = Block(arg_types=list(arg_types))
+    return Region(block), block
+
+
+AICFLoop = Dialect("aicf_loop", [NestOp, YieldOp], [])

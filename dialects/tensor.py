@@ -1,0 +1,798 @@
+"""The `aicf_tensor` dialect: tensor programs with value semantics and NumPy rules.
+
+Operands and results are builtin `tensor<...>` types of f16, bf16, f32, f64 or i32.
+Results may be written unranked (`tensor<*xf32>`) in input files; `aicf-infer-shapes`
+fills them in. Every op verifies what can be checked from ranked operand types
+(broadcasting, axes, permutations, contraction sizes) using the shared rules in
+`shape_rules`, so the verifier, the shape inference and the front end agree.
+
+Example:
+
+    func.func @f(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4xf32> {
+      %0 = aicf_tensor.add %x, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<*xf32>
+      %1 = aicf_tensor.sin %0 : (tensor<*xf32>) -> tensor<*xf32>
+      %2 = aicf_tensor.reduce_sum %1 axes = [-1] : (tensor<*xf32>) -> tensor<4xf32>
+      func.return %2 : tensor<4xf32>
+    }
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    TensorType,
+    UnitAttr,
+    UnrankedTensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from aicf.dialects import shape_rules as rules
+
+AnyTensor = TensorType | UnrankedTensorType
+
+# --- element types ---------------------------------------------------------------------
+
+_DTYPE_NAMES: dict[type[Attribute], str] = {
+    Float16Type: "f16",
+    BFloat16Type: "bf16",
+    Float32Type: "f32",
+    Float64Type: "f64",
+}
+
+
+def dtype_name(t: Attribute) -> str:
+    """MLIR's spelling of a scalar type (`f32`, `i32`, ...)."""
+    if isinstance(t, IntegerType):
+        return f"i{t.width.data}"
+    name = _DTYPE_NAMES.get(type(t))
+    if name is None:
+        raise VerifyException(f"unsupported element type {t}")
+    return name
+
+
+def dtype_from_name(name: str) -> Attribute:
+    for cls, n in _DTYPE_NAMES.items():
+        if n == name:
+            return cls()
+    if name.startswith("i"):
+        return IntegerType(int(name[1:]))
+    raise ValueError(f"unknown element type {name!r}")
+
+
+SUPPORTED_DTYPES = ("f16", "bf16", "f32", "f64", "i32")
+
+
+def is_float(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+# --- helpers over tensor types -------------------------------------------------------------
+
+
+def ranked_shape(t: Attribute) -> tuple[int, ...] | None:
+    """The shape of a ranked tensor type, or None for an unranked one."""
+    if isinstance(t, TensorType):
+        return tuple(t.get_shape())
+    return None
+
+
+def element_type(t: Attribute) -> Attribute:
+    assert isinstance(t, TensorType | UnrankedTensorType)
+    return t.get_element_type()
+
+
+def make_tensor(elt: Attribute, shape: Sequence[int] | None) -> Attribute:
+    if shape is None:
+        return UnrankedTensorType(elt)
+    return TensorType(elt, list(shape))
+
+
+
+class ListPropsFormat:
+    """Custom assembly for ops with integer-list properties and unit flags, MLIR style:
+
+        %r = aicf_tensor.reduce_sum %x axes = [-1] keepdims : (tensor<4x8xf32>) -> tensor<4x1xf32>
+
+    `LIST_PROPS` are printed `name = [..]` (stored as array<i64>), `FLAG_PROPS` as a bare
+    keyword (a UnitAttr); then the attribute dict and the functional type.
+    """
+
+    LIST_PROPS: ClassVar[tuple[str, ...]] = ()
+    FLAG_PROPS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        unresolved = parser.parse_comma_separated_list(
+            Parser.Delimiter.NONE, parser.parse_unresolved_operand
+        )
+        props: dict[str, Attribute] = {}
+        while True:
+            if name := parser.parse_optional_keyword_in(cls.LIST_PROPS):
+                parser.parse_punctuation("=")
+                values = parser.parse_comma_separated_list(
+                    Parser.Delimiter.SQUARE, lambda: parser.parse_integer(False)
+                )
+                props[name] = DenseArrayBase.from_list(i64, values)
+            elif name := parser.parse_optional_keyword_in(cls.FLAG_PROPS):
+                props[name] = UnitAttr()
+            else:
+                break
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        ftype = parser.parse_function_type()
+        if len(ftype.inputs) != len(unresolved):
+            parser.raise_error(
+                f"expected {len(unresolved)} operand types, got {len(ftype.inputs)}",
+                pos,
+                parser.pos,
+            )
+        operands = [
+            parser.resolve_operand(u, t) for u, t in zip(unresolved, ftype.inputs.data)
+        ]
+        op = cls.create(  # type: ignore[attr-defined]
+            operands=operands,
+            result_types=list(ftype.outputs.data),
+            properties=props,
+            attributes=attrs,
+        )
+        return op
+
+    def print(self, printer: Printer) -> None:
+        op: IRDLOperation = self  # type: ignore[assignment]
+        printer.print_string(" ")
+        printer.print_list(op.operands, printer.print_ssa_value)
+        for name in self.LIST_PROPS:
+            attr = op.properties.get(name)
+            if isinstance(attr, DenseArrayBase):
+                printer.print_string(f" {name} = [")
+                printer.print_list(attr.get_values(), lambda v: printer.print_string(str(v)))
+                printer.print_string("]")
+        for name in self.FLAG_PROPS:
+            if name in op.properties:
+                printer.print_string(f" {name}")
+        printer.print_op_attributes(op.attributes)
+        printer.print_string(" : ")
+        printer.print_operation_type(op)
+
+
+class TensorOp(IRDLOperation, abc.ABC):
+    """Common verification: the element type is supported; when every operand is
+    ranked, the declared result (if ranked) must agree with the inferred one."""
+
+    def infer_shape(self, shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
+        """Result shape from the operands' shapes (all ranked). Raises ShapeError."""
+        raise NotImplementedError
+
+    def infer_element_type(self) -> Attribute:
+        return element_type(self.operands[0].type)
+
+    def inferred_type(self) -> Attribute:
+        """The result type the rules give, unranked if an operand is unranked."""
+        shapes = [ranked_shape(o.type) for o in self.operands]
+        elt = self.infer_element_type()
+        if any(s is None for s in shapes):
+            return make_tensor(elt, None)
+        try:
+            shape = self.infer_shape(shapes)  # type: ignore[arg-type]
+        except rules.ShapeError as e:
+            raise VerifyException(f"'{self.name}': {e}") from None
+        return make_tensor(elt, shape)
+
+    def verify_(self) -> None:
+        for v in (*self.operands, *self.results):
+            if (dtype := dtype_name(element_type(v.type))) not in SUPPORTED_DTYPES:
+                raise VerifyException(
+                    f"'{self.name}': unsupported element type {dtype} (expected one "
+                    f"of {', '.join(SUPPORTED_DTYPES)})"
+                )
+            shape = ranked_shape(v.type)
+            if shape is not None:
+                try:
+                    rules.check_extents(shape)
+                except rules.ShapeError as e:
+                    raise VerifyException(f"'{self.name}': {e}") from None
+        inferred = self.inferred_type()
+        declared = self.results[0].type
+        if element_type(declared) != element_type(inferred):
+            raise VerifyException(
+                f"'{self.name}': result element type {element_type(declared)} "
+                f"does not match the inferred {element_type(inferred)}"
+            )
+        ishape, dshape = ranked_shape(inferred), ranked_shape(declared)
+        if ishape is not None and dshape is not None:
+            if not rules.compatible(ishape, dshape):
+                raise VerifyException(
+                    f"'{self.name}': declared result shape {rules.fmt(dshape)} does "
+                    f"not match the inferred shape {rules.fmt(ishape)}"
+                )
+
+
+# --- elementwise -----------------------------------------------------------------------------
+
+
+class UnaryOp(TensorOp, abc.ABC):
+    """An elementwise op of one operand; the result has the operand's shape and type."""
+
+    input = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type($input, $result)"
+
+    FLOAT_ONLY: ClassVar[bool] = True
+
+    def __init__(self, input: SSAValue | Operation, result_type: Attribute | None = None):
+        input = SSAValue.get(input)
+        super().__init__(operands=[input], result_types=[result_type or input.type])
+
+    def infer_shape(self, shapes):
+        return shapes[0]
+
+    def verify_(self) -> None:
+        if self.FLOAT_ONLY and not is_float(element_type(self.input.type)):
+            raise VerifyException(
+                f"'{self.name}': operand must be a float tensor, got {self.input.type}"
+            )
+        super().verify_()
+
+
+@irdl_op_definition
+class NegOp(UnaryOp):
+    """Elementwise negation. `%y = aicf_tensor.neg %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.neg"
+    FLOAT_ONLY: ClassVar[bool] = False
+
+
+@irdl_op_definition
+class ExpOp(UnaryOp):
+    """Elementwise e^x. `%y = aicf_tensor.exp %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.exp"
+
+
+@irdl_op_definition
+class LogOp(UnaryOp):
+    """Elementwise natural log. `%y = aicf_tensor.log %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.log"
+
+
+@irdl_op_definition
+class SinOp(UnaryOp):
+    """Elementwise sine. `%y = aicf_tensor.sin %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.sin"
+
+
+@irdl_op_definition
+class CosOp(UnaryOp):
+    """Elementwise cosine. `%y = aicf_tensor.cos %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.cos"
+
+
+@irdl_op_definition
+class TanhOp(UnaryOp):
+    """Elementwise tanh. `%y = aicf_tensor.tanh %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.tanh"
+
+
+@irdl_op_definition
+class SqrtOp(UnaryOp):
+    """Elementwise square root. `%y = aicf_tensor.sqrt %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.sqrt"
+
+
+@irdl_op_definition
+class RsqrtOp(UnaryOp):
+    """Elementwise 1/sqrt(x). `%y = aicf_tensor.rsqrt %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.rsqrt"
+
+
+@irdl_op_definition
+class AbsOp(UnaryOp):
+    """Elementwise |x|. `%y = aicf_tensor.abs %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.abs"
+    FLOAT_ONLY: ClassVar[bool] = False
+
+
+@irdl_op_definition
+class ReluOp(UnaryOp):
+    """Elementwise max(x, 0). `%y = aicf_tensor.relu %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.relu"
+    FLOAT_ONLY: ClassVar[bool] = False
+
+
+@irdl_op_definition
+class GeluOp(UnaryOp):
+    """Elementwise GELU, the exact erf form: x * 0.5 * (1 + erf(x / sqrt(2))).
+
+    `%y = aicf_tensor.gelu %x : (tensor<4xf32>) -> tensor<4xf32>`
+    """
+
+    name = "aicf_tensor.gelu"
+
+
+@irdl_op_definition
+class SigmoidOp(UnaryOp):
+    """Elementwise 1 / (1 + e^-x). `%y = aicf_tensor.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.sigmoid"
+
+
+class BinaryOp(TensorOp, abc.ABC):
+    """An elementwise op of two operands with NumPy broadcasting. Mixed element types
+    promote by `shape_rules.promote_dtypes`."""
+
+    lhs = operand_def(AnyTensor)
+    rhs = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, $result)"
+
+    def __init__(
+        self,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        result_type: Attribute | None = None,
+    ):
+        lhs, rhs = SSAValue.get(lhs), SSAValue.get(rhs)
+        if result_type is None:
+            result_type = UnrankedTensorType(
+                dtype_from_name(
+                    rules.promote_dtypes(
+                        dtype_name(element_type(lhs.type)),
+                        dtype_name(element_type(rhs.type)),
+                    )
+                )
+            )
+        super().__init__(operands=[lhs, rhs], result_types=[result_type])
+
+    def infer_element_type(self) -> Attribute:
+        return dtype_from_name(
+            rules.promote_dtypes(
+                dtype_name(element_type(self.lhs.type)),
+                dtype_name(element_type(self.rhs.type)),
+            )
+        )
+
+    def infer_shape(self, shapes):
+        return rules.broadcast_shapes(*shapes)
+
+
+@irdl_op_definition
+class AddOp(BinaryOp):
+    """`%z = aicf_tensor.add %x, %y : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>`"""
+
+    name = "aicf_tensor.add"
+
+
+@irdl_op_definition
+class SubOp(BinaryOp):
+    """`%z = aicf_tensor.sub %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.sub"
+
+
+@irdl_op_definition
+class MulOp(BinaryOp):
+    """`%z = aicf_tensor.mul %x, %y : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.mul"
+
+
+@irdl_op_definition
+class DivOp(BinaryOp):
+    """True division. `%z = aicf_tensor.div %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.div"
+
+
+@irdl_op_definition
+class MaxOp(BinaryOp):
+    """Elementwise maximum, NaN-propagating like numpy.maximum.
+
+    `%z = aicf_tensor.max %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`
+    """
+
+    name = "aicf_tensor.max"
+
+
+@irdl_op_definition
+class MinOp(BinaryOp):
+    """Elementwise minimum, NaN-propagating like numpy.minimum.
+
+    `%z = aicf_tensor.min %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`
+    """
+
+    name = "aicf_tensor.min"
+
+
+@irdl_op_definition
+class PowOp(BinaryOp):
+    """x ** y. `%z = aicf_tensor.pow %x, %y : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.pow"
+
+
+UNARY_OPS: tuple[type[UnaryOp], ...] = (
+    NegOp, ExpOp, LogOp, SinOp, CosOp, TanhOp, SqrtOp, RsqrtOp, AbsOp, ReluOp, GeluOp,
+    SigmoidOp,
+)  # fmt: skip
+BINARY_OPS: tuple[type[BinaryOp], ...] = (AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp)
+
+
+# --- constants and casts ----------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ConstantOp(TensorOp):
+    """A tensor constant from a dense elements attribute (splat or full).
+
+    Example:
+
+        %c = aicf_tensor.constant dense<1.5> : tensor<4x8xf32>
+        %d = aicf_tensor.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    """
+
+    name = "aicf_tensor.constant"
+    value = prop_def(DenseIntOrFPElementsAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: DenseIntOrFPElementsAttr):
+        super().__init__(properties={"value": value}, result_types=[value.type])
+
+    def inferred_type(self) -> Attribute:
+        return self.value.type
+
+    def is_splat(self) -> bool:
+        return len(set(self.value.get_values())) <= 1
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        pos = parser.pos
+        value = parser.parse_attribute()
+        if not isinstance(value, DenseIntOrFPElementsAttr):
+            parser.raise_error("expected a dense<...> elements attribute", pos, parser.pos)
+        attrs = parser.parse_optional_attr_dict()
+        op = cls(value)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+        printer.print_op_attributes(self.attributes)
+
+
+@irdl_op_definition
+class CastOp(TensorOp):
+    """Elementwise conversion to the result's element type (round to nearest even;
+    float to int truncates toward zero, as numpy.astype).
+
+    `%y = aicf_tensor.cast %x : (tensor<4xf32>) -> tensor<4xf16>`
+    """
+
+    name = "aicf_tensor.cast"
+    input = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type($input, $result)"
+
+    def __init__(self, input: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[SSAValue.get(input)], result_types=[result_type])
+
+    def infer_element_type(self) -> Attribute:
+        return element_type(self.result.type)
+
+    def infer_shape(self, shapes):
+        return shapes[0]
+
+
+# --- reductions ------------------------------------------------------------------------------
+
+
+class ReduceOp(ListPropsFormat, TensorOp, abc.ABC):
+    """A reduction over `axes` (negative axes count from the end), with NumPy's
+    keepdims. Empty `axes` reduces nothing."""
+
+    input = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    axes = prop_def(DenseArrayBase)
+    keepdims = opt_prop_def(UnitAttr)
+    traits = traits_def(Pure())
+    LIST_PROPS: ClassVar[tuple[str, ...]] = ("axes",)
+    FLAG_PROPS: ClassVar[tuple[str, ...]] = ("keepdims",)
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        axes: Sequence[int],
+        keepdims: bool = False,
+        result_type: Attribute | None = None,
+    ):
+        input = SSAValue.get(input)
+        props: dict[str, Attribute] = {"axes": DenseArrayBase.from_list(i64, list(axes))}
+        if keepdims:
+            props["keepdims"] = UnitAttr()
+        super().__init__(
+            operands=[input],
+            properties=props,
+            result_types=[result_type or UnrankedTensorType(element_type(input.type))],
+        )
+
+    @property
+    def axes_list(self) -> tuple[int, ...]:
+        return tuple(self.axes.get_values())
+
+    @property
+    def keep(self) -> bool:
+        return self.keepdims is not None
+
+    def reduced_axes(self) -> tuple[int, ...]:
+        """Normalised (non-negative, sorted) axes; needs a ranked operand."""
+        shape = ranked_shape(self.input.type)
+        assert shape is not None
+        return rules.normalize_axes(self.axes_list, len(shape))
+
+    def infer_shape(self, shapes):
+        return rules.reduce_shape(shapes[0], self.axes_list, self.keep)
+
+    def verify_(self) -> None:
+        if self.axes.elt_type != i64:
+            raise VerifyException(f"'{self.name}': axes must be array<i64: ...>")
+        super().verify_()
+
+
+@irdl_op_definition
+class ReduceSumOp(ReduceOp):
+    """Sum over axes. `%s = aicf_tensor.reduce_sum %x axes = [-1] : (tensor<4x8xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.reduce_sum"
+
+
+@irdl_op_definition
+class ReduceMaxOp(ReduceOp):
+    """Maximum over axes. `%m = aicf_tensor.reduce_max %x axes = [0] keepdims : (tensor<4x8xf32>) -> tensor<1x8xf32>`"""
+
+    name = "aicf_tensor.reduce_max"
+
+
+@irdl_op_definition
+class ReduceMeanOp(ReduceOp):
+    """Arithmetic mean over axes. `%m = aicf_tensor.reduce_mean %x axes = [1] : (tensor<4x8xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.reduce_mean"
+
+    def verify_(self) -> None:
+        if not is_float(element_type(self.input.type)):
+            raise VerifyException(f"'{self.name}': operand must be a float tensor")
+        super().verify_()
+
+
+REDUCE_OPS: tuple[type[ReduceOp], ...] = (ReduceSumOp, ReduceMaxOp, ReduceMeanOp)
+
+
+# --- contraction -----------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class MatmulOp(TensorOp):
+    """numpy.matmul: 2-D, 1-D (promoted, then squeezed) and batched with broadcast
+    batch dimensions. Accumulates in at least f32.
+
+    `%c = aicf_tensor.matmul %a, %b : (tensor<2x4x8xf32>, tensor<8x16xf32>) -> tensor<2x4x16xf32>`
+    """
+
+    name = "aicf_tensor.matmul"
+    lhs = operand_def(AnyTensor)
+    rhs = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, $result)"
+
+    def __init__(
+        self,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        result_type: Attribute | None = None,
+    ):
+        lhs, rhs = SSAValue.get(lhs), SSAValue.get(rhs)
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[result_type or UnrankedTensorType(element_type(lhs.type))],
+        )
+
+    def infer_element_type(self) -> Attribute:
+        return dtype_from_name(
+            rules.promote_dtypes(
+                dtype_name(element_type(self.lhs.type)),
+                dtype_name(element_type(self.rhs.type)),
+            )
+        )
+
+    def infer_shape(self, shapes):
+        return rules.matmul_shape(*shapes)
+
+
+# --- layout ----------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ReshapeOp(ListPropsFormat, TensorOp):
+    """numpy.reshape (row-major). `shape` may hold one -1; without `shape` the result
+    type gives the new shape.
+
+    `%y = aicf_tensor.reshape %x shape = [4, -1] : (tensor<4x2x4xf32>) -> tensor<4x8xf32>`
+    """
+
+    name = "aicf_tensor.reshape"
+    input = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    shape = opt_prop_def(DenseArrayBase)
+    traits = traits_def(Pure())
+    LIST_PROPS: ClassVar[tuple[str, ...]] = ("shape",)
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        shape: Sequence[int] | None = None,
+        result_type: Attribute | None = None,
+    ):
+        input = SSAValue.get(input)
+        props = {}
+        if shape is not None:
+            props["shape"] = DenseArrayBase.from_list(i64, list(shape))
+        super().__init__(
+            operands=[input],
+            properties=props,
+            result_types=[result_type or UnrankedTensorType(element_type(input.type))],
+        )
+
+    def target_shape(self) -> tuple[int, ...] | None:
+        if self.shape is not None:
+            return tuple(self.shape.get_values())
+        return ranked_shape(self.result.type)
+
+    def infer_shape(self, shapes):
+        target = self.target_shape()
+        if target is None:
+            raise rules.ShapeError("reshape needs a `shape` or a ranked result type")
+        return rules.reshape_shape(shapes[0], target)
+
+    def verify_(self) -> None:
+        if self.shape is None and ranked_shape(self.result.type) is None:
+            raise VerifyException(
+                f"'{self.name}': needs a `shape` property or a ranked result type"
+            )
+        super().verify_()
+
+
+@irdl_op_definition
+class TransposeOp(ListPropsFormat, TensorOp):
+    """numpy.transpose with an explicit permutation: result dim i is operand dim perm[i].
+
+    `%y = aicf_tensor.transpose %x perm = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>`
+    """
+
+    name = "aicf_tensor.transpose"
+    input = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    perm = prop_def(DenseArrayBase)
+    traits = traits_def(Pure())
+    LIST_PROPS: ClassVar[tuple[str, ...]] = ("perm",)
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        perm: Sequence[int],
+        result_type: Attribute | None = None,
+    ):
+        input = SSAValue.get(input)
+        super().__init__(
+            operands=[input],
+            properties={"perm": DenseArrayBase.from_list(i64, list(perm))},
+            result_types=[result_type or UnrankedTensorType(element_type(input.type))],
+        )
+
+    @property
+    def perm_list(self) -> tuple[int, ...]:
+        return tuple(self.perm.get_values())
+
+    def infer_shape(self, shapes):
+        return rules.transpose_shape(shapes[0], self.perm_list)
+
+
+@irdl_op_definition
+class BroadcastToOp(ListPropsFormat, TensorOp):
+    """numpy.broadcast_to. `shape` gives the target; without it the result type does.
+
+    `%y = aicf_tensor.broadcast_to %x shape = [4, 8] : (tensor<8xf32>) -> tensor<4x8xf32>`
+    """
+
+    name = "aicf_tensor.broadcast_to"
+    input = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    shape = opt_prop_def(DenseArrayBase)
+    traits = traits_def(Pure())
+    LIST_PROPS: ClassVar[tuple[str, ...]] = ("shape",)
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        shape: Sequence[int],
+        result_type: Attribute | None = None,
+    ):
+        input = SSAValue.get(input)
+        super().__init__(
+            operands=[input],
+            properties={"shape": DenseArrayBase.from_list(i64, list(shape))},
+            result_types=[result_type or UnrankedTensorType(element_type(input.type))],
+        )
+
+    def target_shape(self) -> tuple[int, ...] | None:
+        if self.shape is not None:
+            return tuple(self.shape.get_values())
+        return ranked_shape(self.result.type)
+
+    def infer_shape(self, shapes):
+        target = self.target_shape()
+        if target is None:
+            raise rules.ShapeError("broadcast_to needs a `shape` or a ranked result type")
+        return rules.broadcast_to_shape(shapes[0], target)
+
+    def verify_(self) -> None:
+        if self.shape is None and ranked_shape(self.result.type) is None:
+            raise VerifyException(
+                f"'{self.name}': needs a `shape` property or a ranked result type"
+            )
+        super().verify_()
+
+
+AICFTensor = Dialect(
+    "aicf_tensor",
+    [
+        *UNARY_OPS,
+        *BINARY_OPS,
+        ConstantOp,
+        CastOp,
+        *REDUCE_OPS,
+        MatmulOp,
+        ReshapeOp,
+        TransposeOp,
+        BroadcastToOp,
+    ],
+    [],
+)
