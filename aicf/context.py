@@ -10,6 +10,7 @@ from xdsl.dialects.func import Func
 from xdsl.dialects.math import Math
 from xdsl.dialects.memref import MemRef
 from xdsl.dialects.scf import Scf
+from xdsl.dialects.vector import Vector
 from xdsl.ir import Dialect
 
 
@@ -29,7 +30,7 @@ def aicf_dialects() -> list[Dialect]:
 
 
 def upstream_dialects() -> list[Dialect]:
-    return [Builtin, Func, Arith, Math, MemRef, Scf]
+    return [Builtin, Func, Arith, Math, MemRef, Scf, Vector]
 
 
 def make_context() -> Context:

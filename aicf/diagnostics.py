@@ -45,6 +45,23 @@ class LocatedParser(Parser):
                 )
             raise
 
+    def _parse_op_result_list(self):
+        results = super()._parse_op_result_list()
+        self.__dict__["_op_name_span"] = self._current_token.span
+        return results
+
+    def _get_op_by_name(self, name: str):
+        # xDSL reports an unknown op at the token after its name; point at the name.
+        from xdsl.utils.exceptions import ParseError
+
+        try:
+            return super()._get_op_by_name(name)
+        except ParseError as e:
+            span = self.__dict__.get("_op_name_span")
+            if span is None:
+                raise
+            self.raise_error(e.msg, span.start, span.end)
+
     def parse_operation(self) -> Operation:
         span = self._current_token.span
         op = super().parse_operation()
@@ -86,6 +103,13 @@ def verify_module(module: ModuleOp) -> None:
             raise op_error(op, msg) from None
 
 
+def format_parse_error(e) -> str:
+    """A ParseError in MLIR's form: `file:line:col: error: message`, then the source
+    line with carets under the offending text."""
+    context = e.span.print_with_context().split("\n", 1)[-1]
+    return f"{e.span.get_location()}: error: {e.msg}\n{context}".rstrip()
+
+
 def parse_module(ctx, text: str, name: str = "<input>") -> ModuleOp:
     """Parse MLIR text with locations and verify it. Raises CompileError with the
     location on malformed or invalid input."""
@@ -94,6 +118,6 @@ def parse_module(ctx, text: str, name: str = "<input>") -> ModuleOp:
     try:
         module = LocatedParser(ctx, text, name).parse_module()
     except ParseError as e:
-        raise CompileError(str(e).strip()) from None
+        raise CompileError(format_parse_error(e)) from None
     verify_module(module)
     return module

@@ -17,13 +17,41 @@ def _infer_shapes():
     return InferShapesPass
 
 
+def _fuse():
+    from aicf.passes.tensor.fuse import FusePass
+
+    return FusePass
+
+
 def _lower_to_loops():
     from aicf.lowering.tensor_to_loop import LowerToLoopsPass
 
     return LowerToLoopsPass
 
 
+def _fold_constants():
+    from aicf.passes.tensor.fold import FoldConstantsPass
+
+    return FoldConstantsPass
+
+
+def _cleanup_reshapes():
+    from aicf.passes.tensor.cleanup_reshapes import CleanupReshapesPass
+
+    return CleanupReshapesPass
+
+
+def _lower_to_gpu():
+    from aicf.lowering.loop_to_gpu import LowerToGpuPass
+
+    return LowerToGpuPass
+
+
 AICF_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "aicf-infer-shapes": _infer_shapes,
     "aicf-lower-to-loops": _lower_to_loops,
+    "aicf-fold-constants": _fold_constants,
+    "aicf-cleanup-reshapes": _cleanup_reshapes,
+    "aicf-lower-to-gpu": _lower_to_gpu,
+    "aicf-fuse": _fuse,
 }

@@ -62,7 +62,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import HasParent, IsTerminator, Pure, RecursiveMemoryEffect
+from xdsl.traits import HasParent, IsTerminator, NoTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -381,10 +381,171 @@ class YieldOp(IRDLOperation):
         super().__init__(operands=[list(values)])
 
 
+@irdl_op_definition
+class GroupOp(IRDLOperation):
+    """Nests that share their leading parallel dims, run in order (a fused row group).
+
+    The region holds `aicf_loop.nest` ops and the `memref.alloc`/`memref.dealloc` of
+    group-local buffers. `shared = [e0, ..., ek-1]` names the leading dims every member
+    nest has in common. The semantics is plain: run the member nests in order (always a
+    correct implementation). The verifier guarantees more, so that an implementation may
+    instead run the whole group once per point of the shared dims (one GPU block per
+    row, one CPU thread per slab of rows), keeping group-local buffers in registers or
+    shared memory:
+    - every member nest's domain begins with the shared extents, as parallel dims;
+    - a buffer that a member nest writes and another member nest accesses is sliced by
+      the shared dims identically in every access: each shared dim d_i appears as a
+      bare index at the same position of every map on it, and no other index uses it;
+    - group-local buffers (allocated in the group) are indexed only by the shared dims
+      (every other index is a constant).
+
+    Example, softmax over the last axis of a 4x8 input:
+
+        aicf_loop.group shared = [4] {
+          %m = memref.alloc() : memref<4xf32>
+          aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
+              ins(%x : memref<4x8xf32>) outs(%m : memref<4xf32>)
+              maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [max] {...}
+          %s = memref.alloc() : memref<4xf32>
+          aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
+              ins(%x, %m : memref<4x8xf32>, memref<4xf32>) outs(%s : memref<4xf32>)
+              maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0), (d0, d1) -> (d0)]
+              combiners = [add] {...}  // exp(x - m)
+          aicf_loop.nest domain = [4, 8] iterators = [parallel, parallel]
+              ins(%x, %m, %s : ...) outs(%y : memref<4x8xf32>) maps = [...] {...}
+          memref.dealloc %m : memref<4xf32>
+          memref.dealloc %s : memref<4xf32>
+        }
+    """
+
+    name = "aicf_loop.group"
+
+    shared = prop_def(DenseArrayBase)
+    body = region_def("single_block")
+
+    traits = traits_def(NoTerminator(), RecursiveMemoryEffect())
+
+    def __init__(self, shared: Sequence[int], body: Region):
+        super().__init__(
+            properties={"shared": DenseArrayBase.from_list(i64, list(shared))},
+            regions=[body],
+        )
+
+    @property
+    def shared_extents(self) -> tuple[int, ...]:
+        return tuple(self.shared.get_values())
+
+    @property
+    def nests(self) -> tuple[NestOp, ...]:
+        return tuple(op for op in self.body.block.ops if isinstance(op, NestOp))
+
+    def verify_(self) -> None:
+        from xdsl.dialects import memref
+        from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
+
+        shared = self.shared_extents
+        k = len(shared)
+        local: set[SSAValue] = set()
+        # buffer -> [(nest index, map, written)]
+        accesses: dict[SSAValue, list[tuple[int, AffineMap, bool]]] = {}
+        for op in self.body.block.ops:
+            if isinstance(op, memref.AllocOp):
+                if op.dynamic_sizes:
+                    raise VerifyException("group-local buffers must have a static shape")
+                local.add(op.memref)
+                continue
+            if isinstance(op, memref.DeallocOp):
+                continue
+            if not isinstance(op, NestOp):
+                raise VerifyException(
+                    f"may only hold aicf_loop.nest, memref.alloc and memref.dealloc, "
+                    f"found '{op.name}'"
+                )
+            if op.extents[:k] != shared:
+                raise VerifyException(
+                    f"member nest domain {list(op.extents)} does not begin with the "
+                    f"shared extents {list(shared)}"
+                )
+            if any(it is not Iterator.PARALLEL for it in op.iterators[:k]):
+                raise VerifyException(
+                    f"member nest iterators [{', '.join(i.value for i in op.iterators)}] "
+                    f"are not parallel on the {k} shared dims"
+                )
+            idx = id(op)
+            nin = len(op.inputs)
+            for j, (buf, m) in enumerate(zip((*op.inputs, *op.outputs), op.maps)):
+                accesses.setdefault(buf, []).append((idx, m, j >= nin))
+
+        # a shared dim of extent 1 has one index: it may be spelled 0 or left out
+        sliced = [i for i in range(k) if shared[i] != 1]
+
+        def slicing(m: AffineMap) -> tuple[tuple[int, int], ...] | None:
+            """(position, shared dim) of each bare shared-dim index; None if a shared
+            dim is used in another way or a shared dim is missing."""
+            found: list[tuple[int, int]] = []
+            for pos, e in enumerate(m.results):
+                used = {d for d in e.used_dims() if d < k}
+                if not used:
+                    continue
+                if not isinstance(e, AffineDimExpr):
+                    return None
+                if shared[e.position] != 1:
+                    found.append((pos, e.position))
+            if sorted(d for _, d in found) != sliced:
+                return None
+            return tuple(found)
+
+        for buf, acc in accesses.items():
+            if buf in local:
+                for _, m, _ in acc:
+                    for e in m.results:
+                        if not (
+                            isinstance(e, AffineConstantExpr)
+                            or (isinstance(e, AffineDimExpr) and e.position < k)
+                        ):
+                            raise VerifyException(
+                                f"group-local buffer {buf.type} accessed by map {m}: "
+                                f"it may be indexed only by the shared dims"
+                            )
+            shared_between = len({i for i, _, _ in acc}) > 1 and any(w for *_, w in acc)
+            if buf in local or shared_between:
+                sigs = {slicing(m) for _, m, _ in acc}
+                if None in sigs or len(sigs) != 1:
+                    maps = ", ".join(sorted({str(m) for _, m, _ in acc}))
+                    raise VerifyException(
+                        f"buffer {buf.type} is passed between member nests but not "
+                        f"sliced identically by the {k} shared dims (maps: {maps})"
+                    )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" shared = [")
+        printer.print_list(self.shared_extents, lambda e: printer.print_string(str(e)))
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GroupOp:
+        parser.parse_keyword("shared")
+        parser.parse_punctuation("=")
+        shared = parser.parse_comma_separated_list(
+            Parser.Delimiter.SQUARE, lambda: parser.parse_integer(False)
+        )
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        body = parser.parse_region()
+        if not body.blocks:
+            body.add_block(Block())
+        op = cls(shared, body)
+        if attrs is not None:
+            op.attributes.update(attrs.data)
+        return op
+
+
 def make_body(arg_types: Sequence[Attribute]) -> tuple[Region, Block]:
     """An empty single-block body region with one argument per input element type."""
     block = Block(arg_types=list(arg_types))
     return Region(block), block
 
 
-AICFLoop = Dialect("aicf_loop", [NestOp, YieldOp], [])
+AICFLoop = Dialect("aicf_loop", [NestOp, YieldOp, GroupOp], [])

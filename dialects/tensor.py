@@ -36,24 +36,47 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
     prop_def,
+    region_def,
     result_def,
     traits_def,
+    var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import Pure
+from xdsl.traits import (
+    HasCanonicalizationPatternsTrait,
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    Pure,
+)
 from xdsl.utils.exceptions import VerifyException
 
 from aicf.dialects import shape_rules as rules
 
 AnyTensor = TensorType | UnrankedTensorType
+
+
+class TensorCanonicalization(HasCanonicalizationPatternsTrait):
+    """Constant folding and the op's canonicalization patterns, which live in
+    passes/tensor/canonicalize.py (imported late: the dialect must not import passes)."""
+
+    def get_patterns(self, op):
+        from aicf.passes.tensor.canonicalize import patterns_for
+
+        return patterns_for(op)
+
+    @classmethod
+    def get_canonicalization_patterns(cls):
+        return ()
 
 # --- element types ---------------------------------------------------------------------
 
@@ -241,7 +264,7 @@ class UnaryOp(TensorOp, abc.ABC):
 
     input = operand_def(AnyTensor)
     result = result_def(AnyTensor)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), TensorCanonicalization())
     assembly_format = "$input attr-dict `:` functional-type($input, $result)"
 
     FLOAT_ONLY: ClassVar[bool] = True
@@ -358,7 +381,7 @@ class BinaryOp(TensorOp, abc.ABC):
     lhs = operand_def(AnyTensor)
     rhs = operand_def(AnyTensor)
     result = result_def(AnyTensor)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), TensorCanonicalization())
     assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, $result)"
 
     def __init__(
@@ -508,7 +531,7 @@ class CastOp(TensorOp):
     name = "aicf_tensor.cast"
     input = operand_def(AnyTensor)
     result = result_def(AnyTensor)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), TensorCanonicalization())
     assembly_format = "$input attr-dict `:` functional-type($input, $result)"
 
     def __init__(self, input: SSAValue | Operation, result_type: Attribute):
@@ -532,7 +555,7 @@ class ReduceOp(ListPropsFormat, TensorOp, abc.ABC):
     result = result_def(AnyTensor)
     axes = prop_def(DenseArrayBase)
     keepdims = opt_prop_def(UnitAttr)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), TensorCanonicalization())
     LIST_PROPS: ClassVar[tuple[str, ...]] = ("axes",)
     FLAG_PROPS: ClassVar[tuple[str, ...]] = ("keepdims",)
 
@@ -620,7 +643,7 @@ class MatmulOp(TensorOp):
     lhs = operand_def(AnyTensor)
     rhs = operand_def(AnyTensor)
     result = result_def(AnyTensor)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), TensorCanonicalization())
     assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, $result)"
 
     def __init__(
@@ -662,7 +685,7 @@ class ReshapeOp(ListPropsFormat, TensorOp):
     input = operand_def(AnyTensor)
     result = result_def(AnyTensor)
     shape = opt_prop_def(DenseArrayBase)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), TensorCanonicalization())
     LIST_PROPS: ClassVar[tuple[str, ...]] = ("shape",)
 
     def __init__(
@@ -711,7 +734,7 @@ class TransposeOp(ListPropsFormat, TensorOp):
     input = operand_def(AnyTensor)
     result = result_def(AnyTensor)
     perm = prop_def(DenseArrayBase)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), TensorCanonicalization())
     LIST_PROPS: ClassVar[tuple[str, ...]] = ("perm",)
 
     def __init__(
@@ -746,7 +769,7 @@ class BroadcastToOp(ListPropsFormat, TensorOp):
     input = operand_def(AnyTensor)
     result = result_def(AnyTensor)
     shape = opt_prop_def(DenseArrayBase)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), TensorCanonicalization())
     LIST_PROPS: ClassVar[tuple[str, ...]] = ("shape",)
 
     def __init__(
@@ -781,6 +804,122 @@ class BroadcastToOp(ListPropsFormat, TensorOp):
         super().verify_()
 
 
+# --- fusion groups ------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class FusedOp(IRDLOperation):
+    """A group of tensor ops that `aicf-fuse` decided to run as one kernel.
+
+    The region is isolated from above: its block arguments stand for the group's
+    inputs, and `aicf_tensor.yield` gives the group's results (values used outside the
+    group). The lowering turns the group into one loop nest (an elementwise chain, or a
+    reduction with its elementwise prologue) or one row-wise group of nests sharing
+    their leading parallel dims (softmax, layer norm).
+
+    Example:
+
+        %y = aicf_tensor.fused ins(%x, %b : tensor<4x8xf32>, tensor<8xf32>) -> tensor<4xf32> {
+        ^bb0(%a: tensor<4x8xf32>, %c: tensor<8xf32>):
+          %0 = aicf_tensor.add %a, %c : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+          %1 = aicf_tensor.sin %0 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+          %2 = aicf_tensor.reduce_sum %1 axes = [-1] : (tensor<4x8xf32>) -> tensor<4xf32>
+          aicf_tensor.yield %2 : tensor<4xf32>
+        }
+    """
+
+    name = "aicf_tensor.fused"
+    inputs = var_operand_def(AnyTensor)
+    outputs = var_result_def(AnyTensor)
+    body = region_def("single_block")
+    traits = traits_def(Pure(), IsolatedFromAbove())
+
+    def __init__(
+        self, inputs: Sequence[SSAValue], result_types: Sequence[Attribute], body: Region
+    ):
+        super().__init__(operands=[list(inputs)], result_types=[list(result_types)], regions=[body])
+
+    def verify_(self) -> None:
+        block = self.body.block
+        if len(block.args) != len(self.inputs):
+            raise VerifyException(
+                f"'{self.name}': {len(block.args)} block arguments for "
+                f"{len(self.inputs)} inputs"
+            )
+        for arg, v in zip(block.args, self.inputs):
+            if arg.type != v.type:
+                raise VerifyException(
+                    f"'{self.name}': block argument type {arg.type} differs from "
+                    f"input type {v.type}"
+                )
+        term = block.last_op
+        if not isinstance(term, YieldOp):
+            raise VerifyException(f"'{self.name}': body must end with aicf_tensor.yield")
+        if tuple(term.values.types) != tuple(self.outputs.types):
+            raise VerifyException(
+                f"'{self.name}': yielded types {list(term.values.types)} differ from "
+                f"result types {list(self.outputs.types)}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ins(")
+        printer.print_list(self.inputs, printer.print_ssa_value)
+        printer.print_string(" : ")
+        printer.print_list(self.inputs.types, printer.print_attribute)
+        printer.print_string(") -> ")
+        if len(self.outputs) == 1:
+            printer.print_attribute(self.outputs.types[0])
+        else:
+            printer.print_string("(")
+            printer.print_list(self.outputs.types, printer.print_attribute)
+            printer.print_string(")")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FusedOp:
+        parser.parse_keyword("ins")
+        parser.parse_punctuation("(")
+        names = parser.parse_comma_separated_list(
+            Parser.Delimiter.NONE, parser.parse_unresolved_operand
+        )
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+        parser.parse_punctuation(")")
+        inputs = [parser.resolve_operand(n, t) for n, t in zip(names, types)]
+        parser.parse_punctuation("->")
+        if parser.parse_optional_punctuation("("):
+            results = parser.parse_comma_separated_list(
+                Parser.Delimiter.NONE, parser.parse_type
+            )
+            parser.parse_punctuation(")")
+        else:
+            results = [parser.parse_type()]
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        body = parser.parse_region()
+        op = cls(inputs, results, body)
+        if attrs is not None:
+            op.attributes.update(attrs.data)
+        return op
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Ends an `aicf_tensor.fused` region with the group's results.
+
+    `aicf_tensor.yield %a, %b : tensor<4xf32>, tensor<4x8xf32>`
+    """
+
+    name = "aicf_tensor.yield"
+    values = var_operand_def(AnyTensor)
+    traits = traits_def(IsTerminator(), HasParent(FusedOp), Pure())
+    assembly_format = "$values attr-dict `:` type($values)"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[list(values)])
+
+
 AICFTensor = Dialect(
     "aicf_tensor",
     [
@@ -793,6 +932,8 @@ AICFTensor = Dialect(
         ReshapeOp,
         TransposeOp,
         BroadcastToOp,
+        FusedOp,
+        YieldOp,
     ],
     [],
 )

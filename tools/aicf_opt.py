@@ -20,7 +20,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from xdsl.passes import PassPipeline
 
 from aicf.context import aicf_dialects
-from aicf.diagnostics import LocatedParser, verify_module
+from aicf.diagnostics import LocatedParser, format_parse_error, verify_module
 from aicf.errors import AicfError
 from aicf.registry import AICF_PASSES
 
@@ -78,9 +78,12 @@ class AicfOptMain(xDSLOptMain):
                 print(f"// -----// IR after {previous.name} //----- //")
                 print(module)
 
-        self.pipeline = PassPipeline.parse_spec(
-            self.available_passes, self.args.passes, callback
-        )
+        try:
+            self.pipeline = PassPipeline.parse_spec(
+                self.available_passes, self.args.passes, callback
+            )
+        except ValueError as e:  # an unknown pass name: a user error, not a crash
+            raise AicfError(f"{e} (aicf-opt --help lists the passes)") from None
 
     def register_all_passes(self):
         super().register_all_passes()
@@ -100,11 +103,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             description="aicf modular optimizer driver (xDSL opt with aicf's passes)",
             args=argv,
         ).run()
-    except (ParseError, VerifyException, DiagnosticException) as e:
+    except ParseError as e:
+        print(format_parse_error(e), file=sys.stderr)
+        return 1
+    except (VerifyException, DiagnosticException) as e:
         print(str(e).rstrip(), file=sys.stderr)
         return 1
     except AicfError as e:
         print(f"error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # the input or output file cannot be opened
+        print(f"error: {e.strerror}: {e.filename}", file=sys.stderr)
         return 1
     return 0
 

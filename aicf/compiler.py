@@ -1,0 +1,320 @@
+"""`aicf.compile`: MLIR text, a .mlir path or a ModuleOp -> an `Executable`.
+
+The pipeline: parse (with file:line:col locations) -> `aicf-infer-shapes` ->
+`aicf-lower-to-loops` -> the target's backend (C built with the system compiler for
+"cpu", CUDA through `aicf.backend.cuda.program` for "cuda"). A module already at the
+loop level (memref arguments, `aicf.num_outputs`) goes straight to the backend.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    TensorType,
+    UnrankedTensorType,
+)
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+from aicf.context import make_context
+from aicf.diagnostics import parse_module, verify_module
+from aicf.errors import AicfError, ArgumentError, CompileError
+
+TENSOR_PIPELINE: list[str] = ["aicf-infer-shapes", "aicf-lower-to-loops"]
+"""Passes (names in aicf.registry.AICF_PASSES or xDSL's) from the tensor level to the
+loop level, in order. Optimisation passes (fusion, ...) go in here as they land."""
+
+TARGETS = ("cpu", "cuda")
+
+_CPU_MODULES: dict[str, object] = {}
+"""MLIR text -> its built CpuModule, so compiling several entries of one module (or
+the same text again) lowers and builds it once. The lowered module is shared by those
+Executables: treat `exe.module` as read-only."""
+
+
+def _bf16_dtype() -> np.dtype:
+    try:
+        import ml_dtypes  # type: ignore[import-not-found]
+
+        return np.dtype(ml_dtypes.bfloat16)
+    except ImportError:  # bf16 travels as its uint16 bit pattern
+        return np.dtype(np.uint16)
+
+
+def numpy_dtype(t: Attribute) -> np.dtype:
+    """The NumPy dtype of an element type (bf16: ml_dtypes.bfloat16 if installed,
+    else uint16 holding the bits)."""
+    if isinstance(t, Float32Type):
+        return np.dtype(np.float32)
+    if isinstance(t, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(t, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(t, BFloat16Type):
+        return _bf16_dtype()
+    if isinstance(t, IntegerType):
+        w = t.width.data
+        if w == 1:
+            return np.dtype(np.bool_)
+        return np.dtype(f"int{w}")
+    raise CompileError(f"no NumPy dtype for the element type {t}")
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """What one argument (or result) of the entry function must be."""
+
+    name: str
+    dtype: np.dtype
+    shape: tuple[int, ...]
+    mlir_type: str
+
+    def describe(self) -> str:
+        return f"{self.dtype.name} array of shape {self.shape}"
+
+
+def _is_tensor_level(module: ModuleOp) -> bool:
+    for op in module.walk():
+        if op.name.startswith("aicf_tensor."):
+            return True
+        if isinstance(op, FuncOp):
+            types = [*op.function_type.inputs.data, *op.function_type.outputs.data]
+            if any(isinstance(t, TensorType | UnrankedTensorType) for t in types):
+                return True
+    return False
+
+
+def _load(src) -> ModuleOp:
+    if isinstance(src, ModuleOp):
+        module = src.clone()
+        verify_module(module)
+        return module
+    if isinstance(src, os.PathLike) or (
+        isinstance(src, str) and "\n" not in src and src.strip().endswith(".mlir")
+    ):
+        path = Path(src)
+        try:
+            text = path.read_text()
+        except OSError as e:
+            raise CompileError(f"cannot read {path}: {e.strerror}") from None
+        return parse_module(make_context(), text, str(path))
+    if isinstance(src, str):
+        return parse_module(make_context(), src, "<string>")
+    raise TypeError(
+        f"aicf.compile expects MLIR text, a path to a .mlir file or a ModuleOp, got "
+        f"{type(src).__name__}"
+    )
+
+
+def run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
+    """Apply passes in place, verifying after each; failures become CompileError."""
+    from xdsl.transforms import get_all_passes
+
+    from aicf.registry import AICF_PASSES
+
+    ctx = make_context()
+    upstream = None
+    for name in passes:
+        if name in AICF_PASSES:
+            cls = AICF_PASSES[name]()
+        else:
+            upstream = upstream or get_all_passes()
+            if name not in upstream:
+                raise CompileError(f"unknown pass '{name}'")
+            cls = upstream[name]()
+        try:
+            cls().apply(ctx, module)
+        except (CompileError, AicfError):
+            raise
+        except (VerifyException, DiagnosticException) as e:
+            raise CompileError(f"{name}: {str(e).strip()}") from None
+        verify_module(module)
+
+
+def _select_entry(module: ModuleOp, entry: str | None) -> FuncOp:
+    funcs = [op for op in module.ops if isinstance(op, FuncOp)]
+    if entry is not None:
+        for f in funcs:
+            if f.sym_name.data == entry:
+                return f
+        names = ", ".join("@" + f.sym_name.data for f in funcs) or "none"
+        raise CompileError(f"no function @{entry} in the module (functions: {names})")
+    public = [f for f in funcs if f.sym_visibility is None or f.sym_visibility.data == "public"]
+    if len(public) == 1:
+        return public[0]
+    if not public:
+        raise CompileError("the module has no public function to run")
+    names = ", ".join("@" + f.sym_name.data for f in public)
+    raise CompileError(f"the module has several functions ({names}): choose one with entry=")
+
+
+class Executable:
+    """A compiled entry function. `exe(*arrays)` checks each argument's count, dtype and
+    shape against the entry's signature (raising ArgumentError naming the argument),
+    allocates the outputs (C-contiguous; filled with NaN first in debug mode, so
+    unwritten elements show) and returns one array or a tuple.
+
+    cpu target: arguments are NumPy arrays. Contiguous inputs are passed as they are;
+    strided/offset views (slices, transposes, broadcast views) are passed with their
+    strides, without a copy, to a variant of the compiled function specialised for that
+    pattern of contiguity (each variant is built once and cached); only inputs whose
+    strides are not whole elements are copied. See backend/c/runtime.py.
+
+    Attributes: `module` (the lowered, loop-level IR), `source` (the generated C for the
+    cpu target, CUDA for cuda), `entry`, `target`, `inputs` and `outputs` (ArgSpecs).
+    """
+
+    def __init__(self, module: ModuleOp, entry: str, target: str, inputs, outputs, program,
+                 source: str, debug: bool = False):  # fmt: skip
+        self.module = module
+        self.entry = entry
+        self.target = target
+        self.inputs: tuple[ArgSpec, ...] = tuple(inputs)
+        self.outputs: tuple[ArgSpec, ...] = tuple(outputs)
+        self.source = source
+        self.debug = debug
+        self._program = program
+
+    def __repr__(self) -> str:
+        ins = ", ".join(f"{a.name}: {a.mlir_type}" for a in self.inputs)
+        outs = ", ".join(a.mlir_type for a in self.outputs)
+        return f"<aicf.Executable @{self.entry}({ins}) -> ({outs}) on {self.target}>"
+
+    def check_arguments(self, arrays: Sequence) -> list:
+        if len(arrays) != len(self.inputs):
+            raise ArgumentError(
+                f"@{self.entry} takes {len(self.inputs)} argument(s) "
+                f"({', '.join(a.name for a in self.inputs)}), got {len(arrays)}"
+            )
+        checked = []
+        for i, (a, spec) in enumerate(zip(arrays, self.inputs)):
+            where = f"argument #{i} ('{spec.name}') of @{self.entry}"
+            if isinstance(a, np.generic):
+                a = np.asarray(a)
+            if not (hasattr(a, "dtype") and hasattr(a, "shape")):
+                raise ArgumentError(
+                    f"{where}: expected {spec.describe()}, got {type(a).__name__}"
+                )
+            if a.dtype != spec.dtype or tuple(a.shape) != spec.shape:
+                raise ArgumentError(
+                    f"{where}: expected {spec.describe()}, got "
+                    f"{np.dtype(a.dtype).name} {tuple(a.shape)}"
+                )
+            checked.append(a)
+        return checked
+
+    def __call__(self, *arrays):
+        arrays = self.check_arguments(arrays)
+        if self.target == "cuda":
+            return self._program(*arrays)
+        outs = []
+        for spec in self.outputs:
+            o = np.empty(spec.shape, spec.dtype)
+            if self.debug:
+                if o.dtype.kind == "f":
+                    o.fill(np.nan)
+                elif o.dtype.kind in "iu":
+                    o.fill(np.iinfo(o.dtype).min)
+            outs.append(o)
+        for i, a in enumerate(arrays):
+            if not isinstance(a, np.ndarray):
+                raise ArgumentError(
+                    f"argument #{i} ('{self.inputs[i].name}') of @{self.entry}: the cpu "
+                    f"target takes NumPy arrays, got {type(a).__name__}"
+                )
+        self._program.run(arrays, outs)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _debug_default() -> bool:
+    return os.environ.get("AICF_DEBUG", "") not in ("", "0")
+
+
+def compile(src, *, target: str = "cpu", entry: str | None = None,
+            debug: bool | None = None) -> Executable:  # fmt: skip
+    """Compile a tensor program for `target` ("cpu" or "cuda").
+
+    `src` is MLIR text, a path to a .mlir file (str or PathLike) or an xDSL ModuleOp (not
+    modified). `entry` names the function to run; by default the module's only public
+    function. `debug` (default: the AICF_DEBUG environment variable) poisons outputs
+    with NaN before each run. Raises CompileError, with the IR location, for programs
+    that cannot be compiled.
+    """
+    if target not in TARGETS:
+        raise CompileError(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")
+    key = None
+    if isinstance(src, str) and target == "cpu":
+        key = src if "\n" in src or not src.strip().endswith(".mlir") else None
+    cached = _CPU_MODULES.get(key) if key is not None else None
+    if cached is not None:
+        module = cached.module
+    else:
+        module = _load(src)
+    func = _select_entry(module, entry)
+    name = func.sym_name.data
+    arg_names = [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
+    if cached is None and _is_tensor_level(module):
+        run_pipeline(module, TENSOR_PIPELINE)
+    func = _select_entry(module, name)
+    nout_attr = func.attributes.get("aicf.num_outputs")
+    nout = nout_attr.value.data if nout_attr is not None else 0  # type: ignore[attr-defined]
+    specs = []
+    for i, arg in enumerate(func.args):
+        t = arg.type
+        if not isinstance(t, MemRefType):
+            raise CompileError(f"@{name}: argument #{i} is {t}, expected a memref after lowering")
+        shape = tuple(t.get_shape())
+        if any(d < 0 for d in shape):
+            raise CompileError(f"@{name}: argument #{i} has a dynamic shape ({t}); "
+                               "aicf needs static shapes")  # fmt: skip
+        label = arg_names[i] if i < len(func.args) - nout else f"result #{i - len(func.args) + nout}"
+        specs.append(ArgSpec(label, numpy_dtype(t.get_element_type()), shape, str(t)))
+    ins, outs = specs[: len(specs) - nout], specs[len(specs) - nout :]
+    debug = _debug_default() if debug is None else debug
+    if target == "cpu":
+        from aicf.backend.c.runtime import CpuModule, CpuProgram
+
+        if cached is None:
+            cached = CpuModule(module)
+            if key is not None:
+                if len(_CPU_MODULES) >= 16:
+                    _CPU_MODULES.pop(next(iter(_CPU_MODULES)))
+                _CPU_MODULES[key] = cached
+        program = CpuProgram(cached, name)
+        source = program.source
+    else:
+        program, source = _compile_cuda(module, name)
+    return Executable(module, name, target, ins, outs, program, source, debug)
+
+
+def _compile_cuda(module: ModuleOp, entry: str):
+    try:
+        import cupy  # type: ignore[import-not-found]
+
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            raise AicfError("target='cuda' needs an NVIDIA GPU; none was found")
+    except ImportError:
+        raise AicfError(
+            "target='cuda' needs CuPy (pip install 'aicf[cuda]') and an NVIDIA GPU"
+        ) from None
+    except AicfError:
+        raise
+    except Exception as e:  # CUDA driver missing or broken
+        raise AicfError(f"target='cuda' cannot use the GPU: {e}") from None
+    from aicf.backend.cuda.program import compile_cuda
+
+    program = compile_cuda(module, entry)
+    return program, getattr(program, "source", "")

@@ -1,0 +1,205 @@
+"""Tracing a Python function into an `aicf_tensor` module.
+
+The tracer runs the function once on `Tensor` proxies. Each op is built, given the
+type the NumPy rules infer (so a shape error stops the trace at once, naming the
+user's line), checked against the existing ops for a duplicate (CSE) and, when its
+operands are all constants, evaluated with NumPy instead (`fold.evaluate`, the same
+code as `aicf-fold-constants`). Every op carries a FileLineColLoc of the user's line,
+so later diagnostics (passes, lowering) point there too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnrankedTensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from aicf.dialects import tensor as T
+from aicf.dialects.shape_rules import DYN
+from aicf.errors import CompileError
+from aicf.frontend.tensor import Tensor, spec_of
+from aicf.passes.tensor import fold
+
+_FRONTEND_DIR = os.path.dirname(os.path.abspath(__file__))
+_AICF_OPS = os.path.join(os.path.dirname(_FRONTEND_DIR), "ops.py")
+
+_active: list[Tracer] = []
+
+
+def current_tracer() -> Tracer:
+    if not _active:
+        raise CompileError(
+            "aicf.ops used outside a trace: call it inside a function given to "
+            "aicf.trace or aicf.jit"
+        )
+    return _active[-1]
+
+
+def user_location() -> tuple[str, int]:
+    """(file, line) of the innermost frame outside aicf's front end."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not (path.startswith(_FRONTEND_DIR + os.sep) or path == _AICF_OPS):
+            return frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return "<unknown>", 0
+
+
+def _loc(file: str, line: int) -> FileLineColLoc:
+    return FileLineColLoc(StringAttr(file), IntAttr(line), IntAttr(0))
+
+
+def located_error(op_name: str | None, message: str) -> CompileError:
+    """`file:line: error: 'op' message` at the user's line."""
+    file, line = user_location()
+    what = f"'{op_name}' " if op_name else ""
+    return CompileError(f"{file}:{line}: error: {what}{message}")
+
+
+def _strip(op_name: str, e: Exception) -> str:
+    msg = str(e).strip()
+    prefix = f"'{op_name}': "
+    return msg[len(prefix):] if msg.startswith(prefix) else msg
+
+
+def _symbol(name: str) -> str:
+    return re.sub(r"\W", "_", name) or "main"
+
+
+class Tracer:
+    """Builds one func.func body; see the module docstring."""
+
+    def __init__(self, arg_types: Sequence[Attribute]):
+        self.block = Block(arg_types=arg_types)
+        self._cse: dict[tuple, SSAValue] = {}
+        self._values: dict[SSAValue, np.ndarray] = {}
+
+    # --- building ---------------------------------------------------------------------------
+
+    def _append(self, op: Operation) -> None:
+        op.location = _loc(*user_location())
+        self.block.add_op(op)
+
+    def constant(self, value: np.ndarray, tensor_type: TensorType) -> Tensor:
+        """A constant of `tensor_type` holding `value` (rounded to its dtype); equal
+        constants are shared."""
+        attr = fold.from_numpy(value, tensor_type)
+        key = ("constant", attr)
+        if (hit := self._cse.get(key)) is None:
+            op = T.ConstantOp(attr)
+            self._append(op)
+            hit = self._cse[key] = op.result
+            self._values[hit] = fold.to_numpy(attr)
+        return Tensor(hit, self)
+
+    def emit(
+        self,
+        cls: type[T.TensorOp],
+        operands: Sequence[Tensor],
+        properties: dict[str, Attribute] | None = None,
+        result_element: Attribute | None = None,
+    ) -> Tensor:
+        """Build `cls` on `operands` with the inferred result type, reusing an
+        identical op or folding it when its operands are constants."""
+        properties = properties or {}
+        values = [t.value for t in operands]
+        elt = result_element or T.element_type(values[0].type)
+        probe = cls.create(
+            operands=values, result_types=[UnrankedTensorType(elt)], properties=properties
+        )
+        try:
+            result_type = probe.inferred_type()
+            op = cls.create(operands=values, result_types=[result_type], properties=properties)
+        except VerifyException as e:
+            raise located_error(cls.name, _strip(cls.name, e)) from None
+        finally:
+            probe.drop_all_references()
+        try:
+            op.verify()
+        except VerifyException as e:
+            op.drop_all_references()
+            raise located_error(cls.name, _strip(cls.name, e)) from None
+
+        key = (cls.name, tuple(values), tuple(sorted(properties.items())), result_type)
+        if (hit := self._cse.get(key)) is not None:
+            op.drop_all_references()
+            return Tensor(hit, self)
+        if all(v in self._values for v in values) and fold.foldable_type(result_type):
+            value = fold.evaluate(op, [self._values[v] for v in values])
+            if value is not None:
+                op.drop_all_references()
+                return self.constant(value, result_type)  # type: ignore[arg-type]
+        self._append(op)
+        self._cse[key] = op.results[0]
+        return Tensor(op.results[0], self)
+
+    # --- finishing ---------------------------------------------------------------------------
+
+    def finish(self, name: str, results: Sequence[Tensor], loc: FileLineColLoc) -> ModuleOp:
+        ret = func.ReturnOp(*[r.value for r in results])
+        ret.location = loc
+        self.block.add_op(ret)
+        self._erase_dead()
+        inputs = [a.type for a in self.block.args]
+        f = func.FuncOp(_symbol(name), (inputs, [r.value.type for r in results]), Region(self.block))
+        f.location = loc
+        module = ModuleOp([f])
+        try:
+            module.verify()
+        except VerifyException as e:  # a bug of the tracer, not of the user's program
+            raise CompileError(f"{loc.filename.data}:{loc.line.data}: error: {e}") from None
+        return module
+
+    def _erase_dead(self) -> None:
+        """Constants folded away and other unused ops (all pure) are dropped."""
+        for op in reversed(list(self.block.ops)):
+            if isinstance(op, T.TensorOp) and all(not r.uses for r in op.results):
+                self.block.erase_op(op)
+
+
+def _arg_type(arg: Any) -> TensorType:
+    spec = spec_of(arg)
+    shape = [DYN if d is None else d for d in spec.shape]
+    return TensorType(T.dtype_from_name(spec.dtype), shape)
+
+
+def trace(fn: Callable[..., Any], *example_args: Any) -> ModuleOp:
+    """Trace `fn` on tensors shaped like `example_args` (arrays or TensorSpecs) into
+    a ModuleOp holding one func.func named after `fn`."""
+    code = getattr(fn, "__code__", None)
+    file = code.co_filename if code else "<unknown>"
+    line = code.co_firstlineno if code else 0
+    loc = _loc(file, line)
+    tracer = Tracer([_arg_type(a) for a in example_args])
+    for arg in tracer.block.args:
+        arg.location = loc
+    args = [Tensor(a, tracer) for a in tracer.block.args]
+    _active.append(tracer)
+    try:
+        out = fn(*args)
+    finally:
+        _active.pop()
+    results = list(out) if isinstance(out, (tuple, list)) else [out]
+    for r in results:
+        if not isinstance(r, Tensor) or r.tracer is not tracer:
+            raise CompileError(
+                f"{file}:{line}: error: {getattr(fn, '__name__', 'fn')} must return "
+                f"traced tensors (or a tuple of them), got {type(r).__name__}"
+            )
+    return tracer.finish(getattr(fn, "__name__", "main"), results, loc)

@@ -1,0 +1,876 @@
+"""C99 + OpenMP from a module at the `aicf_loop` level (the cpu target).
+
+Input: the loop level as `aicf-lower-to-loops` leaves it (see dialects/loop.py and the
+loop-level conventions): destination-passing `func.func`s over memrefs carrying
+`aicf.num_outputs`, `memref.alloc`/`dealloc` for intermediates, `memref.global` +
+`memref.get_global` for constants, and `aicf_loop.nest` ops with scalar `arith`/`math`
+bodies.
+
+The ABI of every function `@NAME` (one uniform signature, so ctypes needs no per-function
+prototype):
+
+    int aicf_NAME(void *const *bufs, const int64_t *const *strides);
+
+- `bufs[i]` points at element [0, ..., 0] of argument i (inputs, then outputs), so a
+  view's offset is already applied by the caller.
+- `strides[i]` holds argument i's strides in elements. It is read only for arguments
+  whose memref type has a `strided<[?, ...], offset: ?>` layout; identity-layout
+  arguments use strides known at compile time (so the C compiler can vectorise), and
+  `strides` may be NULL when no argument is strided.
+- The return value is 0, or 1 when an intermediate allocation failed.
+
+How nests become loops (iteration order is the domain's order):
+- elementwise nests: one loop per dim, the innermost `omp simd`, the outermost ones
+  `omp parallel for` (collapsed until there is enough parallelism) when the nest is big
+  enough to pay for the threads;
+- reductions whose reduced dims are all innermost: the output value is accumulated in a
+  local scalar (`omp simd reduction` for add/mul); sums accumulate floats in double;
+- reductions with a parallel dim inside a reduced dim (e.g. a sum over axis 0): an
+  accumulator buffer shaped like the output is set to the identity and updated in domain
+  order, so memory is walked contiguously, then converted into the output. Without an
+  outer parallel dim the threads split the first inner parallel loop with a static
+  schedule (the same iterations go to the same thread on every pass, so no races).
+max/min propagate NaN like NumPy. f16 is `_Float16`; bf16 is stored as uint16 bits and
+only converted (`arith.extf`/`arith.truncf`), as the loop-level bodies compute in f32.
+
+Vector math: glibc's libmvec has vector variants of sinf/cosf/tanhf (<2 ulp, measured
+over random inputs); these are declared `omp declare simd` below so loops that call them
+vectorise (link with -lmvec). expf/logf vector variants measured 2.6/3.9 ulp, above the
+2-ulp bar of DESIGN.md, so they stay scalar calls. No -ffast-math (it breaks NaNs).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StridedLayoutAttr,
+)
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
+
+from aicf.diagnostics import op_error
+from aicf.dialects.loop import Combiner, NestOp, YieldOp
+
+PARALLEL_MIN_POINTS = 1 << 15
+"""A nest with fewer points runs on one thread: forking costs more than it saves."""
+
+PARALLEL_MIN_CHUNKS = 64
+"""Collapse outer parallel loops until there are this many iterations to share."""
+
+VECTOR_MATH_F32 = ("sinf", "cosf", "tanhf")
+"""libmvec functions within 2 ulp of a float64 reference (see the module docstring)."""
+
+LINK_FLAGS = ("-lmvec", "-lm")
+
+
+def c_func_name(name: str) -> str:
+    """The exported C symbol of `func.func @name`."""
+    return "aicf_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+# --- types ------------------------------------------------------------------------------
+
+
+def c_type(t: Attribute, op: Operation | None = None) -> str:
+    if isinstance(t, Float32Type):
+        return "float"
+    if isinstance(t, Float64Type):
+        return "double"
+    if isinstance(t, Float16Type):
+        return "_Float16"
+    if isinstance(t, BFloat16Type):
+        return "uint16_t"
+    if isinstance(t, IndexType):
+        return "int64_t"
+    if isinstance(t, IntegerType):
+        w = t.width.data
+        if w == 1:
+            return "bool"
+        if w in (8, 16, 32, 64):
+            return f"int{w}_t"
+    if op is not None:
+        raise op_error(op, f"the cpu target does not support the type {t}")
+    raise ValueError(f"unsupported type {t}")
+
+
+def is_float_type(t: Attribute) -> bool:
+    return isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type)
+
+
+def float_literal(v: float, ctype: str) -> str:
+    if math.isnan(v):
+        lit = "NAN"
+    elif math.isinf(v):
+        lit = "INFINITY" if v > 0 else "(-INFINITY)"
+    else:
+        lit = float(v).hex()
+        if ctype == "float":
+            # exact: the value came from an f32 attribute
+            lit += "f"
+    if ctype in ("float", "double"):
+        return lit
+    if ctype == "uint16_t":
+        return str(bf16_bits(v))
+    return f"(({ctype}){lit})"
+
+
+def bf16_bits(v: float) -> int:
+    (u,) = struct.unpack("<I", struct.pack("<f", v))
+    if (u & 0x7FFFFFFF) > 0x7F800000:
+        return ((u >> 16) | 0x40) & 0xFFFF
+    u += 0x7FFF + ((u >> 16) & 1)
+    return (u >> 16) & 0xFFFF
+
+
+def literal(v, t: Attribute) -> str:
+    ct = c_type(t)
+    if is_float_type(t):
+        return float_literal(float(v), ct)
+    if ct == "bool":
+        return "1" if v else "0"
+    if ct == "int64_t":
+        return f"INT64_C({int(v)})"
+    return f"(({ct}){int(v)})"
+
+
+PRELUDE = r"""/* generated by aicf (cpu target) */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* glibc libmvec vector variants (see backend/c/emit.py for the accuracy check) */
+#pragma omp declare simd notinbranch
+float sinf(float);
+#pragma omp declare simd notinbranch
+float cosf(float);
+#pragma omp declare simd notinbranch
+float tanhf(float);
+
+static inline float aicf_bf16_to_f32(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f;
+}
+static inline uint16_t aicf_f32_to_bf16(float f) {
+  uint32_t u; memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (uint16_t)(u >> 16);
+}
+/* NaN-propagating max/min, like numpy.maximum/minimum */
+#define AICF_FMAX(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
+#define AICF_FMIN(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
+#define AICF_IMAX(a, b) ((a) > (b) ? (a) : (b))
+#define AICF_IMIN(a, b) ((a) < (b) ? (a) : (b))
+static inline int64_t aicf_floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int64_t aicf_ceildiv(int64_t a, int64_t b) {
+  int64_t q = a / b; return (q * b != a && ((a < 0) == (b < 0))) ? q + 1 : q;
+}
+static inline int64_t aicf_mod(int64_t a, int64_t b) {
+  int64_t r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline void *aicf_alloc(size_t bytes) {
+  return aligned_alloc(64, ((bytes + 63) / 64) * 64 + 64);
+}
+"""
+
+
+# --- buffers ---------------------------------------------------------------------------
+
+
+@dataclass
+class Buffer:
+    """A memref value as C sees it: a pointer and a stride expression per dim."""
+
+    ptr: str
+    elt: Attribute
+    shape: tuple[int, ...]
+    strides: tuple[str, ...]
+
+    def offset(self, indices: Sequence[str]) -> str:
+        terms = []
+        for idx, s in zip(indices, self.strides):
+            if s == "0" or idx == "0":
+                continue
+            terms.append(idx if s == "1" else f"({idx}) * {s}")
+        return " + ".join(terms) if terms else "0"
+
+    def at(self, indices: Sequence[str]) -> str:
+        return f"{self.ptr}[{self.offset(indices)}]"
+
+
+def identity_strides(shape: Sequence[int]) -> tuple[str, ...]:
+    out, acc = [], 1
+    for d in reversed(shape):
+        out.append(str(acc))
+        acc *= max(d, 1)
+    return tuple(reversed(out))
+
+
+def has_runtime_strides(t: MemRefType) -> bool:
+    return isinstance(t.layout, StridedLayoutAttr)
+
+
+def static_shape(t: MemRefType, op: Operation) -> tuple[int, ...]:
+    shape = tuple(t.get_shape())
+    if any(d < 0 for d in shape):
+        raise op_error(op, f"the cpu target needs static shapes, got {t}")
+    return shape
+
+
+def affine_c(e: AffineExpr, dims: Sequence[str]) -> str:
+    if isinstance(e, AffineDimExpr):
+        return dims[e.position]
+    if isinstance(e, AffineConstantExpr):
+        return f"INT64_C({e.value})" if e.value < 0 else str(e.value)
+    if isinstance(e, AffineBinaryOpExpr):
+        a, b = affine_c(e.lhs, dims), affine_c(e.rhs, dims)
+        match e.kind:
+            case AffineBinaryOpKind.Add:
+                return f"({a} + {b})"
+            case AffineBinaryOpKind.Mul:
+                return f"({a} * {b})"
+            case AffineBinaryOpKind.Mod:
+                return f"aicf_mod({a}, {b})"
+            case AffineBinaryOpKind.FloorDiv:
+                return f"aicf_floordiv({a}, {b})"
+            case AffineBinaryOpKind.CeilDiv:
+                return f"aicf_ceildiv({a}, {b})"
+    raise ValueError(f"unsupported affine expression {e}")
+
+
+def map_indices(m: AffineMap, dims: Sequence[str]) -> list[str]:
+    return [affine_c(r, dims) for r in m.results]
+
+
+# --- scalar bodies ---------------------------------------------------------------------
+
+_FBIN = {"arith.addf": "+", "arith.subf": "-", "arith.mulf": "*", "arith.divf": "/"}
+_IBIN = {
+    "arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divsi": "/",
+    "arith.remsi": "%", "arith.andi": "&", "arith.ori": "|", "arith.xori": "^",
+    "arith.shli": "<<", "arith.shrsi": ">>",
+}  # fmt: skip
+_MATH1 = {
+    "math.sin": "sin", "math.cos": "cos", "math.tan": "tan", "math.exp": "exp",
+    "math.exp2": "exp2", "math.expm1": "expm1", "math.log": "log", "math.log2": "log2",
+    "math.log10": "log10", "math.log1p": "log1p", "math.tanh": "tanh",
+    "math.sqrt": "sqrt", "math.absf": "fabs", "math.erf": "erf", "math.floor": "floor",
+    "math.ceil": "ceil", "math.round": "round", "math.roundeven": "nearbyint",
+    "math.trunc": "trunc", "math.atan": "atan", "math.sinh": "sinh", "math.cosh": "cosh",
+    "math.asin": "asin", "math.acos": "acos", "math.cbrt": "cbrt", "math.erfc": "erfc",
+}  # fmt: skip
+_MATH2 = {"math.powf": "pow", "math.atan2": "atan2", "math.copysign": "copysign"}
+_CMPF = {
+    1: ("==", False), 2: (">", False), 3: (">=", False), 4: ("<", False),
+    5: ("<=", False), 6: ("!=", False), 8: ("==", True), 9: (">", True),
+    10: (">=", True), 11: ("<", True), 12: ("<=", True), 13: ("!=", True),
+}  # fmt: skip
+_CMPI = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">=", 6: "<", 7: "<=", 8: ">", 9: ">="}
+
+
+def _libm(fn: str, ctype: str) -> tuple[str, str]:
+    """(function name, type it computes in) of a libm function for a C type."""
+    if ctype == "double":
+        return fn, "double"
+    return fn + "f", "float"
+
+
+class BodyEmitter:
+    """Turns a nest body into C statements, one `const T v = expr;` per op."""
+
+    def __init__(self, names: dict[SSAValue, str], counter: list[int]):
+        self.names = names
+        self.counter = counter
+        self.lines: list[str] = []
+
+    def fresh(self) -> str:
+        self.counter[0] += 1
+        return f"v{self.counter[0]}"
+
+    def define(self, op: Operation, expr: str) -> None:
+        res = op.results[0]
+        name = self.fresh()
+        self.lines.append(f"const {c_type(res.type, op)} {name} = {expr};")
+        self.names[res] = name
+
+    def emit(self, ops: Sequence[Operation]) -> None:
+        for op in ops:
+            if isinstance(op, YieldOp):
+                continue
+            self.emit_op(op)
+
+    def emit_op(self, op: Operation) -> None:
+        n = op.name
+        ins = [self.names[o] for o in op.operands]
+        rt = op.results[0].type if op.results else None
+        ct = c_type(rt, op) if rt is not None else ""
+        if ct == "uint16_t" and n not in ("arith.truncf", "arith.constant", "arith.select"):
+            raise op_error(op, "bf16 arithmetic is not supported: compute in f32 "
+                           "(arith.extf after reading, arith.truncf before yielding)")
+        if n == "arith.constant":
+            v = op.value  # type: ignore[attr-defined]
+            if not isinstance(v, FloatAttr | IntegerAttr):
+                raise op_error(op, "only scalar constants are supported in a nest body")
+            self.define(op, literal(v.value.data, rt))
+        elif n in _FBIN:
+            self.define(op, f"{ins[0]} {_FBIN[n]} {ins[1]}")
+        elif n in _IBIN:
+            self.define(op, f"({ct})({ins[0]} {_IBIN[n]} {ins[1]})")
+        elif n == "arith.negf":
+            self.define(op, f"-{ins[0]}")
+        elif n == "arith.remf":
+            f, wt = _libm("fmod", ct)
+            self.define(op, f"({ct}){f}(({wt}){ins[0]}, ({wt}){ins[1]})")
+        elif n in ("arith.maximumf", "arith.minimumf"):
+            m = "AICF_FMAX" if n == "arith.maximumf" else "AICF_FMIN"
+            self.define(op, f"{m}({ins[0]}, {ins[1]})")
+        elif n in ("arith.maxnumf", "arith.minnumf"):
+            f, wt = _libm("fmax" if n == "arith.maxnumf" else "fmin", ct)
+            self.define(op, f"({ct}){f}(({wt}){ins[0]}, ({wt}){ins[1]})")
+        elif n in ("arith.maxsi", "arith.minsi"):
+            m = "AICF_IMAX" if n == "arith.maxsi" else "AICF_IMIN"
+            self.define(op, f"{m}({ins[0]}, {ins[1]})")
+        elif n in ("arith.floordivsi", "arith.ceildivsi"):
+            f = "aicf_floordiv" if n == "arith.floordivsi" else "aicf_ceildiv"
+            self.define(op, f"({ct}){f}({ins[0]}, {ins[1]})")
+        elif n == "arith.cmpf":
+            pred = op.predicate.value.data  # type: ignore[attr-defined]
+            a, b = ins
+            if pred == 0:
+                e = "0"
+            elif pred == 15:
+                e = "1"
+            elif pred == 7:
+                e = f"({a} == {a} && {b} == {b})"
+            elif pred == 14:
+                e = f"({a} != {a} || {b} != {b})"
+            else:
+                sym, unordered = _CMPF[pred]
+                if sym == "!=" and not unordered:
+                    e = f"({a} < {b} || {a} > {b})"
+                elif sym == "!=":
+                    e = f"({a} != {b})"
+                elif unordered:
+                    e = f"!({a} {_negate(sym)} {b})"
+                else:
+                    e = f"({a} {sym} {b})"
+            self.define(op, e)
+        elif n == "arith.cmpi":
+            pred = op.predicate.value.data  # type: ignore[attr-defined]
+            a, b = ins
+            if pred >= 6:
+                t = c_type(op.operands[0].type).replace("int", "uint")
+                a, b = f"({t}){a}", f"({t}){b}"
+            self.define(op, f"({a} {_CMPI[pred]} {b})")
+        elif n == "arith.select":
+            self.define(op, f"{ins[0]} ? {ins[1]} : {ins[2]}")
+        elif n == "arith.extf":
+            src = op.operands[0].type
+            if isinstance(src, BFloat16Type):
+                e = f"aicf_bf16_to_f32({ins[0]})"
+                self.define(op, e if ct == "float" else f"({ct}){e}")
+            else:
+                self.define(op, f"({ct}){ins[0]}")
+        elif n == "arith.truncf":
+            if isinstance(rt, BFloat16Type):
+                self.define(op, f"aicf_f32_to_bf16((float){ins[0]})")
+            else:
+                self.define(op, f"({ct}){ins[0]}")
+        elif n in ("arith.sitofp", "arith.fptosi", "arith.extsi", "arith.trunci",
+                   "arith.index_cast"):  # fmt: skip
+            self.define(op, f"({ct}){ins[0]}")
+        elif n in ("arith.uitofp", "arith.extui"):
+            t = c_type(op.operands[0].type).replace("int", "uint").replace("bool", "uint8_t")
+            self.define(op, f"({ct})({t}){ins[0]}")
+        elif n in _MATH1:
+            f, wt = _libm(_MATH1[n], ct)
+            self.define(op, f"{f}({ins[0]})" if wt == ct else f"({ct}){f}(({wt}){ins[0]})")
+        elif n in _MATH2:
+            f, wt = _libm(_MATH2[n], ct)
+            args = ", ".join(f"({wt}){a}" for a in ins)
+            self.define(op, f"({ct}){f}({args})")
+        elif n == "math.rsqrt":
+            f, wt = _libm("sqrt", ct)
+            one = "1.0f" if wt == "float" else "1.0"
+            self.define(op, f"({ct})({one} / {f}(({wt}){ins[0]}))")
+        elif n == "math.fma":
+            f, wt = _libm("fma", ct)
+            args = ", ".join(f"({wt}){a}" for a in ins)
+            self.define(op, f"({ct}){f}({args})")
+        elif n == "math.absi":
+            self.define(op, f"({ins[0]} < 0 ? -{ins[0]} : {ins[0]})")
+        elif n == "math.fpowi":
+            f, wt = _libm("pow", ct)
+            self.define(op, f"({ct}){f}(({wt}){ins[0]}, ({wt}){ins[1]})")
+        else:
+            raise op_error(op, "is not supported in a nest body by the cpu target")
+
+
+def _negate(sym: str) -> str:
+    return {"==": "!=", ">": "<=", ">=": "<", "<": ">=", "<=": ">"}[sym]
+
+
+# --- nests -----------------------------------------------------------------------------
+
+
+@dataclass
+class Loop:
+    """One `for` over a domain dim, with the pragma put before it."""
+
+    dim: int
+    extent: int
+    pragma: str = ""
+
+
+def _loops_c(loops: Sequence[Loop], inner: Sequence[str], indent: str) -> list[str]:
+    out: list[str] = []
+    pad = indent
+    for lp in loops:
+        if lp.pragma:
+            out.append(f"{pad}#pragma {lp.pragma}")
+        out.append(f"{pad}for (int64_t i{lp.dim} = 0; i{lp.dim} < {lp.extent}; ++i{lp.dim}) {{")
+        pad += "  "
+    out.extend(pad + s for s in inner)
+    for _ in loops:
+        pad = pad[:-2]
+        out.append(f"{pad}}}")
+    return out
+
+
+def _collapse_count(extents: Sequence[int], limit: int) -> int:
+    """How many leading loops to collapse so that there are enough iterations to share."""
+    k, n = 0, 1
+    while k < limit:
+        n *= extents[k]
+        k += 1
+        if n >= PARALLEL_MIN_CHUNKS:
+            break
+    return max(k, 1)
+
+
+def _parallel_for(extents: Sequence[int], limit: int, extra: str = "") -> tuple[int, str]:
+    k = _collapse_count(extents, limit)
+    collapse = f" collapse({k})" if k > 1 else ""
+    return k, f"omp parallel for{collapse} schedule(static){extra}"
+
+
+@dataclass
+class FuncState:
+    bufs: dict[SSAValue, Buffer] = field(default_factory=dict)
+    counter: list[int] = field(default_factory=lambda: [0])
+    allocs: list[str] = field(default_factory=list)
+
+
+class NestEmitter:
+    def __init__(self, nest: NestOp, st: FuncState):
+        self.nest = nest
+        self.st = st
+        self.extents = nest.extents
+        self.ndims = len(self.extents)
+        self.dims = [f"i{d}" for d in range(self.ndims)]
+        self.in_bufs = [st.bufs[v] for v in nest.inputs]
+        self.out_bufs = [st.bufs[v] for v in nest.outputs]
+        self.big = nest.num_points() >= PARALLEL_MIN_POINTS
+
+    def body_lines(self) -> tuple[list[str], list[str]]:
+        """Loads + scalar ops of the body, and the C names of the yielded values."""
+        names: dict[SSAValue, str] = {}
+        lines = []
+        block = self.nest.body.block
+        for arg, buf, m in zip(block.args, self.in_bufs, self.nest.input_maps):
+            self.st.counter[0] += 1
+            name = f"x{self.st.counter[0]}"
+            lines.append(f"const {c_type(arg.type)} {name} = "
+                         f"{buf.at(map_indices(m, self.dims))};")  # fmt: skip
+            names[arg] = name
+        body = BodyEmitter(names, self.st.counter)
+        body.emit(list(block.ops))
+        lines += body.lines
+        yielded = [names[v] for v in self.nest.yield_op.values]
+        return lines, yielded
+
+    def store(self, k: int, value: str, value_type: Attribute, indices: Sequence[str]) -> str:
+        buf = self.out_bufs[k]
+        return f"{buf.at(indices)} = {convert(value, value_type, buf.elt)};"
+
+    def emit(self) -> list[str]:
+        nest = self.nest
+        if any(e == 0 for e in self.extents) and not nest.is_reduction:
+            return [f"/* {nest.name}: empty domain */"]
+        red = nest.reduction_dims
+        if not red:
+            return self.emit_elementwise()
+        prefix = 0
+        while prefix < self.ndims and prefix not in red:
+            prefix += 1
+        if all(d in red for d in range(prefix, self.ndims)):
+            return self.emit_inner_reduction(prefix)
+        return self.emit_outer_reduction(prefix)
+
+    # -- elementwise --
+    def emit_elementwise(self) -> list[str]:
+        lines, yielded = self.body_lines()
+        ytypes = [v.type for v in self.nest.yield_op.values]
+        for k, m in enumerate(self.nest.output_maps):
+            lines.append(self.store(k, yielded[k], ytypes[k], map_indices(m, self.dims)))
+        if self.ndims == 0:
+            return ["{", *("  " + s for s in lines), "}"]
+        loops = [Loop(d, e) for d, e in enumerate(self.extents)]
+        if self.big and self.ndims == 1:
+            loops[0].pragma = "omp parallel for simd schedule(static)"
+        else:
+            loops[-1].pragma = "omp simd"
+            if self.big:
+                _, loops[0].pragma = _parallel_for(self.extents, self.ndims - 1)
+        return _loops_c(loops, lines, "")
+
+    # -- reductions --
+    def acc_types(self) -> list[str]:
+        out = []
+        for v, c in zip(self.nest.yield_op.values, self.nest.combiner_kinds):
+            ct = c_type(v.type)
+            if c in (Combiner.ADD, Combiner.MUL):
+                if is_float_type(v.type):
+                    ct = "double"
+                elif ct != "bool":
+                    ct = "int64_t"
+            out.append(ct)
+        return out
+
+    def emit_inner_reduction(self, prefix: int) -> list[str]:
+        nest = self.nest
+        combs = nest.combiner_kinds
+        ytypes = [v.type for v in nest.yield_op.values]
+        atypes = self.acc_types()
+        accs = [f"acc{k}" for k in range(len(combs))]
+        lines, yielded = self.body_lines()
+        for k, c in enumerate(combs):
+            lines.append(f"{accs[k]} = {combine(c, accs[k], f'({atypes[k]}){yielded[k]}', atypes[k])};")
+        red_loops = [Loop(d, self.extents[d]) for d in range(prefix, self.ndims)]
+        simd_ok = all(c in (Combiner.ADD, Combiner.MUL) for c in combs)
+        clauses = "".join(
+            f" reduction({'+' if c is Combiner.ADD else '*'}:{a})" for c, a in zip(combs, accs)
+        )
+        if simd_ok:
+            red_loops[-1].pragma = "omp simd" + clauses
+        par_loops = [Loop(d, self.extents[d]) for d in range(prefix)]
+        if self.big and par_loops:
+            _, par_loops[0].pragma = _parallel_for(self.extents, prefix)
+        elif self.big and simd_ok:
+            if len(red_loops) == 1:
+                red_loops[0].pragma = "omp parallel for simd schedule(static)" + clauses
+            else:
+                red_loops[0].pragma = "omp parallel for schedule(static)" + clauses
+        out_idx = [map_indices(m, self.dims) for m in nest.output_maps]
+        inner = [
+            f"{t} {a} = {identity(c, t)};" for c, t, a in zip(combs, atypes, accs)
+        ]
+        inner += _loops_c(red_loops, lines, "")
+        for k in range(len(combs)):
+            inner.append(self.store(k, accs[k], _acc_attr(atypes[k], ytypes[k]), out_idx[k]))
+        if not par_loops:
+            return ["{", *("  " + s for s in inner), "}"]
+        return _loops_c(par_loops, inner, "")
+
+    def emit_outer_reduction(self, prefix: int) -> list[str]:
+        nest = self.nest
+        combs = nest.combiner_kinds
+        ytypes = [v.type for v in nest.yield_op.values]
+        atypes = self.acc_types()
+        tmps = [f"t{self.st.counter[0]}_{k}" for k in range(len(combs))]
+        self.st.counter[0] += 1
+        out: list[str] = ["{"]
+        sizes = []
+        for k, buf in enumerate(self.out_bufs):
+            n = math.prod(buf.shape)
+            sizes.append(n)
+            out.append(f"  {atypes[k]} *{tmps[k]} = ({atypes[k]} *)malloc({max(n, 1)} * sizeof({atypes[k]}));")
+            out.append(f"  if (!{tmps[k]}) goto fail;")
+            out.append(f"  for (int64_t j = 0; j < {n}; ++j) {tmps[k]}[j] = {identity(combs[k], atypes[k])};")
+        lines, yielded = self.body_lines()
+        for k, (c, m) in enumerate(zip(combs, nest.output_maps)):
+            lin = linear_index(map_indices(m, self.dims), self.out_bufs[k].shape)
+            ref = f"{tmps[k]}[{lin}]"
+            lines.append(f"{ref} = {combine(c, ref, f'({atypes[k]}){yielded[k]}', atypes[k])};")
+        loops = [Loop(d, self.extents[d]) for d in range(self.ndims)]
+        innermost_parallel = self.ndims - 1 not in nest.reduction_dims
+        if innermost_parallel:
+            loops[-1].pragma = "omp simd"
+        wrap = False
+        if self.big and prefix > 0:
+            _, loops[0].pragma = _parallel_for(self.extents, prefix)
+        elif self.big:
+            j = next(d for d in range(self.ndims) if d not in nest.reduction_dims)
+            simd = " simd" if j == self.ndims - 1 else ""
+            loops[j].pragma = f"omp for{simd} schedule(static) nowait"
+            wrap = True
+        body = _loops_c(loops, lines, "")
+        if wrap:
+            out.append("  #pragma omp parallel")
+            out.append("  {")
+            out += ["    " + s for s in body]
+            out.append("  }")
+        else:
+            out += ["  " + s for s in body]
+        # convert the accumulators into the outputs
+        for k, buf in enumerate(self.out_bufs):
+            r = len(buf.shape)
+            odims = [f"o{d}" for d in range(r)]
+            lin = linear_index(odims, buf.shape)
+            st = (f"{buf.ptr}[{buf.offset(odims)}] = "
+                  f"{convert(f'{tmps[k]}[{lin}]', _acc_attr(atypes[k], ytypes[k]), buf.elt)};")  # fmt: skip
+            pad = "  "
+            for d in range(r):
+                out.append(f"{pad}for (int64_t o{d} = 0; o{d} < {buf.shape[d]}; ++o{d})")
+                pad += "  "
+            out.append(pad + st)
+            out.append(f"  free({tmps[k]});")
+        out.append("}")
+        return out
+
+
+def linear_index(indices: Sequence[str], shape: Sequence[int]) -> str:
+    return Buffer("", None, tuple(shape), identity_strides(shape)).offset(indices)  # type: ignore[arg-type]
+
+
+def identity(c: Combiner, ctype: str) -> str:
+    is_f = ctype in ("float", "double", "_Float16")
+    if c is Combiner.ADD:
+        return "0"
+    if c is Combiner.MUL:
+        return "1"
+    if is_f:
+        return "(-INFINITY)" if c is Combiner.MAX else "INFINITY"
+    bits = {"int8_t": 8, "int16_t": 16, "int32_t": 32, "int64_t": 64, "bool": 1}[ctype]
+    if bits == 1:
+        return "0" if c is Combiner.MAX else "1"
+    if c is Combiner.MAX:
+        return f"INT{bits}_MIN"
+    return f"INT{bits}_MAX"
+
+
+def combine(c: Combiner, acc: str, v: str, ctype: str) -> str:
+    is_f = ctype in ("float", "double", "_Float16")
+    if c is Combiner.ADD:
+        return f"{acc} + {v}"
+    if c is Combiner.MUL:
+        return f"{acc} * {v}"
+    m = ("AICF_FMAX" if c is Combiner.MAX else "AICF_FMIN") if is_f else (
+        "AICF_IMAX" if c is Combiner.MAX else "AICF_IMIN")  # fmt: skip
+    return f"{m}({acc}, {v})"
+
+
+def _acc_attr(ctype: str, fallback: Attribute) -> Attribute:
+    return {"double": Float64Type(), "int64_t": IntegerType(64)}.get(ctype, fallback)
+
+
+def convert(value: str, src: Attribute, dst: Attribute) -> str:
+    if src == dst:
+        return value
+    if isinstance(dst, BFloat16Type):
+        if isinstance(src, BFloat16Type):
+            return value
+        return f"aicf_f32_to_bf16((float){value})"
+    if isinstance(src, BFloat16Type):
+        return f"({c_type(dst)})aicf_bf16_to_f32({value})"
+    return f"({c_type(dst)}){value}"
+
+
+# --- functions and the module ----------------------------------------------------------
+
+
+def _num_outputs(func: FuncOp) -> int:
+    attr = func.attributes.get("aicf.num_outputs")
+    if isinstance(attr, IntegerAttr):
+        return attr.value.data
+    return 0
+
+
+def _check_loop_level(module: ModuleOp) -> None:
+    for op in module.walk():
+        if op.name.startswith("aicf_tensor."):
+            raise op_error(
+                op,
+                "is a tensor-level op: the cpu target needs the loop level; run "
+                "aicf-infer-shapes,aicf-lower-to-loops first",
+            )
+
+
+class ModuleEmitter:
+    def __init__(self, module: ModuleOp):
+        self.module = module
+        self.globals: dict[str, Buffer] = {}
+        self.lines: list[str] = [PRELUDE]
+
+    def emit(self) -> str:
+        _check_loop_level(self.module)
+        for op in self.module.ops:
+            if op.name == "memref.global":
+                self.emit_global(op)
+            elif isinstance(op, FuncOp):
+                if op.is_declaration:
+                    raise op_error(op, "external functions are not supported by the cpu target")
+                self.emit_func(op)
+            else:
+                raise op_error(op, "is not supported at module level by the cpu target")
+        return "\n".join(self.lines) + "\n"
+
+    def emit_global(self, op: Operation) -> None:
+        t = op.type  # type: ignore[attr-defined]
+        name = "g_" + re.sub(r"[^A-Za-z0-9_]", "_", op.sym_name.data)  # type: ignore[attr-defined]
+        init = op.initial_value  # type: ignore[attr-defined]
+        assert isinstance(t, MemRefType)
+        shape = static_shape(t, op)
+        elt = t.get_element_type()
+        ct = c_type(elt, op)
+        n = math.prod(shape)
+        if not isinstance(init, DenseIntOrFPElementsAttr):
+            raise op_error(op, "needs a dense initial value for the cpu target")
+        vals = list(init.get_values())
+        const = "const " if op.constant is not None else ""  # type: ignore[attr-defined]
+        if n == 0:
+            body = "{0}"
+        elif len(set(map(repr, vals))) == 1 and n > 1:
+            body = f"{{[0 ... {n - 1}] = {literal(vals[0], elt)}}}"
+        else:
+            body = "{" + ", ".join(literal(v, elt) for v in vals) + "}"
+        self.lines.append(
+            f"static {const}{ct} {name}[{max(n, 1)}] __attribute__((aligned(64))) = {body};"
+        )
+        self.globals[op.sym_name.data] = Buffer(name, elt, shape, identity_strides(shape))  # type: ignore[attr-defined]
+
+    def emit_func(self, func: FuncOp) -> None:
+        st = FuncState()
+        head = [
+            f"int {c_func_name(func.sym_name.data)}(void *const *bufs, const int64_t *const *strides) {{",
+            "  (void)strides;",
+        ]
+        nout = _num_outputs(func)
+        nargs = len(func.args)
+        for i, arg in enumerate(func.args):
+            t = arg.type
+            if not isinstance(t, MemRefType):
+                raise op_error(func, f"argument #{i} must be a memref at the loop level, got {t}")
+            shape = static_shape(t, func)
+            elt = t.get_element_type()
+            ct = c_type(elt, func)
+            qual = "const " if i < nargs - nout else ""
+            if has_runtime_strides(t):
+                strides = tuple(f"a{i}_s{k}" for k in range(len(shape)))
+                for k in range(len(shape)):
+                    head.append(f"  const int64_t a{i}_s{k} = strides[{i}][{k}];")
+            else:
+                strides = identity_strides(shape)
+            head.append(f"  {qual}{ct} *restrict a{i} = ({qual}{ct} *)bufs[{i}];")
+            st.bufs[arg] = Buffer(f"a{i}", elt, shape, strides)
+        body: list[str] = []
+        for op in func.body.block.ops:
+            body += self.emit_op(op, st)
+        for p in st.allocs:
+            head.append(f"  void *{p}_mem = NULL;")
+        lines = head + ["  " + s for s in body]
+        lines.append("  return 0;")
+        lines.append("fail:")
+        for p in st.allocs:
+            lines.append(f"  free({p}_mem);")
+        lines.append("  return 1;")
+        lines.append("}")
+        self.lines.append("\n".join(lines) + "\n")
+
+    def emit_op(self, op: Operation, st: FuncState) -> list[str]:
+        n = op.name
+        if isinstance(op, NestOp):
+            return [f"/* {n} domain = {list(op.extents)} */", *NestEmitter(op, st).emit()]
+        if n == "memref.alloc" or n == "memref.alloca":
+            t = op.results[0].type
+            assert isinstance(t, MemRefType)
+            if op.operands:
+                raise op_error(op, "dynamic allocations are not supported by the cpu target")
+            shape = static_shape(t, op)
+            elt = t.get_element_type()
+            ct = c_type(elt, op)
+            st.counter[0] += 1
+            p = f"m{st.counter[0]}"
+            st.allocs.append(p)
+            st.bufs[op.results[0]] = Buffer(f"(({ct} *){p}_mem)", elt, shape, identity_strides(shape))
+            return [
+                f"{p}_mem = aicf_alloc({max(math.prod(shape), 1)} * sizeof({ct}));",
+                f"if (!{p}_mem) goto fail;",
+            ]
+        if n == "memref.dealloc":
+            buf = st.bufs[op.operands[0]]
+            m = re.match(r"\(\(.* \*\)(m\d+)_mem\)", buf.ptr)
+            if m is None:
+                raise op_error(op, "frees a buffer that was not allocated in this function")
+            return [f"free({m.group(1)}_mem); {m.group(1)}_mem = NULL;"]
+        if n == "memref.get_global":
+            name = op.name_.root_reference.data  # type: ignore[attr-defined]
+            if name not in self.globals:
+                raise op_error(op, f"refers to an unknown global @{name}")
+            st.bufs[op.results[0]] = self.globals[name]
+            return []
+        if n in ("memref.collapse_shape", "memref.expand_shape", "memref.cast",
+                 "memref.reinterpret_cast"):  # fmt: skip
+            src = st.bufs[op.operands[0]]
+            t = op.results[0].type
+            assert isinstance(t, MemRefType)
+            shape = static_shape(t, op)
+            if n != "memref.cast" and src.strides != identity_strides(src.shape):
+                raise op_error(op, "needs a contiguous source on the cpu target")
+            if n == "memref.cast" and has_runtime_strides(t):
+                st.bufs[op.results[0]] = src
+            else:
+                st.bufs[op.results[0]] = Buffer(src.ptr, src.elt, shape, identity_strides(shape))
+            return []
+        if n == "memref.copy":
+            src, dst = (st.bufs[v] for v in op.operands)
+            r = len(dst.shape)
+            idx = [f"c{d}" for d in range(r)]
+            lines = []
+            pad = ""
+            for d in range(r):
+                if d == r - 1:
+                    lines.append(pad + "#pragma omp simd")
+                lines.append(f"{pad}for (int64_t c{d} = 0; c{d} < {dst.shape[d]}; ++c{d})")
+                pad += "  "
+            lines.append(f"{pad}{dst.at(idx)} = {convert(src.at(idx), src.elt, dst.elt)};")
+            return ["{", *("  " + s for s in lines), "}"]
+        if n == "func.return":
+            if op.operands:
+                raise op_error(op, "returns values: the loop level is destination-passing "
+                               "(run aicf-lower-to-loops)")
+            return []
+        raise op_error(op, "is not supported by the cpu target")
+
+
+def emit_c(module: ModuleOp) -> str:
+    """C source for a loop-level module: one `int aicf_NAME(void *const *bufs, const
+    int64_t *const *strides)` per function (see the module docstring for the ABI)."""
+    return ModuleEmitter(module).emit()

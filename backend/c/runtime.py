@@ -1,0 +1,147 @@
+"""Run a loop-level function compiled by the cpu target on NumPy arrays (ctypes).
+
+Non-contiguous inputs: a C-contiguous input is passed as is, with its strides fixed at
+compile time (the fast path). Any other input whose strides are whole elements
+(transposed views, slices with steps, offsets, negative strides, `np.broadcast_to`
+views) is passed without a copy: the function is specialised, per pattern of which
+inputs are contiguous, into a variant whose argument type carries a
+`strided<[?, ...], offset: ?>` layout and reads the strides at run time. Each variant is
+built once and cached (in memory here, on disk by `build`). Only arrays whose strides
+are not a multiple of the element size (e.g. a field of a structured array) are copied.
+Outputs are allocated by the runtime (C-contiguous).
+
+Before emitting C, elementwise producer nests are folded into their consumers
+(backend/c/fuse.py), so chains of elementwise ops stream memory once.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import MemRefType, ModuleOp, StridedLayoutAttr
+from xdsl.dialects.func import FuncOp
+from xdsl.rewriter import Rewriter
+
+from aicf.backend.c.build import build_shared_library
+from aicf.backend.c.fuse import fuse_elementwise
+from aicf.backend.c.emit import LINK_FLAGS, c_func_name, emit_c
+from aicf.diagnostics import verify_module
+from aicf.errors import AicfError
+
+_FN_TYPE = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(ctypes.c_int64))
+)
+
+
+def find_func(module: ModuleOp, name: str) -> FuncOp:
+    for op in module.ops:
+        if isinstance(op, FuncOp) and op.sym_name.data == name:
+            return op
+    raise AicfError(f"no function @{name} in the module")
+
+
+def _strided_variant(module: ModuleOp, entry: str, strided: Sequence[bool]) -> ModuleOp:
+    """A copy of the module whose entry takes the marked arguments with run-time strides."""
+    module = module.clone()
+    func = find_func(module, entry)
+    rewriter = Rewriter()
+    for i, s in enumerate(strided):
+        if s:
+            t = func.args[i].type
+            assert isinstance(t, MemRefType)
+            rank = t.get_num_dims()
+            layout = StridedLayoutAttr([None] * rank, None)
+            func.replace_argument_type(
+                i, MemRefType(t.get_element_type(), t.get_shape(), layout), rewriter
+            )
+    return module
+
+
+class CpuModule:
+    """A loop-level module built for the cpu target: elementwise nests fused, C emitted
+    for every function and built into one shared library. Strided variants of an entry
+    are built on demand."""
+
+    def __init__(self, module: ModuleOp, fuse: bool = True):
+        if fuse:
+            # in place: the module an Executable shows is the one that runs
+            fuse_elementwise(module)
+            verify_module(module)
+        self.module = module
+        self.source = emit_c(module)
+        self._variants: dict[tuple[str, tuple[bool, ...]], ctypes._CFuncPtr] = {}
+        self._libs: list[ctypes.CDLL] = []
+        self._lock = threading.Lock()
+        self._libs.append(ctypes.CDLL(str(build_shared_library(self.source, LINK_FLAGS))))
+
+    def function(self, entry: str, strided: tuple[bool, ...]):
+        key = (entry, strided)
+        fn = self._variants.get(key)
+        if fn is not None:
+            return fn
+        with self._lock:
+            if key in self._variants:
+                return self._variants[key]
+            if any(strided):
+                source = emit_c(_strided_variant(self.module, entry, strided))
+                lib = ctypes.CDLL(str(build_shared_library(source, LINK_FLAGS)))
+                self._libs.append(lib)
+            else:
+                lib = self._libs[0]
+            fn = _FN_TYPE((c_func_name(entry), lib))
+            self._variants[key] = fn
+            return fn
+
+
+class CpuProgram:
+    """One entry function of a CpuModule.
+
+    `run(inputs, outputs)` calls it on NumPy arrays whose dtypes and shapes the caller
+    has already checked; `source` is the C of the contiguous variant.
+    """
+
+    def __init__(self, cmodule: CpuModule | ModuleOp, entry: str):
+        if isinstance(cmodule, ModuleOp):
+            cmodule = CpuModule(cmodule)
+        self.cmodule = cmodule
+        self.module = cmodule.module
+        self.source = cmodule.source
+        self.entry = entry
+        self.func = find_func(self.module, entry)
+        self.num_args = len(self.func.args)
+
+    def _variant(self, strided: tuple[bool, ...]):
+        return self.cmodule.function(self.entry, strided)
+
+    def run(self, inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray]) -> None:
+        arrays: list[np.ndarray] = []
+        strided: list[bool] = []
+        for a in inputs:
+            if a.flags.c_contiguous or a.size <= 1:
+                strided.append(False)
+            elif all(s % a.itemsize == 0 for s in a.strides):
+                strided.append(True)
+            else:
+                a = np.ascontiguousarray(a)
+                strided.append(False)
+            arrays.append(a)
+        for o in outputs:
+            assert o.flags.c_contiguous
+            arrays.append(o)
+            strided.append(False)
+        fn = self._variant(tuple(strided))
+        n = len(arrays)
+        bufs = (ctypes.c_void_p * n)(*(a.ctypes.data for a in arrays))
+        keep = []
+        strides = (ctypes.POINTER(ctypes.c_int64) * n)()
+        for i, (a, s) in enumerate(zip(arrays, strided)):
+            if s:
+                st = (ctypes.c_int64 * max(a.ndim, 1))(*(x // a.itemsize for x in a.strides))
+                keep.append(st)
+                strides[i] = ctypes.cast(st, ctypes.POINTER(ctypes.c_int64))
+        status = fn(bufs, strides)
+        if status != 0:
+            raise AicfError(f"@{self.entry}: out of memory allocating an intermediate buffer")

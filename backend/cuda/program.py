@@ -1,0 +1,279 @@
+"""`compile_cuda(module, entry) -> CudaProgram`: the cuda target's executable.
+
+The module comes after `aicf-lower-to-loops`; `aicf-lower-to-gpu` runs here. The
+program executes the host function's ops in order: `memref.alloc` (pool buffers,
+workspace included), `memref.get_global` (constants, uploaded once),
+`aicf_gpu.launch` (one kernel launch on the stream), `memref.copy`,
+`memref.dealloc` (back to the pool).
+
+Arrays at the API boundary: CuPy or NumPy arrays (NumPy ones are copied to the
+device); results are CuPy arrays. bf16 has no NumPy/CuPy dtype: a bf16 tensor is a
+uint16 array holding the bf16 bit patterns (`x.astype(np.float32).view(np.uint32)
+>> 16` rounds toward zero; see test/python/test_gpu_kernels.py for an RNE helper).
+
+Call as `prog(*inputs)` (outputs are allocated) or `prog(*inputs, *outputs)`
+(results written into the given arrays, which must not overlap the inputs).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StridedLayoutAttr,
+)
+from xdsl.ir import Attribute, SSAValue
+
+from aicf.backend.cuda import runtime as rt
+from aicf.backend.cuda.emit import emit_cuda, kernels_of
+from aicf.dialects import gpu
+from aicf.dialects.loop import NestOp
+from aicf.errors import ArgumentError, CompileError
+
+
+def numpy_dtype(t: Attribute) -> np.dtype:
+    if isinstance(t, Float32Type):
+        return np.dtype(np.float32)
+    if isinstance(t, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(t, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(t, BFloat16Type):
+        return np.dtype(np.uint16)  # bf16 bits
+    if isinstance(t, IntegerType):
+        return np.dtype({1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[t.width.data])
+    raise CompileError(f"no array dtype for {t}")
+
+
+def lower_to_gpu(module: ModuleOp) -> ModuleOp:
+    from aicf.context import make_context
+    from aicf.lowering.loop_to_gpu import LowerToGpuPass
+
+    module = module.clone()
+    if any(isinstance(op, NestOp) for op in module.walk()):
+        LowerToGpuPass().apply(make_context(), module)
+    return module
+
+
+class _Kernel:
+    def __init__(self, op: gpu.KernelOp, fn):
+        self.op = op
+        self.fn = fn
+        self.name = op.kernel_name
+        self.index_dtype = np.int64 if op.index_bits == 64 else np.int32
+        self.vector_align: dict[int, int] = {}
+        args = list(op.args)
+        for o in op.walk():
+            if isinstance(o, gpu.LoadVectorOp | gpu.StoreVectorOp) and o.memref in args:
+                vt = o.result.type if isinstance(o, gpu.LoadVectorOp) else o.value.type
+                nbytes = vt.get_shape()[0] * numpy_dtype(vt.get_element_type()).itemsize
+                i = args.index(o.memref)
+                self.vector_align[i] = max(self.vector_align.get(i, 1), nbytes)
+        self.params = [a.type for a in args]
+        b = op.attributes.get("aicf.bytes")
+        f = op.attributes.get("aicf.flops")
+        self.nbytes = b.value.data if b is not None else 0  # type: ignore[attr-defined]
+        self.flops = f.value.data if f is not None else 0  # type: ignore[attr-defined]
+
+
+class CudaProgram:
+    def __init__(self, module: ModuleOp, entry: str | None = None, sync: str | rt.SyncPolicy = "event-record"):
+        self.module = lower_to_gpu(module)
+        funcs = [op for op in self.module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+        if not funcs:
+            raise CompileError("no function to run")
+        if entry is None:
+            fn = funcs[-1] if len(funcs) > 1 and not any(f.sym_name.data == "main" for f in funcs) else next(
+                (f for f in funcs if f.sym_name.data == "main"), funcs[0])
+        else:
+            fn = next((f for f in funcs if f.sym_name.data == entry), None)
+            if fn is None:
+                raise CompileError(f"no function @{entry}")
+        self.func = fn
+        self.entry = fn.sym_name.data
+        attr = fn.attributes.get("aicf.num_outputs")
+        self.num_outputs = attr.value.data if attr is not None else 0  # type: ignore[attr-defined]
+        self.arg_types = list(fn.function_type.inputs.data)
+        self.num_inputs = len(self.arg_types) - self.num_outputs
+        self.sync = rt.SyncPolicy(sync)
+        self.source = emit_cuda(self.module)
+        self._mod = None
+        self._kernels: dict[str, _Kernel] = {}
+        self._globals: dict[str, object] = {}
+        self.last_event = None
+
+    # -- setup -----------------------------------------------------------------------------
+    def _load(self) -> None:
+        if self._mod is None:
+            self._mod = rt.load_module(self.source)
+            for k in kernels_of(self.module):
+                self._kernels[k.kernel_name] = _Kernel(k, self._mod.get_function(k.kernel_name))
+
+    def _global(self, name: str, t: MemRefType):
+        cp = rt.cupy()
+        if name not in self._globals:
+            g = next((op for op in self.module.walk() if isinstance(op, memref.GlobalOp) and op.sym_name.data == name), None)
+            if g is None or not isinstance(g.initial_value, DenseIntOrFPElementsAttr):
+                raise CompileError(f"global @{name} has no dense initial value")
+            dt = numpy_dtype(t.get_element_type())
+            vals = np.asarray(g.initial_value.get_values(), dtype=np.float64 if dt.kind in "fu" else dt).reshape(-1)
+            if isinstance(t.get_element_type(), BFloat16Type):
+                vals = _bf16_bits(vals.astype(np.float32))
+            shape = tuple(t.get_shape())
+            arr = np.full(shape, vals[0], dtype=dt) if vals.size == 1 else vals.astype(dt).reshape(shape)
+            self._globals[name] = cp.asarray(np.ascontiguousarray(arr))
+        return self._globals[name]
+
+    # -- argument checks -------------------------------------------------------------------
+    def _check(self, i: int, a, t: MemRefType, is_output: bool):
+        cp = rt.cupy()
+        what = f"{'output' if is_output else 'argument'} #{i} of @{self.entry}"
+        dt = numpy_dtype(t.get_element_type())
+        if isinstance(a, np.ndarray | np.generic) and not is_output:
+            a = cp.asarray(a)
+        if not isinstance(a, cp.ndarray):
+            raise ArgumentError(f"{what}: expected a CuPy or NumPy array, got {type(a).__name__}")
+        if a.dtype != dt:
+            hint = " (bf16 is passed as uint16 bits)" if isinstance(t.get_element_type(), BFloat16Type) else ""
+            raise ArgumentError(f"{what}: dtype {a.dtype} where {t.get_element_type()} is expected{hint}")
+        if tuple(a.shape) != tuple(t.get_shape()):
+            raise ArgumentError(f"{what}: shape {tuple(a.shape)} where {tuple(t.get_shape())} is expected")
+        if not isinstance(t.layout, StridedLayoutAttr) and not a.flags.c_contiguous:
+            if is_output:
+                raise ArgumentError(f"{what}: must be C-contiguous")
+            a = cp.ascontiguousarray(a)
+        return a
+
+    # -- run -------------------------------------------------------------------------------
+    def __call__(self, *arrays, stream=None):
+        from aicf import profiler as prof_mod
+
+        cp = rt.cupy()
+        self._load()
+        nin, nall = self.num_inputs, len(self.arg_types)
+        if len(arrays) not in (nin, nall):
+            raise ArgumentError(
+                f"@{self.entry} takes {nin} inputs (or {nall} arrays with the outputs), got {len(arrays)}"
+            )
+        stream = stream or cp.cuda.get_current_stream()
+        env: dict[SSAValue, object] = {}
+        args = list(self.func.body.block.args)
+        outs = []
+        for i, (v, t) in enumerate(zip(args, self.arg_types)):
+            if i < nin:
+                env[v] = self._check(i, arrays[i], t, False)
+            else:
+                if len(arrays) == nall:
+                    o = self._check(i - nin, arrays[i], t, True)
+                else:
+                    o = rt.allocate(tuple(t.get_shape()), numpy_dtype(t.get_element_type()))
+                env[v] = o
+                outs.append(o)
+        if len(arrays) == nall:
+            _reject_overlap([env[a] for a in args[:nin]], outs, self.entry)
+        staged: list[tuple[object, object]] = []
+        prof = prof_mod.active()
+        for op in self.func.body.block.ops:
+            if isinstance(op, memref.AllocOp):
+                t = op.memref.type
+                env[op.memref] = rt.allocate(tuple(t.get_shape()), numpy_dtype(t.get_element_type()))
+            elif isinstance(op, memref.DeallocOp):
+                env.pop(op.memref, None)
+            elif isinstance(op, memref.GetGlobalOp):
+                env[op.memref] = self._global(op.name_.root_reference.data, op.memref.type)
+            elif isinstance(op, memref.CopyOp):
+                cp.copyto(env[op.destination], env[op.source])
+            elif isinstance(op, gpu.LaunchOp):
+                k = self._kernels[op.kernel_name]
+                kargs = []
+                for i, (v, pt) in enumerate(zip(op.args, k.params)):
+                    a = env[v]
+                    if isinstance(pt, MemRefType):
+                        align = k.vector_align.get(i)
+                        if align and a.size and a.data.ptr % align:
+                            fresh = rt.allocate(a.shape, a.dtype)
+                            fresh[...] = a
+                            if v in args[nin:]:
+                                staged.append((fresh, a))
+                            a = fresh
+                            env[v] = a
+                        kargs.append(a)
+                        lay = pt.layout
+                        if isinstance(lay, StridedLayoutAttr):
+                            for d, s in enumerate(lay.get_strides()):
+                                if s is None:
+                                    kargs.append(k.index_dtype(a.strides[d] // a.itemsize))
+                            if k.index_dtype == np.int32 and a.size:
+                                span = sum((e - 1) * abs(st) // a.itemsize for e, st in zip(a.shape, a.strides)) + 1
+                                if span >= 2**31:
+                                    raise ArgumentError(
+                                        f"kernel '{k.name}': a strided argument spans {span} elements, "
+                                        "past the kernel's 32-bit indices"
+                                    )
+                    else:
+                        kargs.append(a)
+                rec = None
+                if prof is not None:
+                    rec = prof_mod.LaunchRecord(k.name, op.grid_dims, op.block_dims, op.smem_bytes, k.nbytes, k.flops)
+                    prof.begin(rec, stream)
+                rt.launch(k.fn, k.name, op.grid_dims, op.block_dims, op.smem_bytes, kargs, stream, self.sync)
+                if rec is not None:
+                    prof.end(rec, stream)  # type: ignore[union-attr]
+            elif op.name == "func.return":
+                break
+            else:
+                raise CompileError(f"the cuda runtime cannot run host op '{op.name}'")
+        for fresh, dest in staged:
+            cp.copyto(dest, fresh)
+        if self.sync is rt.SyncPolicy.EVENT_RECORD:
+            self.last_event = stream.record()
+        if len(outs) == 1:
+            return outs[0]
+        return tuple(outs)
+
+
+def _extent(a) -> tuple[int, int]:
+    lo = hi = a.data.ptr
+    for e, s in zip(a.shape, a.strides):
+        if e == 0:
+            return (a.data.ptr, a.data.ptr)
+        if s < 0:
+            lo += (e - 1) * s
+        else:
+            hi += (e - 1) * s
+    return lo, hi + a.itemsize
+
+
+def _reject_overlap(inputs, outputs, entry: str) -> None:
+    for j, o in enumerate(outputs):
+        olo, ohi = _extent(o)
+        for i, a in enumerate(inputs):
+            ilo, ihi = _extent(a)
+            if olo < ihi and ilo < ohi:
+                raise ArgumentError(f"@{entry}: output #{j} overlaps input #{i} (in-place is not allowed here)")
+        for k, p in enumerate(outputs[:j]):
+            plo, phi = _extent(p)
+            if olo < phi and plo < ohi:
+                raise ArgumentError(f"@{entry}: outputs #{k} and #{j} overlap")
+
+
+def _bf16_bits(x: np.ndarray) -> np.ndarray:
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(x)
+    r[nan] = 0x7FC0
+    return r
+
+
+def compile_cuda(lowered_module: ModuleOp, entry: str | None = None, sync: str = "event-record") -> CudaProgram:
+    """The cuda target's executable for a module after aicf-lower-to-loops (or
+    already at the GPU level)."""
+    return CudaProgram(lowered_module, entry, sync)

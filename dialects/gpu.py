@@ -1,0 +1,1021 @@
+"""The `aicf_gpu` dialect: CUDA kernels, their launch configuration, and the host plan.
+
+A module at this level holds two kinds of functions:
+
+- `aicf_gpu.kernel` ops: device functions over global buffers (memrefs). A kernel
+  carries its launch configuration as properties (grid and block extents, dynamic
+  shared memory bytes, `__launch_bounds__`, and the bit width of its index
+  arithmetic), so the emitter prints it and the runtime launches it without making
+  any decision of its own. The body is scf/arith/math/memref/vector plus the ops of
+  this dialect (thread ids, shared buffers, barriers, warp shuffles, vector accesses).
+- the host function (`func.func`, destination-passing style as at the loop level)
+  whose body allocates intermediates and workspace (`memref.alloc`/`memref.dealloc`),
+  takes views (`memref.collapse_shape`) and launches kernels in order with
+  `aicf_gpu.launch`.
+
+Kernel ABI (what the emitter prints and the runtime passes), per kernel parameter:
+- a memref parameter is a pointer to its first element (the runtime applies the
+  memref's offset, static or dynamic, to the pointer), followed by one 64-bit integer
+  per dynamic (`?`) stride, in elements, in dimension order. Static shapes and strides
+  are in the type. Memrefs without a memory space are global memory.
+- an integer or index parameter is passed by value (64-bit).
+
+Memory spaces: `#aicf_gpu.address_space<global>` (the default for kernel parameters)
+and `#aicf_gpu.address_space<shared>` (buffers from `aicf_gpu.alloc_shared`). A shared
+buffer's layout may be `#aicf_gpu.swizzle<vec = V, per_phase = P, max_phase = M>`
+(Triton's XOR swizzle over 2-D tiles) or `#aicf_gpu.padded<interval = I, pad = P>`.
+
+Example:
+
+    aicf_gpu.kernel @scale(%x : memref<1024xf32>, %y : memref<1024xf32>)
+        grid = [4, 1, 1] block = [256, 1, 1] smem = 0 bounds = [256, 1] index = 32 {
+      %b = aicf_gpu.block_id x
+      %t = aicf_gpu.thread_id x
+      %n = aicf_gpu.block_dim x
+      %o = arith.muli %b, %n : index
+      %i = arith.addi %o, %t : index
+      %v = memref.load %x[%i] : memref<1024xf32>
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %y[%i] : memref<1024xf32>
+      aicf_gpu.return
+    }
+    func.func @main(%x : memref<1024xf32>, %y : memref<1024xf32>) attributes {aicf.num_outputs = 1 : i64} {
+      aicf_gpu.launch @scale(%x, %y) grid = [4, 1, 1] block = [256, 1, 1] smem = 0
+          : memref<1024xf32>, memref<1024xf32>
+      func.return
+    }
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    DenseArrayBase,
+    FunctionType,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefLayoutAttr,
+    MemRefType,
+    NoneAttr,
+    StridedLayoutAttr,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    VectorType,
+    i64,
+)
+from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
+from xdsl.ir import Attribute, Block, Dialect, ParametrizedAttribute, Region, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    NoMemoryEffect,
+    Pure,
+    SymbolOpInterface,
+    SymbolTable,
+    SymbolUserOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+
+# --------------------------------------------------------------------------------------
+# Attributes
+# --------------------------------------------------------------------------------------
+
+GLOBAL = "global"
+SHARED = "shared"
+
+
+@irdl_attr_definition
+class AddressSpaceAttr(ParametrizedAttribute):
+    """Where a memref lives: `#aicf_gpu.address_space<global>` or `<shared>`."""
+
+    name = "aicf_gpu.address_space"
+    space: StringAttr
+
+    def __init__(self, space: str):
+        super().__init__(StringAttr(space))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            pos = parser.pos
+            word = parser.parse_identifier()
+            if word not in (GLOBAL, SHARED):
+                parser.raise_error(f"unknown address space '{word}'", pos, parser.pos)
+        return (StringAttr(word),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.space.data}>")
+
+
+def shared_space() -> AddressSpaceAttr:
+    return AddressSpaceAttr(SHARED)
+
+
+def is_shared(t: Attribute) -> bool:
+    return (
+        isinstance(t, MemRefType)
+        and isinstance(t.memory_space, AddressSpaceAttr)
+        and t.memory_space.space.data == SHARED
+    )
+
+
+def _parse_int_params(parser: AttrParser, names: Sequence[str]) -> list[int]:
+    vals = []
+    with parser.in_angle_brackets():
+        for k, nm in enumerate(names):
+            if k:
+                parser.parse_punctuation(",")
+            parser.parse_keyword(nm)
+            parser.parse_punctuation("=")
+            vals.append(parser.parse_integer(allow_boolean=False))
+    return vals
+
+
+def _row_major_map(rank: int, shape: Sequence[int]) -> AffineMap:
+    expr = AffineConstantExpr(0)
+    stride = 1
+    for d in reversed(range(rank)):
+        expr = expr + AffineDimExpr(d) * stride
+        stride *= shape[d] if d < len(shape) else 1
+    return AffineMap(rank, 0, (expr,))
+
+
+@irdl_attr_definition
+class SwizzleLayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
+    """XOR swizzle of a 2-D shared tile, Triton's parameters.
+
+    `#aicf_gpu.swizzle<vec = 4, per_phase = 1, max_phase = 8>`: element (r, c) of a
+    [R, C] tile is stored at `r*C + (((c / vec) ^ ((r / per_phase) % max_phase)) * vec
+    + c % vec)`. Groups of `vec` contiguous elements stay together (so 16-byte
+    accesses still work); successive rows permute their groups, so a column walk
+    spreads over banks. Rank > 2: the leading dims are batch (row-major), the last two
+    are swizzled. See `offset()`: the index function the emitter prints and the bank
+    conflict test evaluates.
+    """
+
+    name = "aicf_gpu.swizzle"
+    vec: IntAttr
+    per_phase: IntAttr
+    max_phase: IntAttr
+
+    def __init__(self, vec: int, per_phase: int, max_phase: int):
+        super().__init__(IntAttr(vec), IntAttr(per_phase), IntAttr(max_phase))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        v, p, m = _parse_int_params(parser, ("vec", "per_phase", "max_phase"))
+        return (IntAttr(v), IntAttr(p), IntAttr(m))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(
+            f"<vec = {self.vec.data}, per_phase = {self.per_phase.data}, "
+            f"max_phase = {self.max_phase.data}>"
+        )
+
+    def verify(self) -> None:
+        for nm, v in (("vec", self.vec), ("per_phase", self.per_phase), ("max_phase", self.max_phase)):
+            if v.data < 1:
+                raise VerifyException(f"swizzle {nm} must be >= 1, got {v.data}")
+        if self.max_phase.data & (self.max_phase.data - 1):
+            raise VerifyException("swizzle max_phase must be a power of two")
+
+    def get_affine_map(self) -> AffineMap:
+        # The XOR permutes elements inside each row: the footprint is row-major.
+        return AffineMap(2, 0, (AffineDimExpr(0) * 0 + AffineDimExpr(1),))
+
+    def offset(self, index: Sequence[int], shape: Sequence[int]) -> int:
+        """Element offset of `index` in a tile of `shape` (row-major + XOR on the last
+        two dims)."""
+        *batch, r, c = index
+        *bshape, _rows, cols = shape
+        v, p, m = self.vec.data, self.per_phase.data, self.max_phase.data
+        phase = (r // p) % m
+        cs = (((c // v) ^ phase) * v) + c % v
+        base = 0
+        for b, e in zip(batch, bshape):
+            base = base * e + b
+        return (base * _rows + r) * cols + cs
+
+
+@irdl_attr_definition
+class PaddedLayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
+    """Padding of a shared buffer: `pad` elements after every `interval` elements.
+
+    `#aicf_gpu.padded<interval = 32, pad = 1>`: element at row-major linear index `l`
+    is stored at `l + (l / interval) * pad` (Triton's padded shared layout)."""
+
+    name = "aicf_gpu.padded"
+    interval: IntAttr
+    pad: IntAttr
+
+    def __init__(self, interval: int, pad: int):
+        super().__init__(IntAttr(interval), IntAttr(pad))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        i, p = _parse_int_params(parser, ("interval", "pad"))
+        return (IntAttr(i), IntAttr(p))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<interval = {self.interval.data}, pad = {self.pad.data}>")
+
+    def verify(self) -> None:
+        if self.interval.data < 1 or self.pad.data < 0:
+            raise VerifyException("padded layout needs interval >= 1 and pad >= 0")
+
+    def get_affine_map(self) -> AffineMap:
+        return AffineMap(1, 0, (AffineDimExpr(0),))
+
+    def offset(self, index: Sequence[int], shape: Sequence[int]) -> int:
+        lin = 0
+        for i, e in zip(index, shape):
+            lin = lin * e + i
+        return lin + (lin // self.interval.data) * self.pad.data
+
+    def footprint(self, num_elements: int) -> int:
+        """Elements the padded buffer occupies."""
+        if num_elements == 0:
+            return 0
+        return num_elements + ((num_elements - 1) // self.interval.data) * self.pad.data
+
+
+# --------------------------------------------------------------------------------------
+# Kernels
+# --------------------------------------------------------------------------------------
+
+
+def _dense(vals: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(vals))
+
+
+def _print_ints(printer: Printer, vals: Sequence[int]) -> None:
+    printer.print_string("[" + ", ".join(str(v) for v in vals) + "]")
+
+
+def _parse_ints(parser: Parser) -> list[int]:
+    return parser.parse_comma_separated_list(
+        Parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+    )
+
+
+def _check_launch(grid: Sequence[int], block: Sequence[int], smem: int) -> None:
+    if len(grid) != 3 or len(block) != 3:
+        raise VerifyException("grid and block must have 3 extents (x, y, z)")
+    if any(g < 1 for g in grid) or any(b < 1 for b in block):
+        raise VerifyException(f"grid {list(grid)} and block {list(block)} extents must be >= 1")
+    if block[0] * block[1] * block[2] > 1024:
+        raise VerifyException(f"block {list(block)} has more than 1024 threads")
+    if grid[0] > 2**31 - 1 or grid[1] > 65535 or grid[2] > 65535:
+        raise VerifyException(f"grid {list(grid)} exceeds the CUDA grid limits")
+    if smem < 0:
+        raise VerifyException("dynamic shared memory bytes must be >= 0")
+
+
+@irdl_op_definition
+class KernelOp(IRDLOperation):
+    """A CUDA kernel (`__global__` function) with its launch configuration.
+
+        aicf_gpu.kernel @k(%x : memref<64xf32>) grid = [1, 1, 1] block = [64, 1, 1]
+            smem = 0 bounds = [64, 1] index = 32 {
+          ...
+          aicf_gpu.return
+        }
+
+    `grid`/`block`: launch extents (x, y, z); `smem`: dynamic shared memory bytes;
+    `bounds`: `__launch_bounds__(max_threads, min_blocks_per_sm)`; `index`: bit width
+    of index arithmetic (32, or 64 when a buffer has >= 2^31 elements).
+    """
+
+    name = "aicf_gpu.kernel"
+
+    body = region_def("single_block")
+    sym_name = prop_def(SymbolNameConstraint())
+    function_type = prop_def(FunctionType)
+    grid = prop_def(DenseArrayBase)
+    block = prop_def(DenseArrayBase)
+    dynamic_smem = prop_def(IntegerAttr)
+    launch_bounds = prop_def(DenseArrayBase)
+    index_bitwidth = prop_def(IntegerAttr)
+
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    def __init__(
+        self,
+        name: str,
+        arg_types: Sequence[Attribute],
+        grid: Sequence[int],
+        block: Sequence[int],
+        *,
+        smem: int = 0,
+        launch_bounds: Sequence[int] | None = None,
+        index_bitwidth: int = 32,
+        region: Region | None = None,
+    ):
+        if region is None:
+            region = Region(Block(arg_types=list(arg_types)))
+        threads = block[0] * block[1] * block[2]
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "function_type": FunctionType.from_lists(list(arg_types), []),
+                "grid": _dense(grid),
+                "block": _dense(block),
+                "dynamic_smem": IntegerAttr(smem, i64),
+                "launch_bounds": _dense(launch_bounds or (threads, 1)),
+                "index_bitwidth": IntegerAttr(index_bitwidth, i64),
+            },
+            regions=[region],
+        )
+
+    @property
+    def grid_dims(self) -> tuple[int, int, int]:
+        return tuple(self.grid.get_values())  # type: ignore[return-value]
+
+    @property
+    def block_dims(self) -> tuple[int, int, int]:
+        return tuple(self.block.get_values())  # type: ignore[return-value]
+
+    @property
+    def smem_bytes(self) -> int:
+        return self.dynamic_smem.value.data
+
+    @property
+    def bounds(self) -> tuple[int, int]:
+        return tuple(self.launch_bounds.get_values())  # type: ignore[return-value]
+
+    @property
+    def index_bits(self) -> int:
+        return self.index_bitwidth.value.data
+
+    @property
+    def args(self):
+        return self.body.block.args
+
+    @property
+    def kernel_name(self) -> str:
+        return self.sym_name.data
+
+    def verify_(self) -> None:
+        _check_launch(self.grid_dims, self.block_dims, self.smem_bytes)
+        if self.function_type.outputs.data:
+            raise VerifyException("a kernel returns no values")
+        if tuple(self.body.block.arg_types) != self.function_type.inputs.data:
+            raise VerifyException("entry block argument types differ from the kernel's")
+        for t in self.function_type.inputs.data:
+            if isinstance(t, MemRefType):
+                if is_shared(t):
+                    raise VerifyException("a kernel parameter cannot be a shared memref")
+            elif not isinstance(t, IntegerType | IndexType | AnyFloat):
+                raise VerifyException(f"unsupported kernel parameter type {t}")
+        b = self.bounds
+        if len(b) != 2 or b[0] < self.block_dims[0] * self.block_dims[1] * self.block_dims[2]:
+            raise VerifyException(
+                f"launch bounds {list(b)} must be [max_threads >= block size, min_blocks]"
+            )
+        if self.index_bits not in (32, 64):
+            raise VerifyException("index bit width must be 32 or 64")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string("(")
+        printer.print_list(
+            self.body.block.args,
+            lambda a: (printer.print_ssa_value(a), printer.print_string(" : "), printer.print_attribute(a.type)),
+        )
+        printer.print_string(") grid = ")
+        _print_ints(printer, self.grid_dims)
+        printer.print_string(" block = ")
+        _print_ints(printer, self.block_dims)
+        printer.print_string(f" smem = {self.smem_bytes} bounds = ")
+        _print_ints(printer, self.bounds)
+        printer.print_string(f" index = {self.index_bits}")
+        if self.attributes:
+            printer.print_string(" attributes ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> KernelOp:
+        name = parser.parse_symbol_name().data
+
+        def arg():
+            a = parser.parse_argument()
+            return a
+
+        args = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, arg)
+        parser.parse_keyword("grid")
+        parser.parse_punctuation("=")
+        grid = _parse_ints(parser)
+        parser.parse_keyword("block")
+        parser.parse_punctuation("=")
+        block = _parse_ints(parser)
+        parser.parse_keyword("smem")
+        parser.parse_punctuation("=")
+        smem = parser.parse_integer(allow_boolean=False)
+        bounds = None
+        if parser.parse_optional_keyword("bounds"):
+            parser.parse_punctuation("=")
+            bounds = _parse_ints(parser)
+        bits = 32
+        if parser.parse_optional_keyword("index"):
+            parser.parse_punctuation("=")
+            bits = parser.parse_integer(allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        region = parser.parse_region(args)
+        if len(grid) != 3 or len(block) != 3:
+            parser.raise_error("grid and block take 3 extents (x, y, z)")
+        op = cls(
+            name,
+            [a.type for a in args],
+            grid,
+            block,
+            smem=smem,
+            launch_bounds=bounds,
+            index_bitwidth=bits,
+            region=region,
+        )
+        if attrs is not None:
+            op.attributes.update(attrs.data)
+        return op
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """Ends a kernel: `aicf_gpu.return`."""
+
+    name = "aicf_gpu.return"
+    traits = traits_def(IsTerminator(), HasParent(KernelOp))
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+# --------------------------------------------------------------------------------------
+# Thread ids
+# --------------------------------------------------------------------------------------
+
+_DIMS = ("x", "y", "z")
+
+
+class _DimIdOp(IRDLOperation):
+    dimension = prop_def(StringAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+
+    def __init__(self, dim: str):
+        super().__init__(properties={"dimension": StringAttr(dim)}, result_types=[IndexType()])
+
+    @property
+    def dim(self) -> str:
+        return self.dimension.data
+
+    def verify_(self) -> None:
+        if self.dimension.data not in _DIMS:
+            raise VerifyException(f"dimension must be x, y or z, got '{self.dimension.data}'")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.dimension.data}")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        d = parser.parse_identifier()
+        if d not in _DIMS:
+            parser.raise_error(f"expected x, y or z, got '{d}'", pos, parser.pos)
+        attrs = parser.parse_optional_attr_dict()
+        op = cls(d)
+        op.attributes.update(attrs)
+        return op
+
+
+@irdl_op_definition
+class BlockIdOp(_DimIdOp):
+    """`%b = aicf_gpu.block_id x`: blockIdx.x, as an index."""
+
+    name = "aicf_gpu.block_id"
+
+
+@irdl_op_definition
+class ThreadIdOp(_DimIdOp):
+    """`%t = aicf_gpu.thread_id x`: threadIdx.x, as an index."""
+
+    name = "aicf_gpu.thread_id"
+
+
+@irdl_op_definition
+class BlockDimOp(_DimIdOp):
+    """`%n = aicf_gpu.block_dim x`: blockDim.x, as an index."""
+
+    name = "aicf_gpu.block_dim"
+
+
+@irdl_op_definition
+class GridDimOp(_DimIdOp):
+    """`%g = aicf_gpu.grid_dim x`: gridDim.x, as an index."""
+
+    name = "aicf_gpu.grid_dim"
+
+
+@irdl_op_definition
+class LaneIdOp(IRDLOperation):
+    """`%l = aicf_gpu.lane_id`: the thread's lane in its warp (0..31)."""
+
+    name = "aicf_gpu.lane_id"
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__(result_types=[IndexType()])
+
+
+# --------------------------------------------------------------------------------------
+# Memory
+# --------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class AllocSharedOp(IRDLOperation):
+    """A shared-memory buffer of the block.
+
+        %s = aicf_gpu.alloc_shared : memref<64x32xf32, #aicf_gpu.swizzle<vec = 4,
+               per_phase = 1, max_phase = 8>, #aicf_gpu.address_space<shared>>
+
+    Static shape; memory space `shared`; layout identity, swizzle or padded. With
+    `dynamic_offset = N` the buffer is carved from the kernel's dynamic shared memory
+    at byte offset N (else it is a static `__shared__` array).
+    """
+
+    name = "aicf_gpu.alloc_shared"
+    dynamic_offset = opt_prop_def(IntegerAttr)
+    result = result_def(MemRefType)
+
+    def __init__(self, type: MemRefType, dynamic_offset: int | None = None):
+        props = {}
+        if dynamic_offset is not None:
+            props["dynamic_offset"] = IntegerAttr(dynamic_offset, i64)
+        super().__init__(result_types=[type], properties=props)
+
+    def verify_(self) -> None:
+        t = self.result.type
+        assert isinstance(t, MemRefType)
+        if not is_shared(t):
+            raise VerifyException(
+                "result must be in #aicf_gpu.address_space<shared>"
+            )
+        if any(d < 0 for d in t.get_shape()):
+            raise VerifyException("a shared buffer has a static shape")
+        lay = t.layout
+        if isinstance(lay, SwizzleLayoutAttr) and t.get_num_dims() < 2:
+            raise VerifyException("a swizzled shared buffer needs rank >= 2")
+        if isinstance(lay, SwizzleLayoutAttr) and t.get_shape()[-1] % (lay.vec.data * lay.max_phase.data) != 0 and t.get_shape()[-1] % lay.vec.data != 0:
+            raise VerifyException("swizzle vec must divide the row length")
+        if not isinstance(lay, NoneAttr | SwizzleLayoutAttr | PaddedLayoutAttr):
+            raise VerifyException(f"unsupported shared layout {lay}")
+
+    def print(self, printer: Printer) -> None:
+        if self.dynamic_offset is not None:
+            printer.print_string(f" dynamic_offset = {self.dynamic_offset.value.data}")
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AllocSharedOp:
+        off = None
+        if parser.parse_optional_keyword("dynamic_offset"):
+            parser.parse_punctuation("=")
+            off = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        if not isinstance(t, MemRefType):
+            parser.raise_error("expected a memref type")
+        return cls(t, off)
+
+
+@irdl_op_definition
+class BarrierOp(IRDLOperation):
+    """`aicf_gpu.barrier`: __syncthreads(), orders shared-memory accesses of the block."""
+
+    name = "aicf_gpu.barrier"
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+def _check_vector_access(vt: Attribute, mt: Attribute, nidx: int) -> None:
+    assert isinstance(mt, MemRefType)
+    if not isinstance(vt, VectorType) or vt.get_num_dims() != 1:
+        raise VerifyException(f"expected a 1-d vector type, got {vt}")
+    if vt.get_element_type() != mt.get_element_type():
+        raise VerifyException(
+            f"vector element type {vt.get_element_type()} differs from the buffer's "
+            f"{mt.get_element_type()}"
+        )
+    if nidx != mt.get_num_dims():
+        raise VerifyException(f"expected {mt.get_num_dims()} indices, got {nidx}")
+    elt = mt.get_element_type()
+    bits = getattr(elt, "bitwidth", None)
+    if bits is None:
+        raise VerifyException(f"no vector access for element type {elt}")
+    nbytes = vt.get_shape()[0] * bits // 8
+    if nbytes not in (4, 8, 16):
+        raise VerifyException(f"a vector access moves 4, 8 or 16 bytes, not {nbytes}")
+    strides = mt.get_strides() if not isinstance(mt.layout, SwizzleLayoutAttr | PaddedLayoutAttr) else None
+    if strides is not None and strides and strides[-1] != 1:
+        raise VerifyException("a vector access needs a unit innermost stride")
+
+
+@irdl_op_definition
+class LoadVectorOp(IRDLOperation):
+    """A vector load of contiguous elements (16 bytes at most, aligned to its size).
+
+        %v = aicf_gpu.load_vector %x[%i] : memref<1024xf32> -> vector<4xf32>
+
+    The address of element `%x[%i]` must be aligned to the vector's byte size; the
+    lowering guarantees it (and the runtime checks the base pointer's alignment).
+    """
+
+    name = "aicf_gpu.load_vector"
+    memref = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    result = result_def(VectorType)
+
+    assembly_format = "$memref `[` $indices `]` attr-dict `:` type($memref) `->` type($result)"
+
+    def __init__(self, memref: SSAValue, indices: Sequence[SSAValue], type: VectorType):
+        super().__init__(operands=[memref, list(indices)], result_types=[type])
+
+    def verify_(self) -> None:
+        _check_vector_access(self.result.type, self.memref.type, len(self.indices))
+
+
+@irdl_op_definition
+class StoreVectorOp(IRDLOperation):
+    """A vector store of contiguous elements (16 bytes at most, aligned to its size).
+
+        aicf_gpu.store_vector %v, %y[%i] : vector<4xf32>, memref<1024xf32>
+    """
+
+    name = "aicf_gpu.store_vector"
+    value = operand_def(VectorType)
+    memref = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+
+    assembly_format = "$value `,` $memref `[` $indices `]` attr-dict `:` type($value) `,` type($memref)"
+
+    def __init__(self, value: SSAValue, memref: SSAValue, indices: Sequence[SSAValue]):
+        super().__init__(operands=[value, memref, list(indices)])
+
+    def verify_(self) -> None:
+        _check_vector_access(self.value.type, self.memref.type, len(self.indices))
+
+
+# --------------------------------------------------------------------------------------
+# Warp-level
+# --------------------------------------------------------------------------------------
+
+SHUFFLE_MODES = ("xor", "down", "up", "idx")
+REDUCE_KINDS = ("add", "max", "min", "mul")
+
+
+def _check_width(width: int) -> None:
+    if width < 1 or width > 32 or width & (width - 1):
+        raise VerifyException(f"width must be a power of two in 1..32, got {width}")
+
+
+@irdl_op_definition
+class ShuffleOp(IRDLOperation):
+    """A warp shuffle (`__shfl_xor_sync`/`__shfl_down_sync`/... over the full mask).
+
+        %r = aicf_gpu.shuffle xor %v, 16 width = 32 : f32
+    """
+
+    name = "aicf_gpu.shuffle"
+    mode = prop_def(StringAttr)
+    offset = prop_def(IntegerAttr)
+    width = prop_def(IntegerAttr)
+    value = operand_def()
+    result = result_def()
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self, mode: str, value: SSAValue, offset: int, width: int = 32):
+        super().__init__(
+            operands=[value],
+            result_types=[value.type],
+            properties={
+                "mode": StringAttr(mode),
+                "offset": IntegerAttr(offset, i64),
+                "width": IntegerAttr(width, i64),
+            },
+        )
+
+    def verify_(self) -> None:
+        if self.mode.data not in SHUFFLE_MODES:
+            raise VerifyException(f"unknown shuffle mode '{self.mode.data}'")
+        _check_width(self.width.value.data)
+        if self.result.type != self.value.type:
+            raise VerifyException("result type must equal the value type")
+        if not isinstance(self.value.type, AnyFloat | IntegerType):
+            raise VerifyException(f"cannot shuffle {self.value.type}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.mode.data} ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(f", {self.offset.value.data} width = {self.width.value.data} : ")
+        printer.print_attribute(self.value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ShuffleOp:
+        pos = parser.pos
+        mode = parser.parse_identifier()
+        if mode not in SHUFFLE_MODES:
+            parser.raise_error(f"unknown shuffle mode '{mode}'", pos, parser.pos)
+        v = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        off = parser.parse_integer(allow_boolean=False)
+        width = 32
+        if parser.parse_optional_keyword("width"):
+            parser.parse_punctuation("=")
+            width = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        return cls(mode, parser.resolve_operand(v, t), off, width)
+
+
+@irdl_op_definition
+class WarpReduceOp(IRDLOperation):
+    """Reduce a value over groups of `width` consecutive lanes (butterfly of xor
+    shuffles, so every lane of the group gets the result; fixed order, deterministic).
+
+        %s = aicf_gpu.warp_reduce add %v width = 32 : f32
+    """
+
+    name = "aicf_gpu.warp_reduce"
+    kind = prop_def(StringAttr)
+    width = prop_def(IntegerAttr)
+    value = operand_def()
+    result = result_def()
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self, kind: str, value: SSAValue, width: int = 32):
+        super().__init__(
+            operands=[value],
+            result_types=[value.type],
+            properties={"kind": StringAttr(kind), "width": IntegerAttr(width, i64)},
+        )
+
+    def verify_(self) -> None:
+        if self.kind.data not in REDUCE_KINDS:
+            raise VerifyException(f"unknown warp reduction '{self.kind.data}'")
+        _check_width(self.width.value.data)
+        if self.result.type != self.value.type:
+            raise VerifyException("result type must equal the value type")
+        if not isinstance(self.value.type, AnyFloat | IntegerType):
+            raise VerifyException(f"cannot reduce {self.value.type}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(f" width = {self.width.value.data} : ")
+        printer.print_attribute(self.value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WarpReduceOp:
+        pos = parser.pos
+        kind = parser.parse_identifier()
+        if kind not in REDUCE_KINDS:
+            parser.raise_error(f"unknown warp reduction '{kind}'", pos, parser.pos)
+        v = parser.parse_unresolved_operand()
+        width = 32
+        if parser.parse_optional_keyword("width"):
+            parser.parse_punctuation("=")
+            width = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        return cls(kind, parser.resolve_operand(v, t), width)
+
+
+# --------------------------------------------------------------------------------------
+# Host side
+# --------------------------------------------------------------------------------------
+
+
+def compatible_arg(host: Attribute, param: Attribute) -> bool:
+    """A host value can be passed for a kernel parameter: same scalar type, or memrefs
+    of the same shape and element type whose layouts the ABI can carry (a dynamic
+    stride or offset in the parameter takes any static one from the host)."""
+    if host == param:
+        return True
+    if not (isinstance(host, MemRefType) and isinstance(param, MemRefType)):
+        return False
+    if host.get_shape() != param.get_shape() or host.get_element_type() != param.get_element_type():
+        return False
+    if is_shared(host) or is_shared(param):
+        return False
+    hs, ps = host.get_strides(), param.get_strides()
+    if hs is None or ps is None:
+        return False
+    for h, p in zip(hs, ps):
+        if p is not None and h != p:
+            return False
+    return True
+
+
+class _LaunchSymbolUser(SymbolUserOpInterface):
+    def verify(self, op) -> None:
+        assert isinstance(op, LaunchOp)
+        k = SymbolTable.lookup_symbol(op, op.kernel)
+        if k is None:
+            raise VerifyException(f"kernel @{op.kernel.string_value()} not found")
+        if not isinstance(k, KernelOp):
+            raise VerifyException(f"@{op.kernel.string_value()} is not an aicf_gpu.kernel")
+        params = k.function_type.inputs.data
+        if len(params) != len(op.args):
+            raise VerifyException(
+                f"kernel @{k.kernel_name} takes {len(params)} arguments, got {len(op.args)}"
+            )
+        for i, (a, p) in enumerate(zip(op.args, params)):
+            if not compatible_arg(a.type, p):
+                raise VerifyException(
+                    f"argument #{i} of type {a.type} does not match kernel parameter {p}"
+                )
+        if (op.grid_dims, op.block_dims, op.smem_bytes) != (k.grid_dims, k.block_dims, k.smem_bytes):
+            raise VerifyException(
+                f"launch configuration grid={list(op.grid_dims)} block={list(op.block_dims)} "
+                f"smem={op.smem_bytes} differs from kernel @{k.kernel_name}'s "
+                f"grid={list(k.grid_dims)} block={list(k.block_dims)} smem={k.smem_bytes}"
+            )
+
+
+@irdl_op_definition
+class LaunchOp(IRDLOperation):
+    """Host side: launch a kernel on the program's stream, after the launches before it.
+
+        aicf_gpu.launch @k(%x, %y) grid = [4, 1, 1] block = [256, 1, 1] smem = 0
+            : memref<1024xf32>, memref<1024xf32>
+
+    The configuration repeats the kernel's (the verifier checks they agree), so the
+    host plan reads on its own. `workspace = N` asks the runtime to lend N bytes of
+    scratch for this launch only, passed after the arguments as a pointer.
+    """
+
+    name = "aicf_gpu.launch"
+    kernel = prop_def(SymbolRefAttr)
+    args = var_operand_def()
+    grid = prop_def(DenseArrayBase)
+    block = prop_def(DenseArrayBase)
+    dynamic_smem = prop_def(IntegerAttr)
+    workspace = prop_def(IntegerAttr)
+    traits = traits_def(_LaunchSymbolUser())
+
+    def __init__(
+        self,
+        kernel: str,
+        args: Sequence[SSAValue],
+        grid: Sequence[int],
+        block: Sequence[int],
+        smem: int = 0,
+        workspace: int = 0,
+    ):
+        super().__init__(
+            operands=[list(args)],
+            properties={
+                "kernel": SymbolRefAttr(kernel),
+                "grid": _dense(grid),
+                "block": _dense(block),
+                "dynamic_smem": IntegerAttr(smem, i64),
+                "workspace": IntegerAttr(workspace, i64),
+            },
+        )
+
+    @staticmethod
+    def of(kernel: KernelOp, args: Sequence[SSAValue], workspace: int = 0) -> LaunchOp:
+        return LaunchOp(
+            kernel.kernel_name, args, kernel.grid_dims, kernel.block_dims, kernel.smem_bytes, workspace
+        )
+
+    @property
+    def kernel_name(self) -> str:
+        return self.kernel.string_value()
+
+    @property
+    def grid_dims(self) -> tuple[int, int, int]:
+        return tuple(self.grid.get_values())  # type: ignore[return-value]
+
+    @property
+    def block_dims(self) -> tuple[int, int, int]:
+        return tuple(self.block.get_values())  # type: ignore[return-value]
+
+    @property
+    def smem_bytes(self) -> int:
+        return self.dynamic_smem.value.data
+
+    @property
+    def workspace_bytes(self) -> int:
+        return self.workspace.value.data
+
+    def verify_(self) -> None:
+        _check_launch(self.grid_dims, self.block_dims, self.smem_bytes)
+        if self.workspace_bytes < 0:
+            raise VerifyException("workspace bytes must be >= 0")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.kernel)
+        printer.print_string("(")
+        printer.print_list(self.args, printer.print_ssa_value)
+        printer.print_string(") grid = ")
+        _print_ints(printer, self.grid_dims)
+        printer.print_string(" block = ")
+        _print_ints(printer, self.block_dims)
+        printer.print_string(f" smem = {self.smem_bytes}")
+        if self.workspace_bytes:
+            printer.print_string(f" workspace = {self.workspace_bytes}")
+        printer.print_op_attributes(self.attributes)
+        if self.args:
+            printer.print_string(" : ")
+            printer.print_list([a.type for a in self.args], printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LaunchOp:
+        sym = parser.parse_attribute()
+        if not isinstance(sym, SymbolRefAttr):
+            parser.raise_error("expected a kernel symbol (@name)")
+        names = parser.parse_comma_separated_list(
+            Parser.Delimiter.PAREN, parser.parse_unresolved_operand
+        )
+        parser.parse_keyword("grid")
+        parser.parse_punctuation("=")
+        grid = _parse_ints(parser)
+        parser.parse_keyword("block")
+        parser.parse_punctuation("=")
+        block = _parse_ints(parser)
+        smem = 0
+        if parser.parse_optional_keyword("smem"):
+            parser.parse_punctuation("=")
+            smem = parser.parse_integer(allow_boolean=False)
+        ws = 0
+        if parser.parse_optional_keyword("workspace"):
+            parser.parse_punctuation("=")
+            ws = parser.parse_integer(allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict()
+        types = []
+        if names:
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+        if len(types) != len(names):
+            parser.raise_error(f"{len(names)} arguments but {len(types)} types")
+        args = [parser.resolve_operand(n, t) for n, t in zip(names, types)]
+        op = cls(sym.string_value(), args, grid, block, smem, ws)
+        op.attributes.update(attrs)
+        return op
+
+
+AICFGpu = Dialect(
+    "aicf_gpu",
+    [
+        KernelOp,
+        ReturnOp,
+        BlockIdOp,
+        ThreadIdOp,
+        BlockDimOp,
+        GridDimOp,
+        LaneIdOp,
+        AllocSharedOp,
+        BarrierOp,
+        LoadVectorOp,
+        StoreVectorOp,
+        ShuffleOp,
+        WarpReduceOp,
+        LaunchOp,
+    ],
+    [AddressSpaceAttr, SwizzleLayoutAttr, PaddedLayoutAttr],
+)

@@ -1,0 +1,301 @@
+"""The thread-owns-outputs schedule: elementwise nests, reductions over outer axes,
+and (until the tiled matmul lands) matmul-shaped nests.
+
+Each thread owns a group of `vec` consecutive points of the innermost parallel dim
+(one 16-byte vector where the operands allow) and walks the whole reduction space
+for them, if any; threads cover the groups in a grid-stride loop, so the grid is
+sized to the GPU (resident blocks), not to the problem. Consecutive threads own
+consecutive groups: accesses are coalesced whenever the innermost parallel dim is
+the contiguous one. A 1-D elementwise domain that does not divide by `vec` gets a
+scalar tail loop.
+
+When there are few output groups and a long reduction, the reduction is split over
+`split` blocks (blockIdx.y): each writes partial accumulators to a workspace
+[split, outputs] and a second nest (over the workspace) combines them in a fixed
+order: deterministic, no atomics.
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
+
+from aicf.dialects import gpu
+
+from .builder import KernelBuilder, combine, convert
+from .context import LoweringContext
+from .cost import UNROLL, Plan, plan_per_output
+from .view import (
+    annotate,
+    GATHER,
+    SPLAT,
+    VECTOR,
+    NestView,
+    Operand,
+    access_class,
+    element_bytes,
+    identity_of,
+    operand_bytes,
+    prod,
+    renumber_map,
+    uses_64bit_index,
+)
+
+
+def vector_width(view: NestView, dim: int, max_bytes: int, allow_tail: bool) -> int:
+    """Widest vector (elements) along domain dim `dim`: max_bytes over the widest
+    element among the operands that walk dim, halved until the extent divides (or a
+    tail loop is allowed) and some operand gets a vector access."""
+    walkers = [o for o in view.operands if dim in o.map.used_dims()]
+    if not walkers:
+        return 1
+    eb = max(element_bytes(o.type.get_element_type()) for o in walkers)
+    eb = max([eb, *(element_bytes(t) for t in view.acc_types)])
+    v = max(1, max_bytes // eb)
+    ext = view.extents[dim]
+    while v > 1:
+        ok_extent = allow_tail or ext % v == 0
+        classes = [access_class(o, dim, v) for o in view.operands]
+        outs_ok = dim in view.reduction_dims or all(
+            access_class(o, dim, v) != SPLAT for o in view.outputs
+        )
+        if ok_extent and outs_ok and VECTOR in classes and ext >= v:
+            return v
+        v //= 2
+    return 1
+
+
+def load_lanes(
+    kb: KernelBuilder,
+    ops: list[Operand],
+    args: list[SSAValue],
+    dims: list[SSAValue | None],
+    dim: int | None,
+    vec: int,
+) -> list[list[SSAValue]]:
+    """Per input, `vec` scalars: the points dims, dims+1, ... along `dim`."""
+    out = []
+    for o, a in zip(ops, args):
+        cls = access_class(o, dim, vec) if dim is not None else SPLAT
+        if vec == 1 or cls == SPLAT:
+            idx = [kb.affine(r, dims) for r in o.map.results]  # type: ignore[arg-type]
+            x = kb.load(a, idx)
+            out.append([x] * vec)
+        elif cls == VECTOR:
+            idx = [kb.affine(r, dims) for r in o.map.results]  # type: ignore[arg-type]
+            v = kb.load_vector(a, idx, vec)
+            out.append([kb.extract(v, k) for k in range(vec)])
+        else:
+            lanes = []
+            for k in range(vec):
+                dk = list(dims)
+                dk[dim] = kb.add_i(dims[dim], k)  # type: ignore[arg-type]
+                idx = [kb.affine(r, dk) for r in o.map.results]  # type: ignore[arg-type]
+                lanes.append(kb.load(a, idx))
+            out.append(lanes)
+    return out
+
+
+def store_lanes(
+    kb: KernelBuilder,
+    o: Operand,
+    a: SSAValue,
+    dims: list[SSAValue | None],
+    dim: int | None,
+    values: list[SSAValue],
+) -> None:
+    vec = len(values)
+    elt = o.type.get_element_type()
+    values = [convert(kb, v, elt) for v in values]
+    cls = access_class(o, dim, vec) if dim is not None else SPLAT
+    if vec == 1 or cls == SPLAT:
+        idx = [kb.affine(r, dims) for r in o.map.results]  # type: ignore[arg-type]
+        kb.store(values[0], a, idx)
+    elif cls == VECTOR:
+        idx = [kb.affine(r, dims) for r in o.map.results]  # type: ignore[arg-type]
+        kb.store_vector(kb.pack(values), a, idx)
+    else:
+        for k in range(vec):
+            dk = list(dims)
+            dk[dim] = kb.add_i(dims[dim], k)  # type: ignore[arg-type]
+            idx = [kb.affine(r, dk) for r in o.map.results]  # type: ignore[arg-type]
+            kb.store(values[k], a, idx)
+
+
+def body_lanes(kb: KernelBuilder, view: NestView, vals: list[list[SSAValue]], vec: int) -> list[list[SSAValue]]:
+    """ys[output][lane]"""
+    per_lane = [view.body(kb, [v[k] for v in vals]) for k in range(vec)]
+    return [[per_lane[k][o] for k in range(vec)] for o in range(len(view.outputs))]
+
+
+def linear_expr(dims: list[int], extents: list[int]) -> AffineExpr:
+    expr: AffineExpr = AffineConstantExpr(0)
+    stride = 1
+    for d, e in zip(reversed(dims), reversed(extents)):
+        expr = AffineDimExpr(d) * stride + expr
+        stride *= e
+    return expr
+
+
+def plan(view: NestView, lc_target) -> Plan:
+    P, Rd = view.parallel_dims, view.reduction_dims
+    dim = P[-1] if P else None
+    tail_ok = len(P) == 1 and not Rd
+    vec = vector_width(view, dim, lc_target.max_vector_bytes, tail_ok) if dim is not None else 1
+    Ep = [view.extents[d] for d in P]
+    groups = max(1, prod(Ep) // vec)
+    R = prod(view.extents[d] for d in Rd)
+    vbytes = vec * max(element_bytes(o.type.get_element_type()) for o in view.operands) if view.operands else 4
+    partial = prod(Ep) * sum(element_bytes(t) for t in view.acc_types)
+    p = plan_per_output(lc_target, groups, vbytes, R if Rd else 1, operand_bytes(view), partial)
+    p.params = {"vec": vec, **p.params}
+    if not Rd:
+        p.params["split"] = 1
+    return p
+
+
+def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
+    P, Rd = view.parallel_dims, view.reduction_dims
+    n = len(view.extents)
+    E = view.extents
+    Ep = [E[d] for d in P]
+    Er = [E[d] for d in Rd]
+    vec, bs, grid, S = p.params["vec"], p.params["block"], p.params["grid"], p.params["split"]
+    Mp, R = prod(Ep), prod(Er)
+    if Mp == 0:
+        return  # nothing to write
+    dim = P[-1] if P else None
+    tail = len(P) == 1 and not Rd and vec > 1 and Ep[0] % vec != 0
+    groups = Mp // vec
+
+    if S > 1:
+        ws_ops = []
+        for t in view.acc_types:
+            wt = MemRefType(t, [S, Mp])
+            host = lc.workspace(wt)
+            ws_ops.append(Operand(host, wt, AffineMap(2, 0, (AffineDimExpr(0), AffineDimExpr(1)))))
+        out_ops = ws_ops
+    else:
+        out_ops = view.outputs
+    params = [*view.inputs, *out_ops]
+    wide = uses_64bit_index(view, extra=grid * bs * vec * 2) or (S > 1 and S * Mp + grid * bs * vec >= 2**31)
+    kernel = gpu.KernelOp(
+        lc.kernel_name(view.name),
+        [o.type for o in params],
+        [grid, S, 1],
+        [bs, 1, 1],
+        index_bitwidth=64 if wide else 32,
+    )
+    kernel.attributes["aicf.schedule"] = _str(p.describe() + ("; " + "; ".join(view.notes) if view.notes else ""))
+    annotate(kernel, view, params)
+    kb = KernelBuilder(kernel.body.block)
+    args = list(kernel.args)
+    in_args, out_args = args[: len(view.inputs)], args[len(view.inputs) :]
+    tid = kb.v(gpu.ThreadIdOp("x"))
+    bid = kb.v(gpu.BlockIdOp("x"))
+    start = kb.add_i(kb.mul_i(bid, bs), tid)
+    stride = grid * bs
+    s_id = kb.v(gpu.BlockIdOp("y")) if S > 1 else None
+    chunk = math.ceil(R / S) if S > 1 else R
+
+    def point_dims(pidx: list[SSAValue]) -> list[SSAValue | None]:
+        dims: list[SSAValue | None] = [None] * n
+        for i, d in enumerate(P):
+            dims[d] = pidx[i]
+        return dims
+
+    def compute(dims: list[SSAValue | None], v: int) -> list[list[SSAValue]]:
+        if not Rd:
+            vals = load_lanes(kb, view.inputs, in_args, dims, dim, v)
+            return body_lanes(kb, view, vals, v)
+        inits = []
+        for o, t in enumerate(view.acc_types):
+            ident = kb.constant(identity_of(view.combiners[o], t), t)
+            inits += [ident] * v
+
+        def rbody(r: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+            ridx = kb.delinearize(r, Er)
+            dk = list(dims)
+            for i, d in enumerate(Rd):
+                dk[d] = ridx[i]
+            vals = load_lanes(kb, view.inputs, in_args, dk, dim, v)
+            ys = body_lanes(kb, view, vals, v)
+            new = []
+            for o in range(len(view.outputs)):
+                for k in range(v):
+                    new.append(combine(kb, view.combiners[o], accs[o * v + k], ys[o][k]))
+            return new
+
+        if S > 1:
+            lo = kb.mul_i(s_id, chunk)  # type: ignore[arg-type]
+            hi = kb.min_i(kb.add_i(lo, chunk), R)
+        else:
+            lo, hi = kb.index(0), kb.index(R)
+        accs = kb.for_(lo, hi, 1, inits, rbody, unroll=UNROLL)
+        return [[accs[o * v + k] for k in range(v)] for o in range(len(view.outputs))]
+
+    def group_body(g: SSAValue, _):
+        if P:
+            pidx = kb.delinearize(g, [*Ep[:-1], Ep[-1] // vec])
+            pidx[-1] = kb.mul_i(pidx[-1], vec)
+        else:
+            pidx = []
+        dims = point_dims(pidx)
+        lanes = compute(dims, vec)
+        for o, (op, a) in enumerate(zip(out_ops, out_args)):
+            if S > 1:
+                flat = kb.mul_i(g, vec)
+                vals = lanes[o]
+                if vec > 1:
+                    kb.store_vector(kb.pack(vals), a, [s_id, flat])  # type: ignore[list-item]
+                else:
+                    kb.store(vals[0], a, [s_id, flat])  # type: ignore[list-item]
+            else:
+                store_lanes(kb, op, a, dims, dim, lanes[o])
+        return []
+
+    kb.for_(start, groups, stride, [], group_body)
+    if tail:
+
+        def tail_body(e: SSAValue, _):
+            dims = point_dims([e])
+            lanes = compute(dims, 1)
+            for o, (op, a) in enumerate(zip(out_ops, out_args)):
+                store_lanes(kb, op, a, dims, dim, lanes[o])
+            return []
+
+        kb.for_(kb.add_i(start, groups * vec), Mp, stride, [], tail_body)
+    kb.add(gpu.ReturnOp())
+    lc.add_kernel(kernel)
+    lc.launch(kernel, [o.host for o in params])
+
+    if S > 1:
+        # second pass: combine the `split` partials of each output, in order
+        nd = 1 + len(P)
+        new_dims = [AffineConstantExpr(0)] * n
+        for i, d in enumerate(P):
+            new_dims[d] = AffineDimExpr(i + 1)
+        lin = linear_expr(list(range(1, nd)), Ep)
+        ins = [Operand(w.host, w.type, AffineMap(nd, 0, (AffineDimExpr(0), lin))) for w in ws_ops]
+        outs = [Operand(o.host, o.type, renumber_map(o.map, new_dims, nd)) for o in view.outputs]
+        view2 = NestView(
+            name=view.name + "_combine",
+            extents=(S, *Ep),
+            iterators=("reduction", *(["parallel"] * len(P))),
+            inputs=ins,
+            outputs=outs,
+            combiners=view.combiners,
+            acc_types=list(view.acc_types),
+            body=lambda kb, xs: list(xs),
+            notes=[f"second pass over {S} partials"],
+        )
+        lc.lower_view(view2)
+
+
+def _str(s: str):
+    from xdsl.dialects.builtin import StringAttr
+
+    return StringAttr(s)

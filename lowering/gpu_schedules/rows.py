@@ -1,0 +1,218 @@
+"""The cooperative row-reduction schedule: reductions whose reduced dims are the
+innermost ones (`sum(x, axis=-1)` and its fusions).
+
+A row (one output point) is reduced by a warp (`mode=warp`, rows short) or a whole
+block (`mode=block`, rows long); lanes stride through the row in vectors of `vec`
+elements (16-byte loads when the row is contiguous), keeping `vec` independent
+accumulators, then: fold the vector lanes in order -> warp shuffle butterfly
+(`aicf_gpu.warp_reduce`) -> for blocks, one value per warp through shared memory
+and a second warp reduce. Rows are covered by a grid-stride loop. When rows are few
+and long (`mode=split`), each row is cut into `split` chunks reduced by separate
+blocks (blockIdx.y) into a workspace [rows, split], and a second nest combines the
+partials in order: deterministic, no atomics. All parameters come from cost.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+
+from aicf.dialects import gpu
+
+from .builder import KernelBuilder, combine, convert
+from .context import LoweringContext
+from .cost import UNROLL, Plan, plan_rows
+from .per_output import body_lanes, linear_expr, load_lanes, vector_width, _str
+from .view import (
+    annotate,
+    NestView,
+    Operand,
+    element_bytes,
+    identity_of,
+    operand_bytes,
+    prod,
+    uses_64bit_index,
+)
+
+
+def applies(view: NestView) -> bool:
+    red = view.reduction_dims
+    n = len(view.extents)
+    # matmul-shaped nests read one operand across rows: threads owning outputs
+    # (per-output, or the tiled matmul) serve them better
+    return bool(red) and red == list(range(n - len(red), n)) and not view.is_matmul_shaped()
+
+
+def plan(view: NestView, t) -> Plan:
+    n = len(view.extents)
+    dim = n - 1
+    vec = vector_width(view, dim, t.max_vector_bytes, allow_tail=False)
+    P, Rd = view.parallel_dims, view.reduction_dims
+    M = prod(view.extents[d] for d in P)
+    R = prod(view.extents[d] for d in Rd)
+    eb = max(element_bytes(o.type.get_element_type()) for o in view.inputs) if view.inputs else 4
+    acc = sum(element_bytes(a) for a in view.acc_types)
+    p = plan_rows(t, M, R // vec, vec * eb, operand_bytes(view), acc)
+    p.params = {"vec": vec, **p.params}
+    return p
+
+
+def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
+    t = lc.target
+    n = len(view.extents)
+    P, Rd = view.parallel_dims, view.reduction_dims
+    E = view.extents
+    Ep, Er = [E[d] for d in P], [E[d] for d in Rd]
+    M, R = prod(Ep), prod(Er)
+    if M == 0:
+        return
+    vec, mode, bs, grid, S = (p.params[k] for k in ("vec", "mode", "block", "grid", "split"))
+    dim = n - 1
+    Rg = R // vec
+    ws = 32  # warp size
+    wpb = bs // ws
+    nout = len(view.outputs)
+
+    if S > 1:
+        ws_ops = []
+        for at in view.acc_types:
+            wt = MemRefType(at, [M, S])
+            ws_ops.append(Operand(lc.workspace(wt), wt, AffineMap(2, 0, (AffineDimExpr(0), AffineDimExpr(1)))))
+        out_ops = ws_ops
+        grid_dims = [M, S, 1]
+    else:
+        out_ops = view.outputs
+        grid_dims = [grid, 1, 1]
+    params = [*view.inputs, *out_ops]
+    wide = uses_64bit_index(view, extra=grid_dims[0] * bs * vec * 2)
+    kernel = gpu.KernelOp(
+        lc.kernel_name(view.name),
+        [o.type for o in params],
+        grid_dims,
+        [bs, 1, 1],
+        index_bitwidth=64 if wide else 32,
+    )
+    kernel.attributes["aicf.schedule"] = _str(p.describe() + ("; " + "; ".join(view.notes) if view.notes else ""))
+    annotate(kernel, view, params)
+    kb = KernelBuilder(kernel.body.block)
+    args = list(kernel.args)
+    in_args, out_args = args[: len(view.inputs)], args[len(view.inputs) :]
+    tid = kb.v(gpu.ThreadIdOp("x"))
+    bid = kb.v(gpu.BlockIdOp("x"))
+    lane = kb.v(gpu.LaneIdOp())
+    warp = kb.div_i(tid, ws)
+    s_id = kb.v(gpu.BlockIdOp("y")) if S > 1 else None
+    if mode == "warp":
+        row0, rstride, G, me = kb.add_i(kb.mul_i(bid, wpb), warp), grid * wpb, ws, lane
+    else:
+        row0, rstride, G, me = bid, grid_dims[0], bs, tid
+    shared = []
+    if mode != "warp":
+        for at in view.acc_types:
+            st = MemRefType(at, [ws], memory_space=gpu.shared_space())
+            shared.append(kb.v(gpu.AllocSharedOp(st)))
+
+    chunk = math.ceil(Rg / S) if S > 1 else Rg
+
+    def row_body(row: SSAValue, _):
+        pidx = kb.delinearize(row, Ep)
+        dims: list[SSAValue | None] = [None] * n
+        for i, d in enumerate(P):
+            dims[d] = pidx[i]
+        inits = []
+        for o, at in enumerate(view.acc_types):
+            inits += [kb.constant(identity_of(view.combiners[o], at), at)] * vec
+
+        def rbody(j: SSAValue, accs: list[SSAValue]):
+            ridx = kb.delinearize(j, [*Er[:-1], Er[-1] // vec])
+            ridx[-1] = kb.mul_i(ridx[-1], vec)
+            dk = list(dims)
+            for i, d in enumerate(Rd):
+                dk[d] = ridx[i]
+            vals = load_lanes(kb, view.inputs, in_args, dk, dim, vec)
+            ys = body_lanes(kb, view, vals, vec)
+            return [
+                combine(kb, view.combiners[o], accs[o * vec + k], ys[o][k])
+                for o in range(nout)
+                for k in range(vec)
+            ]
+
+        if S > 1:
+            lo = kb.mul_i(s_id, chunk)  # type: ignore[arg-type]
+            hi = kb.min_i(kb.add_i(lo, chunk), Rg)
+            lo = kb.add_i(lo, me)
+        else:
+            lo, hi = me, kb.index(Rg)
+        accs = kb.for_(lo, hi, G, inits, rbody, unroll=UNROLL)
+        finals = []
+        for o in range(nout):
+            a = accs[o * vec]
+            for k in range(1, vec):
+                a = combine(kb, view.combiners[o], a, accs[o * vec + k])
+            finals.append(kb.v(gpu.WarpReduceOp(view.combiners[o], a, ws)))
+        if mode != "warp":
+            nw = wpb
+            is_lane0 = kb.eq(lane, 0)
+
+            def to_shared():
+                for o in range(nout):
+                    kb.store(finals[o], shared[o], [warp])
+                return []
+
+            kb.if_(is_lane0, to_shared)
+            kb.add(gpu.BarrierOp())
+            li = kb.min_i(lane, nw - 1)
+            inside = kb.lt(lane, nw)
+            for o, at in enumerate(view.acc_types):
+                x = kb.load(shared[o], [li])
+                ident = kb.constant(identity_of(view.combiners[o], at), at)
+                x = kb.v(arith.SelectOp(inside, x, ident))
+                finals[o] = kb.v(gpu.WarpReduceOp(view.combiners[o], x, ws))
+            writer = kb.eq(tid, 0)
+        else:
+            writer = kb.eq(lane, 0)
+
+        def write():
+            for o in range(nout):
+                if S > 1:
+                    kb.store(finals[o], out_args[o], [row, s_id])  # type: ignore[list-item]
+                else:
+                    op = out_ops[o]
+                    idx = [kb.affine(r, dims) for r in op.map.results]  # type: ignore[arg-type]
+                    kb.store(convert(kb, finals[o], op.type.get_element_type()), out_args[o], idx)
+            return []
+
+        kb.if_(writer, write)
+        if mode != "warp":
+            kb.add(gpu.BarrierOp())  # the shared slots are reused by the next row
+        return []
+
+    kb.for_(row0, M, rstride, [], row_body)
+    kb.add(gpu.ReturnOp())
+    lc.add_kernel(kernel)
+    lc.launch(kernel, [o.host for o in params])
+
+    if S > 1:
+        nd = len(P) + 1
+        lin = linear_expr(list(range(len(P))), Ep)
+        ins = [Operand(w.host, w.type, AffineMap(nd, 0, (lin, AffineDimExpr(nd - 1)))) for w in ws_ops]
+        # parallel dims are the leading ones: output maps keep their numbering
+        outs = [
+            Operand(o.host, o.type, AffineMap(nd, 0, o.map.results)) for o in view.outputs
+        ]
+        view2 = NestView(
+            name=view.name + "_combine",
+            extents=(*Ep, S),
+            iterators=(*(["parallel"] * len(P)), "reduction"),
+            inputs=ins,
+            outputs=outs,
+            combiners=view.combiners,
+            acc_types=list(view.acc_types),
+            body=lambda kb, xs: list(xs),
+            notes=[f"second pass over {S} partials"],
+        )
+        lc.lower_view(view2)

@@ -1,0 +1,187 @@
+"""One conversion per tensor op family: each writes the op's value into `out` (an
+allocation or an output argument) with one nest (two for reduce_mean).
+
+A conversion gets the op, the buffers of its operands (memrefs, in operand order), the
+destination buffer and the `Emitter`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from math import prod
+
+from xdsl.builder import Builder
+from xdsl.dialects.builtin import Float64Type, f32
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+
+from aicf.dialects import shape_rules as rules
+from aicf.dialects import tensor as t
+from aicf.dialects.loop import Combiner, Iterator
+from aicf.lowering.tensor_to_loop import access, scalar
+from aicf.lowering.tensor_to_loop.emitter import Emitter, elt_of, shape_of
+
+Lowering = Callable[[Operation, Sequence[SSAValue], SSAValue, Emitter], None]
+
+
+# --- elementwise -------------------------------------------------------------------------
+
+
+def _elementwise_maps(ins: Sequence[SSAValue], out: SSAValue) -> list[AffineMap]:
+    return [access.broadcast(shape_of(v), shape_of(out)) for v in ins]
+
+
+def lower_unary(op: t.UnaryOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
+    elt = elt_of(out)
+    fn = scalar.UNARY[op.name]
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> list[SSAValue]:
+        x = scalar.convert(b, args[0], scalar.compute_type(elt))
+        return [scalar.convert(b, fn(b, x), elt)]
+
+    em.parallel_nest(op, ins, _elementwise_maps(ins, out), out, body)
+
+
+def lower_binary(op: t.BinaryOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
+    elt = elt_of(out)  # the promoted type
+    ct = scalar.compute_type(elt)
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> list[SSAValue]:
+        x, y = (scalar.convert(b, a, ct) for a in args)
+        return [scalar.convert(b, scalar.binary(b, op.name, x, y), elt)]
+
+    em.parallel_nest(op, ins, _elementwise_maps(ins, out), out, body)
+
+
+def lower_cast(op: t.CastOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
+    elt = elt_of(out)
+    em.parallel_nest(
+        op, ins, _elementwise_maps(ins, out), out,
+        lambda b, args: [scalar.convert(b, args[0], elt)],
+    )  # fmt: skip
+
+
+# --- reductions ----------------------------------------------------------------------------
+
+
+def _reduce_nest(
+    op: t.ReduceOp, src: SSAValue, dst: SSAValue, combiner: Combiner, acc, em: Emitter
+) -> None:
+    """Fold `src` over the op's axes into `dst`, accumulating in `acc`."""
+    shape = shape_of(src)
+    axes = op.reduced_axes()
+    if not axes:  # NumPy's axis=(): nothing is reduced
+        em.copy(op, src, dst)
+        return
+    em.nest(
+        op, [src], [access.identity(len(shape))],
+        [dst], [access.reduction_output(len(shape), axes, op.keep)],
+        shape,
+        [Iterator.REDUCTION if i in axes else Iterator.PARALLEL for i in range(len(shape))],
+        [combiner],
+        lambda b, args: [scalar.convert(b, args[0], acc)],
+    )  # fmt: skip
+
+
+def lower_reduce(op: t.ReduceOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
+    combiner = Combiner.MAX if isinstance(op, t.ReduceMaxOp) else Combiner.ADD
+    _reduce_nest(op, ins[0], out, combiner, scalar.compute_type(elt_of(out)), em)
+
+
+def lower_mean(op: t.ReduceMeanOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
+    """Sum in f32 (f64 for f64), then divide by the count like NumPy (a 0-size
+    reduction gives 0/0 = NaN)."""
+    elt = elt_of(out)
+    acc = elt if isinstance(elt, Float64Type) else f32
+    if not op.reduced_axes():
+        em.copy(op, ins[0], out)
+        return
+    count = prod(shape_of(ins[0])[a] for a in op.reduced_axes())
+    total = out if elt == acc else em.alloc(shape_of(out), acc, op)
+    _reduce_nest(op, ins[0], total, Combiner.ADD, acc, em)
+
+    def scale(b: Builder, args: Sequence[SSAValue]) -> list[SSAValue]:
+        q = scalar.binary(b, "aicf_tensor.div", args[0], scalar.constant(b, count, acc))
+        return [scalar.convert(b, q, elt)]
+
+    # in place when `total` is `out`: identical maps, which the nest allows
+    em.parallel_nest(op, [total], [access.identity(len(shape_of(out)))], out, scale)
+    if total is not out:
+        em.dealloc(total)
+
+
+# --- matmul ----------------------------------------------------------------------------------
+
+
+def lower_matmul(op: t.MatmulOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
+    """One nest over [batch..., M, N, K] (M or N absent for a 1-D operand, as NumPy
+    drops them), K reducing with `add`."""
+    a_shape, b_shape = shape_of(ins[0]), shape_of(ins[1])
+    a2 = (1, *a_shape) if len(a_shape) == 1 else a_shape
+    b2 = (*b_shape, 1) if len(b_shape) == 1 else b_shape
+    batch = rules.broadcast_shapes(a2[:-2], b2[:-2])
+    has_m, has_n = len(a_shape) > 1, len(b_shape) > 1
+    nb = len(batch)
+    domain = [*batch, *([a2[-2]] if has_m else []), *([b2[-1]] if has_n else []), a2[-1]]
+    ndims = len(domain)
+    d = AffineExpr.dimension
+    m = d(nb) if has_m else None
+    n = d(nb + int(has_m)) if has_n else None
+    k = d(ndims - 1)
+    batch_domain = list(batch)
+
+    def operand_map(batch_shape: Sequence[int], rows: list[AffineExpr]) -> AffineMap:
+        bmap = access.broadcast(batch_shape, batch_domain)
+        return AffineMap(ndims, 0, (*bmap.results, *rows))
+
+    a_map = operand_map(a_shape[:-2], [m, k] if has_m else [k])
+    b_map = operand_map(b_shape[:-2], [k, n] if has_n else [k])
+    out_map = AffineMap(
+        ndims, 0, tuple(d(i) for i in range(nb)) + tuple(e for e in (m, n) if e is not None)
+    )
+    ct = scalar.compute_type(elt_of(out))
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> list[SSAValue]:
+        x, y = (scalar.convert(b, v, ct) for v in args)
+        return [scalar.binary(b, "aicf_tensor.mul", x, y)]
+
+    em.nest(
+        op, ins, [a_map, b_map], [out], [out_map], domain,
+        [Iterator.PARALLEL] * (ndims - 1) + [Iterator.REDUCTION], [Combiner.ADD], body,
+    )  # fmt: skip
+
+
+# --- layout: copies with a non-trivial input map -------------------------------------------
+
+
+def _copy_with_map(op: Operation, src: SSAValue, m: AffineMap, out: SSAValue, em: Emitter):
+    em.parallel_nest(op, [src], [m], out, lambda b, args: [args[0]])
+
+
+def lower_transpose(op: t.TransposeOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
+    _copy_with_map(op, ins[0], access.permutation(op.perm_list), out, em)
+
+
+def lower_broadcast_to(
+    op: t.BroadcastToOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter
+) -> None:
+    _copy_with_map(op, ins[0], access.broadcast(shape_of(ins[0]), shape_of(out)), out, em)
+
+
+def lower_reshape(op: t.ReshapeOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
+    _copy_with_map(op, ins[0], access.reshape(shape_of(ins[0]), shape_of(out)), out, em)
+
+
+LOWERINGS: dict[type[Operation], Lowering] = {
+    **{cls: lower_unary for cls in t.UNARY_OPS},
+    **{cls: lower_binary for cls in t.BINARY_OPS},
+    t.CastOp: lower_cast,
+    t.ReduceSumOp: lower_reduce,
+    t.ReduceMaxOp: lower_reduce,
+    t.ReduceMeanOp: lower_mean,
+    t.MatmulOp: lower_matmul,
+    t.TransposeOp: lower_transpose,
+    t.BroadcastToOp: lower_broadcast_to,
+    t.ReshapeOp: lower_reshape,
+}  # type: ignore[dict-item]
+"""Every tensor op but `constant`, which becomes a global instead of a nest."""

@@ -1,0 +1,146 @@
+"""Scalar bodies of the nests: dtype conversions and one function per tensor op that
+computes one element in `arith`/`math`.
+
+f16/bf16 values are computed in f32 (`compute_type`), so a body reads, extends,
+computes and truncates explicitly; the backends never have to guess a precision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    Float16Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    f32,
+)
+from xdsl.ir import Attribute, SSAValue
+
+_HALF = (Float16Type, BFloat16Type)
+
+
+def is_float(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+def compute_type(t: Attribute) -> Attribute:
+    """The type a body computes in for elements of type `t`."""
+    return f32 if isinstance(t, _HALF) else t
+
+
+def constant(b: Builder, value: float | int, t: Attribute) -> SSAValue:
+    if is_float(t):
+        attr = FloatAttr(float(value), t)  # type: ignore[arg-type]
+    else:
+        attr = IntegerAttr(int(value), t)  # type: ignore[arg-type]
+    return b.insert(arith.ConstantOp(attr, t)).result
+
+
+def convert(b: Builder, v: SSAValue, to: Attribute) -> SSAValue:
+    """Convert a scalar to `to` as NumPy's astype does (round to nearest even; float to
+    int truncates toward zero). Half types go through f32 so that backends only see
+    f32<->half conversions."""
+    src = v.type
+    if src == to:
+        return v
+    if is_float(src) and is_float(to):
+        if isinstance(src, _HALF) and isinstance(to, _HALF):  # f16 <-> bf16
+            v = b.insert(arith.ExtFOp(v, f32)).result
+            src = f32
+        if to.bitwidth > src.bitwidth:  # type: ignore[attr-defined]
+            return b.insert(arith.ExtFOp(v, to)).result
+        return b.insert(arith.TruncFOp(v, to)).result
+    if is_float(to):  # int -> float
+        if isinstance(to, _HALF):
+            return convert(b, b.insert(arith.SIToFPOp(v, f32)).result, to)
+        return b.insert(arith.SIToFPOp(v, to)).result  # type: ignore[arg-type]
+    assert isinstance(to, IntegerType)
+    if is_float(src):  # float -> int
+        return b.insert(arith.FPToSIOp(convert(b, v, compute_type(src)), to)).result
+    assert isinstance(src, IntegerType)
+    if to.width.data > src.width.data:
+        return b.insert(arith.ExtSIOp(v, to)).result
+    return b.insert(arith.TruncIOp(v, to)).result
+
+
+# --- unary ops: x has the compute type ---------------------------------------------------
+
+UnaryBody = Callable[[Builder, SSAValue], SSAValue]
+
+
+def _math(cls) -> UnaryBody:
+    return lambda b, x: b.insert(cls(x)).result
+
+
+def _neg(b: Builder, x: SSAValue) -> SSAValue:
+    if is_float(x.type):
+        return b.insert(arith.NegfOp(x)).result
+    return b.insert(arith.SubiOp(constant(b, 0, x.type), x)).result
+
+
+def _abs(b: Builder, x: SSAValue) -> SSAValue:
+    cls = math.AbsFOp if is_float(x.type) else math.AbsIOp
+    return b.insert(cls(x)).result
+
+
+def _relu(b: Builder, x: SSAValue) -> SSAValue:
+    cls = arith.MaximumfOp if is_float(x.type) else arith.MaxSIOp
+    return b.insert(cls(x, constant(b, 0, x.type))).result
+
+
+def _gelu(b: Builder, x: SSAValue) -> SSAValue:
+    """The exact form 0.5 * x * (1 + erf(x / sqrt(2)))."""
+    t = x.type
+    scaled = b.insert(arith.MulfOp(x, constant(b, 0.70710678118654752, t))).result
+    erf = b.insert(math.ErfOp(scaled)).result
+    one_plus = b.insert(arith.AddfOp(constant(b, 1.0, t), erf)).result
+    half_x = b.insert(arith.MulfOp(constant(b, 0.5, t), x)).result
+    return b.insert(arith.MulfOp(half_x, one_plus)).result
+
+
+def _sigmoid(b: Builder, x: SSAValue) -> SSAValue:
+    """1 / (1 + exp(-x))."""
+    t = x.type
+    e = b.insert(math.ExpOp(b.insert(arith.NegfOp(x)).result)).result
+    denom = b.insert(arith.AddfOp(constant(b, 1.0, t), e)).result
+    return b.insert(arith.DivfOp(constant(b, 1.0, t), denom)).result
+
+
+UNARY: dict[str, UnaryBody] = {
+    "aicf_tensor.neg": _neg,
+    "aicf_tensor.exp": _math(math.ExpOp),
+    "aicf_tensor.log": _math(math.LogOp),
+    "aicf_tensor.sin": _math(math.SinOp),
+    "aicf_tensor.cos": _math(math.CosOp),
+    "aicf_tensor.tanh": _math(math.TanhOp),
+    "aicf_tensor.sqrt": _math(math.SqrtOp),
+    "aicf_tensor.rsqrt": _math(math.RsqrtOp),
+    "aicf_tensor.abs": _abs,
+    "aicf_tensor.relu": _relu,
+    "aicf_tensor.gelu": _gelu,
+    "aicf_tensor.sigmoid": _sigmoid,
+}
+
+# --- binary ops: (float op, integer op) ---------------------------------------------------
+
+BINARY: dict[str, tuple[type, type]] = {
+    "aicf_tensor.add": (arith.AddfOp, arith.AddiOp),
+    "aicf_tensor.sub": (arith.SubfOp, arith.SubiOp),
+    "aicf_tensor.mul": (arith.MulfOp, arith.MuliOp),
+    "aicf_tensor.div": (arith.DivfOp, arith.DivSIOp),
+    # maximumf/minimumf propagate NaN, as numpy.maximum/minimum do
+    "aicf_tensor.max": (arith.MaximumfOp, arith.MaxSIOp),
+    "aicf_tensor.min": (arith.MinimumfOp, arith.MinSIOp),
+    "aicf_tensor.pow": (math.PowFOp, math.IPowIOp),
+}
+
+
+def binary(b: Builder, name: str, x: SSAValue, y: SSAValue) -> SSAValue:
+    fop, iop = BINARY[name]
+    return b.insert((fop if is_float(x.type) else iop)(x, y)).result

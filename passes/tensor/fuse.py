@@ -1,0 +1,395 @@
+"""`aicf-fuse`: group `aicf_tensor` ops into `aicf_tensor.fused` kernels, by cost.
+
+Fusion is a graph rewrite that lowers the cost model's estimate (global memory
+traffic, launches, recomputation; `fusion_cost`) within a register/operand budget,
+not a flag. The groups it forms:
+- elementwise chains (unary, binary, cast); broadcast operands stay un-materialised:
+  they are group inputs read through a broadcast map;
+- elementwise producers into a reduction (prologue), elementwise consumers of a
+  reduction (epilogue: a mean's scaling, `sum * 0.5`);
+- row groups: reductions over the same axes of the same domain, with elementwise ops
+  on the full domain that read the reductions broadcast back. Softmax over the last
+  axis and layer norm each become one group (`fusion_domain` says what is legal);
+- a value with several consumers is either kept inside one group and written out for
+  the others (materialised), or its cheap elementwise producer chain is recomputed
+  inside a consumer's group, whichever the cost model prefers.
+Matmul, layout ops (reshape, transpose, broadcast_to), non-splat constants and ops on
+dynamic shapes are never fused; splat constants are cloned into the groups that use
+them. A group of one op is not created.
+
+Greedy, in program order: for each fusible op c and each fusible producer p of its
+operands, score merging p's group into c's group and recomputing p's chain inside c's
+group; take the better one if it lowers the estimate, keeps the group acyclic with
+the rest of the program and within the budget.
+
+    %0 = aicf_tensor.mul %x, %a : (tensor<1024xf32>, tensor<f32>) -> tensor<1024xf32>
+    %1 = aicf_tensor.sin %0 : (tensor<1024xf32>) -> tensor<1024xf32>
+
+becomes
+
+    %1 = aicf_tensor.fused ins(%x, %a : tensor<1024xf32>, tensor<f32>) -> tensor<1024xf32> {
+    ^bb0(%2 : tensor<1024xf32>, %3 : tensor<f32>):
+      %4 = aicf_tensor.mul %2, %3 : (tensor<1024xf32>, tensor<f32>) -> tensor<1024xf32>
+      %5 = aicf_tensor.sin %4 : (tensor<1024xf32>) -> tensor<1024xf32>
+      aicf_tensor.yield %5 : tensor<1024xf32>
+    }
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from aicf.dialects import tensor as t
+from aicf.passes.tensor.fusion_cost import Cost, CostModel, FusionBudget
+from aicf.passes.tensor.fusion_domain import (
+    NotFusible,
+    analyze,
+    fusible_op,
+    is_splat_constant,
+)
+
+
+class Group:
+    """A kernel in the making: ops in program order. An op belongs to one group as its
+    home (the group that computes it for everybody else) and may be recomputed in
+    others."""
+
+    def __init__(self, ops: Sequence[Operation], fusible: bool):
+        self.ops = list(ops)
+        self.fusible = fusible
+        self.members = set(ops)
+
+    def __repr__(self) -> str:
+        return f"Group({[op.name for op in self.ops]})"
+
+
+@dataclass
+class _Candidate:
+    """The groups a decision replaces and the ones it makes (`home` ops per new group)."""
+
+    score: float
+    replaced: list[Group]
+    made: list[tuple[Group, set[Operation]]]
+
+
+class _Fuser:
+    def __init__(self, block: Block, model: CostModel, budget: FusionBudget):
+        self.block = block
+        self.model = model
+        self.budget = budget
+        self.index = {op: i for i, op in enumerate(block.ops)}
+        self.unused = {op for op in block.ops if not any(r.uses for r in op.results)}
+        self.home: dict[Operation, Group] = {}
+        self.containing: dict[Operation, set[Group]] = {}
+        for op in block.ops:
+            if is_splat_constant(op):
+                continue
+            g = Group([op], fusible_op(op))
+            self.home[op] = g
+            self.containing[op] = {g}
+
+    # --- the group graph ---------------------------------------------------------------
+
+    def _producer(self, v: SSAValue) -> Operation | None:
+        op = v.owner
+        if isinstance(op, Operation) and op in self.home:
+            return op
+        return None
+
+    def inputs(self, g: Group) -> list[SSAValue]:
+        seen: dict[SSAValue, None] = {}
+        for op in g.ops:
+            for v in op.operands:
+                owner = v.owner
+                if isinstance(owner, Operation) and (
+                    owner in g.members or is_splat_constant(owner)
+                ):
+                    continue
+                seen[v] = None
+        return list(seen)
+
+    def outputs(self, g: Group, homed: set[Operation], gone: Iterable[Group] = ()) -> list[SSAValue]:
+        """Values of `homed` ops some other group (or a non-group user) reads from g."""
+        gone = set(gone)
+        out: list[SSAValue] = []
+        for op in g.ops:
+            if op not in homed:
+                continue
+            for v in op.results:
+                for use in v.uses:
+                    user = use.operation
+                    if user in g.members:
+                        continue
+                    holders = self.containing.get(user, set()) - gone
+                    if not holders or any(op not in h.members for h in holders):
+                        out.append(v)
+                        break
+        return out
+
+    def homed(self, g: Group) -> set[Operation]:
+        return {op for op in g.ops if self.home[op] is g}
+
+    def preds(self, ops: Iterable[Operation], members: set[Operation]) -> set[Group]:
+        out = set()
+        for op in ops:
+            for v in op.operands:
+                p = self._producer(v)
+                if p is not None and p not in members:
+                    out.add(self.home[p])
+        return out
+
+    def creates_cycle(self, merged: set[Group], members: set[Operation]) -> bool:
+        """Whether a group outside `merged` sits on a path between two of its groups."""
+        ops = [op for g in merged for op in g.ops]
+        stack = list(self.preds(ops, members) - merged)
+        seen = set(stack)
+        while stack:
+            g = stack.pop()
+            for p in self.preds(g.ops, g.members):
+                if p in merged:
+                    return True
+                if p not in seen:
+                    seen.add(p)
+                    stack.append(p)
+        return False
+
+    # --- costs ---------------------------------------------------------------------------
+
+    def cost(self, g: Group, homed: set[Operation], gone: Iterable[Group] = ()) -> Cost | None:
+        """The estimate of g as one kernel, None if it is not a legal group."""
+        outputs = self.outputs(g, homed, gone)
+        if not outputs and all(op in homed for op in g.ops):
+            return Cost(0, 0, 0, 0)  # nobody reads it any more
+        inputs = self.inputs(g)
+        if len(inputs) > self.budget.max_inputs or len(g.ops) > self.budget.max_ops:
+            return None
+        try:
+            dom = analyze(g.ops, outputs)
+        except NotFusible:
+            return None
+        return self.model.group_cost(dom, inputs, outputs)
+
+    def _seconds(self, *costs: Cost | None) -> float | None:
+        if any(c is None for c in costs):
+            return None
+        return sum(self.model.seconds(c) for c in costs)  # type: ignore[arg-type]
+
+    def _ordered(self, ops: Iterable[Operation]) -> list[Operation]:
+        return sorted(set(ops), key=self.index.__getitem__)
+
+    # --- decisions -------------------------------------------------------------------------
+
+    def try_merge(self, p: Group, c: Group) -> _Candidate | None:
+        g = Group(self._ordered([*p.ops, *c.ops]), True)
+        homed = self.homed(p) | self.homed(c)
+        if self.creates_cycle({p, c}, g.members):
+            return None
+        before = self._seconds(
+            self.cost(p, self.homed(p)), self.cost(c, self.homed(c))
+        )
+        after = self._seconds(self.cost(g, homed, {p, c}))
+        if before is None or after is None:
+            return None
+        return _Candidate(before - after, [p, c], [(g, homed)])
+
+    def try_recompute(self, p: Group, c: Group, v: SSAValue) -> _Candidate | None:
+        """Copy v's producer chain (elementwise, inside p) into c; p keeps it for
+        its other users."""
+        root = v.owner
+        assert isinstance(root, Operation)
+        cone: list[Operation] = []
+        stack = [root]
+        while stack:
+            op = stack.pop()
+            if op in cone or op not in p.members:
+                continue
+            if isinstance(op, t.ReduceOp):
+                return None
+            cone.append(op)
+            stack.extend(o.owner for o in op.operands if isinstance(o.owner, Operation))
+        g = Group(self._ordered([*c.ops, *cone]), True)
+        # p as it would be with v's readers in c served by the copy
+        self.containing_swap(c, g)
+        try:
+            after = self._seconds(
+                self.cost(p, self.homed(p)), self.cost(g, self.homed(c), {c})
+            )
+        finally:
+            self.containing_swap(g, c)
+        before = self._seconds(self.cost(p, self.homed(p)), self.cost(c, self.homed(c)))
+        if before is None or after is None:
+            return None
+        return _Candidate(before - after, [c], [(g, self.homed(c))])
+
+    def containing_swap(self, old: Group, new: Group) -> None:
+        for op in old.ops:
+            self.containing[op].discard(old)
+        for op in new.ops:
+            self.containing.setdefault(op, set()).add(new)
+
+    def apply(self, cand: _Candidate) -> None:
+        for g in cand.replaced:
+            for op in g.ops:
+                self.containing[op].discard(g)
+        for g, homed in cand.made:
+            for op in g.ops:
+                self.containing[op].add(g)
+            for op in homed:
+                self.home[op] = g
+
+    def run(self) -> None:
+        for c in list(self.block.ops):
+            if c not in self.home or not self.home[c].fusible:
+                continue
+            for v in dict.fromkeys(c.operands):
+                prod_op = self._producer(v)
+                if prod_op is None:
+                    continue
+                p, cg = self.home[prod_op], self.home[c]
+                if p is cg or not p.fusible or prod_op in cg.members:
+                    continue
+                options = [
+                    x
+                    for x in (self.try_merge(p, cg), self.try_recompute(p, cg, v))
+                    if x is not None and x.score > 0
+                ]
+                if options:
+                    self.apply(max(options, key=lambda x: x.score))
+
+    # --- rewriting -----------------------------------------------------------------------
+
+    def groups(self) -> list[Group]:
+        seen: dict[Group, None] = {}
+        for gs in self.containing.values():
+            for g in gs:
+                seen[g] = None
+        return sorted(seen, key=lambda g: self.index[g.ops[-1]])
+
+    def rewrite(self, explain: bool) -> None:
+        fused: dict[Group, t.FusedOp] = {}
+        results: dict[SSAValue, SSAValue] = {}  # value -> the fused result carrying it
+        for g in self.groups():
+            homed = self.homed(g)
+            if len(g.ops) < 2:
+                continue
+            outputs = self.outputs(g, homed)
+            if not outputs:
+                continue
+            op = self._build(g, outputs)
+            if explain:
+                unfused = sum((self.model.op_cost(o) for o in g.ops), Cost(0, 0, 0, 0))
+                fused_cost = self.cost(g, homed)
+                op.attributes["aicf.fusion"] = StringAttr(
+                    f"fused: {fused_cost}; unfused: {unfused}"
+                )
+            fused[g] = op
+            for v, r in zip(outputs, op.outputs):
+                results[v] = r
+        if not fused:
+            return
+        # what stays outside the groups reads a value from its home group's kernel
+        # (members are about to go; copies in other groups read their own)
+        members = {op for g in fused for op in g.ops}
+        for v, r in results.items():
+            v.replace_uses_with_if(r, lambda use: use.operation not in members)
+        self._reorder(fused)
+        for op in reversed(list(self.block.ops)):
+            if op in members:
+                self.block.erase_op(op, safe_erase=False)
+        # constants now cloned into groups, and producers every reader recomputes
+        for op in reversed(list(self.block.ops)):
+            if (
+                isinstance(op, t.TensorOp)
+                and op not in self.unused
+                and not any(r.uses for r in op.results)
+            ):
+                self.block.erase_op(op)
+
+    def _build(self, g: Group, outputs: Sequence[SSAValue]) -> t.FusedOp:
+        inputs = self.inputs(g)
+        block = Block(arg_types=[v.type for v in inputs])
+        mapper: dict[SSAValue, SSAValue] = dict(zip(inputs, block.args))
+        for op in g.ops:
+            for o in op.operands:
+                owner = o.owner
+                if o not in mapper and isinstance(owner, Operation) and is_splat_constant(owner):
+                    mapper[o] = _clone_into(block, owner)
+            new = op.clone(mapper)
+            block.add_op(new)
+            for a, b in zip(op.results, new.results):
+                mapper[a] = b
+        block.add_op(t.YieldOp(*(mapper[v] for v in outputs)))
+        fused = t.FusedOp(inputs, [v.type for v in outputs], Region(block))
+        fused.location = g.ops[-1].location
+        self.block.insert_op_before(fused, g.ops[-1])
+        return fused
+
+    def _reorder(self, fused: dict[Group, t.FusedOp]) -> None:
+        """Put the block in an order where every value is defined before its uses: a
+        group's kernel runs after all its inputs, even when one of its members came
+        before an op it now depends on."""
+        erased = {op for g in fused for op in g.ops}
+        units = [op for op in self.block.ops if op not in erased]
+        key = {op: i for i, op in enumerate(units)}
+        pending = {
+            op: {o.owner for o in op.operands if o.owner in key and o.owner is not op}
+            for op in units
+        }
+        users: dict[Operation, list[Operation]] = {op: [] for op in units}
+        for op, deps in pending.items():
+            for d in deps:
+                users[d].append(op)  # type: ignore[index]
+        ready = [(key[op], op) for op, deps in pending.items() if not deps]
+        heapq.heapify(ready)
+        order: list[Operation] = []
+        while ready:
+            _, op = heapq.heappop(ready)
+            order.append(op)
+            for u in users[op]:
+                pending[u].discard(op)
+                if not pending[u]:
+                    heapq.heappush(ready, (key[u], u))
+        assert len(order) == len(units), "aicf-fuse made a cycle"
+        for op in units:
+            self.block.detach_op(op)
+        # the erased members stay (at the front) until they are deleted
+        self.block.add_ops(order)
+
+
+def _clone_into(block: Block, op: Operation) -> SSAValue:
+    new = op.clone()
+    block.add_op(new)
+    return new.results[0]
+
+
+@dataclass(frozen=True)
+class FusePass(ModulePass):
+    """See the module docstring. `max_inputs`/`max_ops` override the target's budget;
+    `explain` attaches each group's estimated cost, fused and unfused."""
+
+    name = "aicf-fuse"
+
+    max_inputs: int | None = None
+    max_ops: int | None = None
+    explain: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        model = CostModel()
+        budget = model.budget()
+        budget = FusionBudget(
+            self.max_inputs if self.max_inputs is not None else budget.max_inputs,
+            self.max_ops if self.max_ops is not None else budget.max_ops,
+        )
+        for f in op.walk():
+            if isinstance(f, func.FuncOp) and f.body.blocks:
+                fuser = _Fuser(f.body.block, model, budget)
+                fuser.run()
+                fuser.rewrite(self.explain)

@@ -1,0 +1,291 @@
+"""The iteration domain of a fusion group, the index of every value in it, and the
+nests the group lowers to.
+
+`aicf-fuse` asks `analyze` whether a candidate group is legal; the lowering of
+`aicf_tensor.fused` (aicf.lowering.fused_to_loop) asks it again for the maps and the
+nest plan, so the pass, its cost model and the lowering agree on one description.
+
+A group has one domain D (a shape, natural dim order):
+- with reductions, D is the shape every reduction reads and `axes` the (same, non-empty)
+  set of axes every reduction folds; the kept dims are the other ones;
+- without, D is the broadcast of every member's result shape.
+
+Every member value v gets an index map M_v: D -> v's indices, or None ("free": v
+depends only on group inputs and constants, so it can be computed at any index):
+- a reduction's M is its output projection (reduced dims dropped, or 0 with keepdims);
+- an elementwise op takes the map of an anchored operand of its own shape, else the
+  NumPy broadcast of its shape into D; every anchored operand must then be read at the
+  index it was computed at (broadcast(operand -> v) o M_v == M_operand). This rejects,
+  e.g., a row sum of shape [R] added to a [R, R] tensor: NumPy aligns it with the
+  columns, so the group could not run row by row.
+
+Nest plan (`GroupDomain.plan`): reductions are levelled by how many reductions they
+depend on; each level is one nest over D (kept dims first, then the reduced ones),
+computing the level's reductions with their elementwise prologues inlined. Outputs on
+the kept dims that are not plain sum/max reductions (a mean, an epilogue like
+`sum * 0.5`) are written by one nest over the kept dims; outputs on all of D by one
+final nest over D. A group without reductions is one nest over D.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from math import prod
+
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
+
+from aicf.dialects import shape_rules as rules
+from aicf.dialects import tensor as t
+
+ELEMENTWISE = (*t.UNARY_OPS, *t.BINARY_OPS, t.CastOp)
+
+
+class NotFusible(Exception):
+    """A candidate group cannot be one fused kernel; the message says why."""
+
+
+def static_shape(v: SSAValue) -> tuple[int, ...] | None:
+    shape = t.ranked_shape(v.type)
+    if shape is None or any(d == rules.DYN for d in shape):
+        return None
+    return shape
+
+
+def is_splat_constant(op: Operation) -> bool:
+    return isinstance(op, t.ConstantOp) and op.value.is_splat()
+
+
+def fusible_op(op: Operation) -> bool:
+    """Ops a group may hold: elementwise ops and reductions over at least one axis,
+    on static shapes. Matmul is its own kernel; layout ops stay outside."""
+    if isinstance(op, t.ReduceOp):
+        ok = static_shape(op.input) is not None and bool(op.reduced_axes())
+    elif isinstance(op, ELEMENTWISE):
+        ok = True
+    else:
+        return False
+    return ok and all(static_shape(v) is not None for v in (*op.operands, *op.results))
+
+
+def broadcast_map(src: Sequence[int], dst: Sequence[int]) -> AffineMap:
+    """Read a `src`-shaped value at every index of `dst` (NumPy broadcasting)."""
+    lead = len(dst) - len(src)
+    results = []
+    for j, n in enumerate(src):
+        i = lead + j
+        stretched = n == 1 and dst[i] != 1
+        results.append(AffineExpr.constant(0) if stretched else AffineExpr.dimension(i))
+    return AffineMap(len(dst), 0, tuple(results))
+
+
+def normalize(m: AffineMap, domain: Sequence[int]) -> AffineMap:
+    """Dims of extent 1 are always index 0: spell them so, so maps compare equal."""
+    dims = [
+        AffineExpr.constant(0) if domain[i] == 1 else AffineExpr.dimension(i)
+        for i in range(len(domain))
+    ]
+    return m.replace_dims_and_symbols(dims, [], len(domain), 0)
+
+
+def fits(shape: Sequence[int], domain: Sequence[int]) -> bool:
+    if len(shape) > len(domain):
+        return False
+    try:
+        return rules.broadcast_shapes(shape, domain) == tuple(domain)
+    except rules.ShapeError:
+        return False
+
+
+@dataclass
+class Nest:
+    """One nest of the plan: its roots (values it computes; for a reduction level the
+    reductions, whose inputs it folds), over all of D or the kept dims only."""
+
+    kind: str  # "reduce", "kept" or "full"
+    roots: list[SSAValue]
+    level: int = 0
+
+
+@dataclass
+class GroupDomain:
+    shape: tuple[int, ...]
+    axes: tuple[int, ...]
+    maps: dict[SSAValue, AffineMap | None]
+    levels: dict[Operation, int]  # reduction -> 1-based level
+    full_outputs: list[SSAValue] = field(default_factory=list)
+    kept_outputs: list[SSAValue] = field(default_factory=list)
+
+    @property
+    def kept(self) -> tuple[int, ...]:
+        return tuple(i for i in range(len(self.shape)) if i not in self.axes)
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        """Nest dim j is natural dim order[j]: kept dims first, reduced dims last, so
+        the kept dims are the leading parallel dims every nest shares."""
+        return (*self.kept, *self.axes)
+
+    @property
+    def shared(self) -> tuple[int, ...]:
+        return tuple(self.shape[i] for i in self.kept)
+
+    def identity(self) -> AffineMap:
+        return normalize(AffineMap.identity(len(self.shape)), self.shape)
+
+    def written_by_reduction(self, v: SSAValue) -> bool:
+        """A sum/max output is stored by its reduction nest; a mean needs scaling."""
+        return isinstance(v.owner, t.ReduceSumOp | t.ReduceMaxOp)
+
+    def plan(self) -> list[Nest]:
+        if not self.axes:
+            return [Nest("full", list(self.full_outputs))]
+        nests = []
+        for level in sorted(set(self.levels.values())):
+            reds = [r.results[0] for r, lv in self.levels.items() if lv == level]
+            nests.append(Nest("reduce", reds, level))
+        kept = [v for v in self.kept_outputs if not self.written_by_reduction(v)]
+        if kept:
+            nests.append(Nest("kept", kept))
+        if self.full_outputs:
+            nests.append(Nest("full", list(self.full_outputs)))
+        return nests
+
+    def nest_points(self, nest: Nest) -> int:
+        return prod(self.shared) if nest.kind == "kept" else prod(self.shape)
+
+    def inlined(self, nest: Nest) -> list[Operation]:
+        """The member ops a nest evaluates at each of its points: the elementwise cones
+        of its roots, stopping at reductions (read from their buffers)."""
+        seen: list[Operation] = []
+        stack = [r.owner.operands[0] if nest.kind == "reduce" else r for r in nest.roots]
+        if nest.kind == "reduce":
+            seen.extend(r.owner for r in nest.roots)  # type: ignore[misc]
+        while stack:
+            v = stack.pop()
+            op = v.owner
+            if v not in self.maps or not isinstance(op, Operation) or op in seen:
+                continue
+            if isinstance(op, t.ReduceOp):
+                if isinstance(op, t.ReduceMeanOp):
+                    seen.append(op)  # the division by the count is done on reading
+                continue
+            seen.append(op)
+            stack.extend(op.operands)
+        return seen
+
+
+def _output_kind(dom: GroupDomain, v: SSAValue) -> str:
+    m = dom.maps.get(v)
+    shape = static_shape(v)
+    assert shape is not None
+    if m is None:
+        if shape == dom.shape:
+            return "full"
+        raise NotFusible(
+            f"output of shape {rules.fmt(shape)} is computed from group inputs only and "
+            f"is not on the domain {rules.fmt(dom.shape)}"
+        )
+    if m == dom.identity() and shape == dom.shape:
+        return "full"
+    if dom.axes:
+        kept = {i for i in dom.kept if dom.shape[i] != 1}
+        bare = [e.position for e in m.results if isinstance(e, AffineDimExpr)]
+        consts_ok = all(
+            shape[p] == 1 for p, e in enumerate(m.results) if not isinstance(e, AffineDimExpr)
+        )
+        if sorted(bare) == sorted(kept) and len(set(bare)) == len(bare) and consts_ok:
+            return "kept"
+    raise NotFusible(
+        f"output of shape {rules.fmt(shape)} would be written more than once over the "
+        f"domain {rules.fmt(dom.shape)}"
+    )
+
+
+def analyze(ops: Sequence[Operation], outputs: Iterable[SSAValue]) -> GroupDomain:
+    """The domain and maps of a group of `ops` (in program order) whose values in
+    `outputs` are used outside it. Raises NotFusible with the reason."""
+    members: set[SSAValue] = set()
+    for op in ops:
+        if not (fusible_op(op) or is_splat_constant(op)):
+            raise NotFusible(f"'{op.name}' cannot be fused")
+        members.update(op.results)
+    reductions = [op for op in ops if isinstance(op, t.ReduceOp)]
+    if reductions:
+        shape = static_shape(reductions[0].input)
+        axes = reductions[0].reduced_axes()
+        assert shape is not None
+        for r in reductions[1:]:
+            if static_shape(r.input) != shape:
+                raise NotFusible(
+                    f"reductions over different domains ({rules.fmt(shape)} and "
+                    f"{rules.fmt(static_shape(r.input) or ())})"
+                )
+            if r.reduced_axes() != axes:
+                raise NotFusible(
+                    f"reductions over different axes ({list(axes)} and {list(r.reduced_axes())})"
+                )
+    else:
+        try:
+            shape = rules.broadcast_shapes(
+                *(static_shape(op.results[0]) or () for op in ops if not is_splat_constant(op))
+            )
+        except rules.ShapeError as e:
+            raise NotFusible(str(e)) from None
+        axes = ()
+
+    dom = GroupDomain(shape, tuple(axes), {}, {})
+    depth: dict[SSAValue, int] = {}  # how many reduction levels a value sits on
+    for op in ops:
+        res = op.results[0]
+        rshape = static_shape(res)
+        assert rshape is not None
+        depth[res] = max((depth.get(o, 0) for o in op.operands), default=0)
+        if is_splat_constant(op):
+            dom.maps[res] = None
+            continue
+        if isinstance(op, t.ReduceOp):
+            m_in = dom.maps.get(op.input)
+            if m_in is not None and m_in != dom.identity():
+                raise NotFusible("a reduction's input is not computed on the group's domain")
+            results = []
+            for i in range(len(shape)):
+                if i not in axes:
+                    results.append(AffineExpr.dimension(i))
+                elif op.keep:
+                    results.append(AffineExpr.constant(0))
+            m = AffineMap(len(shape), 0, tuple(results))
+            dom.maps[res] = normalize(m, shape)
+            depth[res] += 1
+            dom.levels[op] = depth[res]
+            continue
+        anchored = [(o, dom.maps[o]) for o in op.operands if dom.maps.get(o) is not None]
+        if not anchored:
+            dom.maps[res] = None
+            continue
+        same = [m for o, m in anchored if static_shape(o) == rshape]
+        if same:
+            m = same[0]
+        elif fits(rshape, shape):
+            m = normalize(broadcast_map(rshape, shape), shape)
+        else:
+            raise NotFusible(
+                f"'{op.name}' of shape {rules.fmt(rshape)} does not fit the domain "
+                f"{rules.fmt(shape)}"
+            )
+        for o, mo in anchored:
+            oshape = static_shape(o)
+            assert oshape is not None
+            read = normalize(broadcast_map(oshape, rshape).compose(m), shape)
+            if read != mo:
+                raise NotFusible(
+                    f"'{op.name}' reads a group value at {read}, but it is computed at {mo}"
+                )
+        dom.maps[res] = m
+    for v in dict.fromkeys(outputs):
+        if _output_kind(dom, v) == "full":
+            dom.full_outputs.append(v)
+        else:
+            dom.kept_outputs.append(v)
+    return dom

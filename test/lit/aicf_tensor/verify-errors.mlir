@@ -1,0 +1,234 @@
+// RUN: aicf-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// One case per verifier rule of aicf_tensor; each error names the op, its location
+// and the shapes or types at fault.
+
+func.func @broadcast(%x: tensor<4x8xf32>, %y: tensor<4xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.add' shapes 4x8, 4 are not broadcast-compatible (dimension -1: 4 vs 8)
+  %0 = aicf_tensor.add %x, %y : (tensor<4x8xf32>, tensor<4xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @declared_shape(%x: tensor<4x8xf32>, %y: tensor<8xf32>) -> tensor<4x9xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.mul' declared result shape 4x9 does not match the inferred shape 4x8
+  %0 = aicf_tensor.mul %x, %y : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x9xf32>
+  func.return %0 : tensor<4x9xf32>
+}
+
+// -----
+
+func.func @declared_rank(%x: tensor<4x8xf32>) -> tensor<32xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.exp' declared result shape 32 does not match the inferred shape 4x8
+  %0 = aicf_tensor.exp %x : (tensor<4x8xf32>) -> tensor<32xf32>
+  func.return %0 : tensor<32xf32>
+}
+
+// -----
+
+func.func @axis_out_of_range(%x: tensor<4x8xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.reduce_sum' axis 2 is out of range for rank 2
+  %0 = aicf_tensor.reduce_sum %x axes = [2] : (tensor<4x8xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @negative_axis_out_of_range(%x: tensor<4x8xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.reduce_max' axis -3 is out of range for rank 2
+  %0 = aicf_tensor.reduce_max %x axes = [-3] : (tensor<4x8xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @repeated_axis(%x: tensor<4x8xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.reduce_mean' axis 1 is repeated in axes [1, -1]
+  %0 = aicf_tensor.reduce_mean %x axes = [1, -1] : (tensor<4x8xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @reduce_keepdims_shape(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.reduce_sum' declared result shape 4 does not match the inferred shape 4x1
+  %0 = aicf_tensor.reduce_sum %x axes = [1] keepdims : (tensor<4x8xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @axes_type(%x: tensor<4x8xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.reduce_sum' axes must be array<i64: ...>
+  %0 = "aicf_tensor.reduce_sum"(%x) <{axes = array<i32: 0>}> : (tensor<4x8xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @perm_not_permutation(%x: tensor<4x8xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.transpose' perm [0, 0] is not a permutation of the 2 dims of 4x8
+  %0 = aicf_tensor.transpose %x perm = [0, 0] : (tensor<4x8xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @perm_wrong_length(%x: tensor<2x4x8xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.transpose' perm [1, 0] is not a permutation of the 3 dims of 2x4x8
+  %0 = aicf_tensor.transpose %x perm = [1, 0] : (tensor<2x4x8xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @matmul_k(%a: tensor<4x8xf32>, %b: tensor<6x16xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.matmul' matmul contraction sizes differ: 4x8 @ 6x16 (lhs has K=8, rhs has K=6)
+  %0 = aicf_tensor.matmul %a, %b : (tensor<4x8xf32>, tensor<6x16xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @matmul_vector_k(%a: tensor<4x8xf32>, %v: tensor<4xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.matmul' matmul contraction sizes differ: 4x8 @ 4 (lhs has K=8, rhs has K=4)
+  %0 = aicf_tensor.matmul %a, %v : (tensor<4x8xf32>, tensor<4xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x4x8xf32>, %b: tensor<3x8x16xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.matmul' matmul batch dims of 2x4x8 @ 3x8x16: shapes 2, 3 are not broadcast-compatible
+  %0 = aicf_tensor.matmul %a, %b : (tensor<2x4x8xf32>, tensor<3x8x16xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @matmul_scalar(%a: tensor<f32>, %b: tensor<8xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.matmul' matmul operands must have rank >= 1, got a scalar
+  %0 = aicf_tensor.matmul %a, %b : (tensor<f32>, tensor<8xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<4x8xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.reshape' cannot reshape 4x8 (32 elements) to 5x6 (30 elements)
+  %0 = aicf_tensor.reshape %x shape = [5, 6] : (tensor<4x8xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @reshape_result_type_count(%x: tensor<4x8xf32>) -> tensor<33xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.reshape' cannot reshape 4x8 (32 elements) to 33 (33 elements)
+  %0 = aicf_tensor.reshape %x : (tensor<4x8xf32>) -> tensor<33xf32>
+  func.return %0 : tensor<33xf32>
+}
+
+// -----
+
+func.func @reshape_two_minus_ones(%x: tensor<4x8xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.reshape' reshape to [-1, -1]: at most one extent may be -1
+  %0 = aicf_tensor.reshape %x shape = [-1, -1] : (tensor<4x8xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @reshape_indivisible(%x: tensor<4x8xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.reshape' cannot reshape 4x8 (32 elements) to [3, -1]
+  %0 = aicf_tensor.reshape %x shape = [3, -1] : (tensor<4x8xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @reshape_no_target(%x: tensor<4x8xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.reshape' needs a `shape` property or a ranked result type
+  %0 = aicf_tensor.reshape %x : (tensor<4x8xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @broadcast_to_incompatible(%x: tensor<3xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.broadcast_to' cannot broadcast 3 to 4x8
+  %0 = aicf_tensor.broadcast_to %x shape = [4, 8] : (tensor<3xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @broadcast_to_lower_rank(%x: tensor<2x8xf32>) -> tensor<*xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.broadcast_to' cannot broadcast 2x8 to 8: target has lower rank
+  %0 = aicf_tensor.broadcast_to %x shape = [8] : (tensor<2x8xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @unsupported_element_type(%x: tensor<4xi8>) -> tensor<*xi8> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.neg' unsupported element type i8 (expected one of f16, bf16, f32, f64, i32)
+  %0 = aicf_tensor.neg %x : (tensor<4xi8>) -> tensor<*xi8>
+  func.return %0 : tensor<*xi8>
+}
+
+// -----
+
+func.func @result_element_type(%x: tensor<4xf16>) -> tensor<4xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.sin' result element type f32 does not match the inferred f16
+  %0 = aicf_tensor.sin %x : (tensor<4xf16>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @promotion(%x: tensor<4xf16>, %y: tensor<4xf32>) -> tensor<*xf16> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.add' result element type f16 does not match the inferred f32
+  %0 = aicf_tensor.add %x, %y : (tensor<4xf16>, tensor<4xf32>) -> tensor<*xf16>
+  func.return %0 : tensor<*xf16>
+}
+
+// -----
+
+func.func @float_only_unary(%x: tensor<4xi32>) -> tensor<*xi32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.exp' operand must be a float tensor, got tensor<4xi32>
+  %0 = aicf_tensor.exp %x : (tensor<4xi32>) -> tensor<*xi32>
+  func.return %0 : tensor<*xi32>
+}
+
+// -----
+
+func.func @mean_of_int(%x: tensor<4xi32>) -> tensor<*xi32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.reduce_mean' operand must be a float tensor
+  %0 = aicf_tensor.reduce_mean %x axes = [0] : (tensor<4xi32>) -> tensor<*xi32>
+  func.return %0 : tensor<*xi32>
+}
+
+// -----
+
+func.func @cast_shape(%x: tensor<4xf32>) -> tensor<5xf16> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.cast' declared result shape 5 does not match the inferred shape 4
+  %0 = aicf_tensor.cast %x : (tensor<4xf32>) -> tensor<5xf16>
+  func.return %0 : tensor<5xf16>
+}
+
+// -----
+
+func.func @constant_type() -> tensor<5xf32> {
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.constant' declared result shape 5 does not match the inferred shape 4
+  %0 = "aicf_tensor.constant"() <{value = dense<1.0> : tensor<4xf32>}> : () -> tensor<5xf32>
+  func.return %0 : tensor<5xf32>
+}
+
+// -----
+
+// The last case is valid: the errors above do not stop the following chunks.
+// CHECK-LABEL: func.func @fine
+func.func @fine(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = aicf_tensor.abs %x : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}

@@ -1,0 +1,139 @@
+"""`aicf-run`: run a program on random inputs and check it against the NumPy reference.
+
+    aicf-run FILE [--target cpu|cuda|auto] [--entry NAME] [--seed N] [--repeat N]
+
+Inputs are standard-normal (seeded) in each argument's dtype. The outputs are compared
+with `aicf.reference` (the tensor level interpreted in float64); printed per output:
+max abs error, relative error ||out - ref|| / ||ref||, and the median run time. The exit
+code is 1 if an error exceeds the tolerance of its dtype (DESIGN.md: f32 1e-5, 1e-4 for
+programs with a matmul; f16 1e-2 and bf16 5e-2, i.e. their precision over a chain of
+ops; f64 1e-12), or if an output has a NaN where the reference has none. `--target
+auto` (the default) runs on CUDA when CuPy sees a GPU, else on the cpu. A malformed or
+invalid program prints its diagnostic and exits 1, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+TOLERANCE = {"float32": 1e-5, "float16": 1e-2, "bfloat16": 5e-2, "uint16": 5e-2,
+             "float64": 1e-12}  # fmt: skip
+MATMUL_TOLERANCE_F32 = 1e-4
+
+
+def _gpu_available() -> bool:
+    try:
+        import cupy  # type: ignore[import-not-found]
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def _random_inputs(exe, rng: np.random.Generator) -> list[np.ndarray]:
+    from aicf.reference import round_bf16
+
+    out = []
+    for spec in exe.inputs:
+        x = rng.standard_normal(spec.shape)
+        if spec.dtype.kind in "iu" and spec.dtype != np.uint16:
+            out.append(np.round(x * 4).astype(spec.dtype))
+        elif spec.dtype == np.uint16:  # bf16 bits
+            f = round_bf16(x).astype(np.float32)
+            out.append((f.view(np.uint32) >> 16).astype(np.uint16))
+        else:
+            out.append(x.astype(spec.dtype))
+    return out
+
+
+def _to_f64(a, spec) -> np.ndarray:
+    from aicf.reference import bf16_bits_to_f64
+
+    if hasattr(a, "get"):  # CuPy
+        a = a.get()
+    a = np.asarray(a)
+    if spec.mlir_type.endswith("xbf16>") or spec.mlir_type.endswith("<bf16>"):
+        if a.dtype == np.uint16:
+            return bf16_bits_to_f64(a)
+    return a.astype(np.float64)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="aicf-run", description=__doc__.split("\n\n")[0])
+    p.add_argument("file", help="a .mlir file at the tensor level")
+    p.add_argument("--target", choices=("cpu", "cuda", "auto"), default="auto")
+    p.add_argument("--entry", default=None, help="function to run (default: the only one)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeat", type=int, default=5, help="timed runs (median is printed)")
+    args = p.parse_args(argv)
+
+    import aicf
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+    from aicf.errors import AicfError
+    from aicf.reference import evaluate
+    from aicf.compiler import run_pipeline
+
+    target = args.target
+    if target == "auto":
+        target = "cuda" if _gpu_available() else "cpu"
+    try:
+        try:
+            text = open(args.file).read()
+        except OSError as e:
+            print(f"aicf-run: cannot read {args.file}: {e.strerror}", file=sys.stderr)
+            return 1
+        tensor_module = parse_module(make_context(), text, args.file)
+        run_pipeline(tensor_module, ["aicf-infer-shapes"])
+        exe = aicf.compile(args.file, target=target, entry=args.entry)
+        inputs = _random_inputs(exe, np.random.default_rng(args.seed))
+        outs = exe(*inputs)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        refs = evaluate(tensor_module, exe.entry, *inputs)
+        times = []
+        for _ in range(max(args.repeat, 1)):
+            t0 = time.perf_counter()
+            r = exe(*inputs)
+            if target == "cuda":
+                import cupy  # type: ignore[import-not-found]
+
+                cupy.cuda.get_current_stream().synchronize()
+            times.append(time.perf_counter() - t0)
+            del r
+    except AicfError as e:
+        print(str(e).rstrip(), file=sys.stderr)
+        return 1
+    has_matmul = any(op.name == "aicf_tensor.matmul" for op in tensor_module.walk())
+    ok = True
+    print(f"{args.file}: @{exe.entry} on {target}, seed {args.seed}")
+    for i, (o, ref, spec) in enumerate(zip(outs, refs, exe.outputs)):
+        o64 = _to_f64(o, spec)
+        ref = np.asarray(ref, np.float64)
+        both_nan = np.isnan(o64) & np.isnan(ref)
+        bad_nan = int(np.count_nonzero(np.isnan(o64) != np.isnan(ref)))
+        diff = np.where(both_nan, 0.0, o64 - np.where(both_nan, 0.0, ref))
+        finite_ref = np.where(np.isnan(ref), 0.0, ref)
+        max_abs = float(np.nanmax(np.abs(diff))) if diff.size else 0.0
+        nref = float(np.linalg.norm(finite_ref))
+        rel = float(np.linalg.norm(np.nan_to_num(diff, nan=np.inf))) / nref if nref else max_abs
+        tol = TOLERANCE.get(spec.dtype.name, 1e-5)
+        if has_matmul and spec.dtype == np.float32:
+            tol = MATMUL_TOLERANCE_F32
+        passed = bad_nan == 0 and rel <= tol
+        ok &= passed
+        print(
+            f"  output #{i} {spec.dtype.name}{list(spec.shape)}: max abs err {max_abs:.3e}, rel err {rel:.3e} "
+            f"(tol {tol:.0e}){'' if bad_nan == 0 else f', {bad_nan} NaN mismatches'} "
+            f"{'ok' if passed else 'FAIL'}"
+        )
+    print(f"  time: median {np.median(times) * 1e3:.3f} ms over {len(times)} runs")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
