@@ -239,19 +239,104 @@ class Executable:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 
+class SpecializingExecutable:
+    """The executable of an entry function with dynamic extents (`tensor<?x...>`).
+
+    Each call specialises the tensor-level program on the shapes of its arguments
+    (the `?` extents become the call's sizes, then shapes are inferred and the program
+    lowered and built as any static one) and caches the specialised Executable per
+    shape tuple, as a JIT does. A static extent or the rank still must match: a
+    mismatch raises ArgumentError naming the argument.
+    """
+
+    def __init__(self, module: ModuleOp, entry: str, target: str, debug: bool):
+        self.module = module
+        self.entry = entry
+        self.target = target
+        self.debug = debug
+        func = _select_entry(module, entry)
+        self._arg_types = [a.type for a in func.args]
+        self._arg_names = [
+            a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)
+        ]
+        self.specializations: dict[tuple[tuple[int, ...], ...], Executable] = {}
+
+    def __repr__(self) -> str:
+        ins = ", ".join(f"{n}: {t}" for n, t in zip(self._arg_names, self._arg_types))
+        return (
+            f"<aicf.SpecializingExecutable @{self.entry}({ins}) on {self.target}, "
+            f"{len(self.specializations)} specialisation(s)>"
+        )
+
+    def _shapes_of(self, arrays: Sequence) -> tuple[tuple[int, ...], ...]:
+        from aicf.dialects.shape_rules import DYN, fmt
+
+        if len(arrays) != len(self._arg_types):
+            raise ArgumentError(
+                f"@{self.entry} takes {len(self._arg_types)} argument(s) "
+                f"({', '.join(self._arg_names)}), got {len(arrays)}"
+            )
+        shapes = []
+        for i, (a, t) in enumerate(zip(arrays, self._arg_types)):
+            shape = tuple(getattr(a, "shape", ()))
+            declared = tuple(t.get_shape()) if isinstance(t, TensorType) else shape
+            if len(shape) != len(declared) or any(
+                d != DYN and d != s for d, s in zip(declared, shape)
+            ):
+                raise ArgumentError(
+                    f"argument #{i} ('{self._arg_names[i]}') of @{self.entry}: expected "
+                    f"shape {fmt(declared)}, got {tuple(shape)}"
+                )
+            shapes.append(shape)
+        return tuple(shapes)
+
+    def specialize(self, shapes: Sequence[Sequence[int]]) -> Executable:
+        key = tuple(tuple(s) for s in shapes)
+        exe = self.specializations.get(key)
+        if exe is None:
+            module = self.module.clone()
+            func = _select_entry(module, self.entry)
+            for arg, shape in zip(func.args, key):
+                if isinstance(arg.type, TensorType):
+                    _set_arg_type(arg, TensorType(arg.type.get_element_type(), list(shape)))
+            func.update_function_type()
+            exe = compile(module, target=self.target, entry=self.entry, debug=self.debug)
+            self.specializations[key] = exe
+        return exe
+
+    def __call__(self, *arrays):
+        return self.specialize(self._shapes_of(arrays))(*arrays)
+
+
+def _set_arg_type(arg, new_type: Attribute) -> None:
+    from xdsl.rewriter import Rewriter
+
+    Rewriter.replace_value_with_new_type(arg, new_type)
+
+
+def _has_dynamic_inputs(func: FuncOp) -> bool:
+    from aicf.dialects.shape_rules import DYN
+
+    return any(
+        isinstance(t, TensorType) and DYN in t.get_shape()
+        for t in func.function_type.inputs.data
+    )
+
+
 def _debug_default() -> bool:
     return os.environ.get("AICF_DEBUG", "") not in ("", "0")
 
 
 def compile(src, *, target: str = "cpu", entry: str | None = None,
-            debug: bool | None = None) -> Executable:  # fmt: skip
+            debug: bool | None = None) -> Executable | SpecializingExecutable:  # fmt: skip
     """Compile a tensor program for `target` ("cpu" or "cuda").
 
     `src` is MLIR text, a path to a .mlir file (str or PathLike) or an xDSL ModuleOp (not
     modified). `entry` names the function to run; by default the module's only public
     function. `debug` (default: the AICF_DEBUG environment variable) poisons outputs
     with NaN before each run. Raises CompileError, with the IR location, for programs
-    that cannot be compiled.
+    that cannot be compiled. An entry with dynamic extents (`tensor<?x...>`) gives a
+    SpecializingExecutable, which compiles once per distinct set of argument shapes.
     """
     if target not in TARGETS:
         raise CompileError(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")
@@ -265,6 +350,9 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
         module = _load(src)
     func = _select_entry(module, entry)
     name = func.sym_name.data
+    debug = _debug_default() if debug is None else debug
+    if cached is None and _has_dynamic_inputs(func):
+        return SpecializingExecutable(module, func.sym_name.data, target, debug)
     arg_names = [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
     if cached is None and _is_tensor_level(module):
         run_pipeline(module, TENSOR_PIPELINE)
@@ -283,7 +371,6 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
         label = arg_names[i] if i < len(func.args) - nout else f"result #{i - len(func.args) + nout}"
         specs.append(ArgSpec(label, numpy_dtype(t.get_element_type()), shape, str(t)))
     ins, outs = specs[: len(specs) - nout], specs[len(specs) - nout :]
-    debug = _debug_default() if debug is None else debug
     if target == "cpu":
         from aicf.backend.c.runtime import CpuModule, CpuProgram
 
