@@ -33,13 +33,20 @@ from aicf.context import make_context
 from aicf.diagnostics import parse_module, verify_module
 from aicf.errors import AicfError, ArgumentError, CompileError
 
-TENSOR_PIPELINE: list[str] = ["aicf-infer-shapes", "aicf-lower-to-loops"]
+TENSOR_PIPELINE: list[str] = [
+    "aicf-infer-shapes",
+    "canonicalize",  # our patterns and constant folding, through xDSL's driver
+    "cse",
+    "aicf-cleanup-reshapes",
+    "aicf-fuse",
+    "aicf-lower-to-loops",
+]
 """Passes (names in aicf.registry.AICF_PASSES or xDSL's) from the tensor level to the
-loop level, in order. Optimisation passes (fusion, ...) go in here as they land."""
+loop level, in order. `compile(..., fuse=False)` leaves out aicf-fuse."""
 
 TARGETS = ("cpu", "cuda")
 
-_CPU_MODULES: dict[str, object] = {}
+_CPU_MODULES: dict[tuple[str, bool], object] = {}
 """MLIR text -> its built CpuModule, so compiling several entries of one module (or
 the same text again) lowers and builds it once. The lowered module is shared by those
 Executables: treat `exe.module` as read-only."""
@@ -249,8 +256,9 @@ class SpecializingExecutable:
     mismatch raises ArgumentError naming the argument.
     """
 
-    def __init__(self, module: ModuleOp, entry: str, target: str, debug: bool):
+    def __init__(self, module: ModuleOp, entry: str, target: str, debug: bool, fuse: bool):
         self.module = module
+        self.fuse = fuse
         self.entry = entry
         self.target = target
         self.debug = debug
@@ -300,7 +308,9 @@ class SpecializingExecutable:
                 if isinstance(arg.type, TensorType):
                     _set_arg_type(arg, TensorType(arg.type.get_element_type(), list(shape)))
             func.update_function_type()
-            exe = compile(module, target=self.target, entry=self.entry, debug=self.debug)
+            exe = compile(
+                module, target=self.target, entry=self.entry, debug=self.debug, fuse=self.fuse
+            )
             self.specializations[key] = exe
         return exe
 
@@ -328,13 +338,15 @@ def _debug_default() -> bool:
 
 
 def compile(src, *, target: str = "cpu", entry: str | None = None,
-            debug: bool | None = None) -> Executable | SpecializingExecutable:  # fmt: skip
+            debug: bool | None = None, fuse: bool = True
+            ) -> Executable | SpecializingExecutable:  # fmt: skip
     """Compile a tensor program for `target` ("cpu" or "cuda").
 
     `src` is MLIR text, a path to a .mlir file (str or PathLike) or an xDSL ModuleOp (not
     modified). `entry` names the function to run; by default the module's only public
     function. `debug` (default: the AICF_DEBUG environment variable) poisons outputs
-    with NaN before each run. Raises CompileError, with the IR location, for programs
+    with NaN before each run. `fuse=False` compiles every tensor op as its own loop
+    nest (kernel), for comparison and debugging. Raises CompileError, with the IR location, for programs
     that cannot be compiled. An entry with dynamic extents (`tensor<?x...>`) gives a
     SpecializingExecutable, which compiles once per distinct set of argument shapes.
     """
@@ -342,7 +354,7 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
         raise CompileError(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")
     key = None
     if isinstance(src, str) and target == "cpu":
-        key = src if "\n" in src or not src.strip().endswith(".mlir") else None
+        key = (src, fuse) if "\n" in src or not src.strip().endswith(".mlir") else None
     cached = _CPU_MODULES.get(key) if key is not None else None
     if cached is not None:
         module = cached.module
@@ -352,10 +364,10 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     name = func.sym_name.data
     debug = _debug_default() if debug is None else debug
     if cached is None and _has_dynamic_inputs(func):
-        return SpecializingExecutable(module, func.sym_name.data, target, debug)
+        return SpecializingExecutable(module, func.sym_name.data, target, debug, fuse)
     arg_names = [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
     if cached is None and _is_tensor_level(module):
-        run_pipeline(module, TENSOR_PIPELINE)
+        run_pipeline(module, [p for p in TENSOR_PIPELINE if fuse or p != "aicf-fuse"])
     func = _select_entry(module, name)
     nout_attr = func.attributes.get("aicf.num_outputs")
     nout = nout_attr.value.data if nout_attr is not None else 0  # type: ignore[attr-defined]

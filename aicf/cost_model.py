@@ -21,6 +21,14 @@ Each candidate gets an estimated time from the numbers of the target description
              slices in flight)
     dram     bytes that must come from DRAM (A, B read once, C written) / bandwidth
     l2       bytes the tiles read (A once per column of blocks, B once per row) / L2 bw
+    sync     each k-tile's barrier drains the SM's pipes: SYNC_CYCLES / bps exposed
+
+    total = max(sm, mem) + min(sm, mem)^2 / max(sm, mem) + launch,
+            sm = max(fma, smem, latency) + sync, mem = max(dram, l2)
+
+  (the contention term: when the SM and the memory side are both near saturation,
+  the stalls of one are no longer hidden behind the other; it vanishes when one
+  side dominates and reaches full serialisation when they are equal)
 
 - waves = ceil(blocks / (SMs * bps)): the tail effect of the last partial wave;
 - bps (blocks per SM, the occupancy) is limited by registers (estimated per thread),
@@ -128,15 +136,20 @@ def match_matmul(
     used = [set(i) for i in ins]  # type: ignore[arg-type]
     if not all(k in u for u in used):
         return None
-    private = [sorted((used[j] - used[1 - j]) & set(par)) for j in (0, 1)]
-    if any(len(p) != 1 for p in private):
+    if len(out) < 2:
         return None
-    # n: the private dim C's rows are contiguous in (the later one in C's map)
-    d0, d1 = private[0][0], private[1][0]
-    if out.index(d0) < out.index(d1):
-        m_dim, n_dim, a, b = d0, d1, 0, 1
-    else:
-        m_dim, n_dim, a, b = d1, d0, 1, 0
+    # n: C's innermost dim (its rows are contiguous), m: the one before; each must be
+    # read by exactly one input, a different one; every other parallel dim is batch
+    m_dim, n_dim = out[-2], out[-1]
+    owner = {}
+    for d in (m_dim, n_dim):
+        users = [j for j in (0, 1) if d in used[j]]
+        if len(users) != 1:
+            return None
+        owner[d] = users[0]
+    if owner[m_dim] == owner[n_dim]:
+        return None
+    a, b = owner[m_dim], owner[n_dim]
     batch = tuple(d for d in out if d not in (m_dim, n_dim))
     return MatmulRoles(m_dim, n_dim, k, batch, a, b)
 
@@ -320,36 +333,23 @@ def frag_rows(c: Candidate, which: str, tid: int) -> list[int]:
 def smem_accesses(c: Candidate, which: str, warp: int = 0):
     """The warp accesses of one shared tile [stages, BK, R] in one k-tile, as
     (name, index_of_lane, vec, count per warp per k-tile) tuples."""
-    r_ext = c.bm if which == "a" else c.bn
     v, along = (c.vec_a, c.dim_a) if which == "a" else (c.vec_b, c.dim_b)
     acc = []
-    loads = c.loads_per_thread(which)
-    for it in range(loads):
+    for it in range(c.loads_per_thread(which)):
+        kr = [load_coords(c, which, warp * 32 + l, it) for l in range(32)]
         if along == "k":  # transposed: v scalar stores down k
             for j in range(v):
-                acc.append((
-                    f"store {which} (transposed) #{it}.{j}",
-                    lambda l, it=it, j=j: (0, load_coords(c, which, warp * 32 + l, it)[0] + j,
-                                           load_coords(c, which, warp * 32 + l, it)[1]),
-                    1, 1,
-                ))
+                tab = [(0, k + j, r) for k, r in kr]
+                acc.append((f"store {which} (transposed) #{it}.{j}", tab.__getitem__, 1, 1))
         else:
             sv = min(v, 4)
             for j in range(0, v, sv):
-                acc.append((
-                    f"store {which} #{it}.{j}",
-                    lambda l, it=it, j=j: (0, load_coords(c, which, warp * 32 + l, it)[0],
-                                           load_coords(c, which, warp * 32 + l, it)[1] + j),
-                    sv, 1,
-                ))
-    del r_ext
+                tab = [(0, k, r + j) for k, r in kr]
+                acc.append((f"store {which} #{it}.{j}", tab.__getitem__, sv, 1))
     n_groups = (c.tm if which == "a" else c.tn) // 4
     for g in range(n_groups):
-        acc.append((
-            f"read {which} fragment {g}",
-            lambda l, g=g: (0, 0, frag_rows(c, which, warp * 32 + l)[g]),
-            4, c.bk,
-        ))
+        tab = [(0, 0, frag_rows(c, which, warp * 32 + l)[g]) for l in range(32)]
+        acc.append((f"read {which} fragment {g}", tab.__getitem__, 4, c.bk))
     return acc
 
 
@@ -362,7 +362,18 @@ BK_CHOICES = (8, 16, 32)
 T_CHOICES = (4, 8)
 STAGES = (2,)  # register-prefetch double buffering: what the schedule generates
 REG_OVERHEAD = 28  # addresses, loop counters, indices (seen in ptxas -v reports)
+# Headroom kept under the per-thread cap: 128x256x16 with 8x8 per thread was estimated
+# at 120 registers and spilled 8 bytes under a 128 cap (ptxas -v, sm_90).
+REG_MARGIN = 16
+GUARD_REGS = 4
+# Prefetched slices live across a whole k-tile of unrolled FMAs; past this many
+# registers ptxas spilled even under a 255 cap (64x32x32, 8x8, one warp: 276 bytes).
+MAX_PREFETCH_REGS = 64
 INSTR_PER_KTILE = 16  # barrier, loop, address updates of one k-tile
+# Cycles an SM idles at each k-tile's barrier (the last FMAs, the shared stores and
+# the first fragment loads drain in sequence); other resident blocks fill it, so a
+# block exposes SYNC_CYCLES / bps.
+SYNC_CYCLES = 200
 
 
 @dataclass
@@ -386,7 +397,7 @@ class Estimate:
 
     @property
     def bound(self) -> str:
-        t = {k: v for k, v in self.terms.items() if k != "launch"}
+        t = {k: v for k, v in self.terms.items() if k not in ("launch", "sync", "contention")}
         return max(t, key=t.get) if t else "-"
 
 
@@ -437,10 +448,13 @@ _LAYOUT_CACHE: dict[tuple, tuple[Attribute, int, int]] = {}
 def _tile_layout(c: Candidate, which: str, swizzle: bool) -> tuple[Attribute, int, int]:
     """(layout, smem cycles per warp per k-tile, conflict wavefronts per warp per k-tile)
     of one shared tile under the layout `aicf-swizzle-smem` picks (or row-major)."""
-    from aicf.passes.gpu.bank_conflicts import access_cost, layout_offset, unique_bytes
+    from aicf.passes.gpu.bank_conflicts import threads_per_phase
     from aicf.passes.gpu.swizzle_smem import choose_layout
 
-    key = (c.bm, c.bn, c.bk, c.tm, c.tn, c.vec_a, c.vec_b, c.dim_a, c.dim_b, which, swizzle)
+    if which == "a":
+        key = ("a", c.bm, c.bk, c.tm, c.threads_n, c.threads, c.vec_a, c.dim_a, c.stages, swizzle)
+    else:
+        key = ("b", c.bn, c.bk, c.tn, c.threads_n, c.threads, c.vec_b, c.dim_b, c.stages, swizzle)
     if key in _LAYOUT_CACHE:
         return _LAYOUT_CACHE[key]
     r_ext = c.bm if which == "a" else c.bn
@@ -451,17 +465,39 @@ def _tile_layout(c: Candidate, which: str, swizzle: bool) -> tuple[Attribute, in
     else:
         layout = NoneAttr()
     cycles = conflicts = 0
-    for _, f, v, count in acc:
-        addrs = []
-        for lane in range(32):
-            addrs.append(layout_offset(layout, f(lane), shape) * 4)
-        cost = access_cost(addrs, 4 * v)
-        ideal = _cdiv(unique_bytes(addrs, 4 * v), 128)
-        cycles += count * (ideal + cost.conflicts)
-        conflicts += count * cost.conflicts
+    import numpy as np
+
+    from aicf.passes.gpu.bank_conflicts import layout_offsets, wavefronts_many
+
+    for v in sorted({a[2] for a in acc}):
+        group = [a for a in acc if a[2] == v]
+        idx = np.array([[f(lane) for lane in range(32)] for _, f, _, _ in group], dtype=np.int64)
+        counts = np.array([n for *_, n in group], dtype=np.int64)
+        addrs = layout_offsets(layout, idx, shape) * 4
+        waves = wavefronts_many(addrs, np.ones(addrs.shape, dtype=bool), 4 * v)
+        phases = 32 // threads_per_phase(4 * v)
+        words = (addrs // 4)[..., None] + np.arange(v)
+        uniq = np.array([len(np.unique(w)) for w in words.reshape(len(group), -1)])
+        ideal = -(-uniq * 4 // 128)
+        extra = waves - phases  # wavefronts beyond one per phase: the conflicts
+        cycles += int(((ideal + extra) * counts).sum())
+        conflicts += int((extra * counts).sum())
     res = (layout, cycles, conflicts)
     _LAYOUT_CACHE[key] = res
     return res
+
+
+def blocks_by_registers(t: GpuTarget, regs: int, warps: int) -> int:
+    """Blocks of `warps` warps at `regs` registers per thread that fit on one SM. Each
+    sub-partition holds a quarter of the register file and the warps are spread over
+    the sub-partitions, so the fullest one decides (this is also how ptxas turns
+    `__launch_bounds__(threads, blocks)` into a register cap)."""
+    per_warp = _cdiv(regs * 32, t.reg_alloc_unit) * t.reg_alloc_unit
+    per_part = t.registers_per_sm // t.sub_partitions
+    b = 0
+    while _cdiv((b + 1) * warps, t.sub_partitions) * per_warp <= per_part and b < t.max_blocks_per_sm:
+        b += 1
+    return b
 
 
 def estimate(c: Candidate, p: MatmulProblem, t: GpuTarget = DEFAULT_GPU) -> Estimate:
@@ -471,13 +507,31 @@ def estimate(c: Candidate, p: MatmulProblem, t: GpuTarget = DEFAULT_GPU) -> Esti
     if la < 1 or lb < 1 or (c.bm * c.bk) % (threads * c.vec_a) or (c.bn * c.bk) % (threads * c.vec_b):
         e.reason = "the A/B tiles do not divide evenly among the threads"
         return e
-    # registers: accumulators, fragments, prefetched slices (raw elements), overhead
-    pre = la * c.vec_a * p.a_bytes / 4 + lb * c.vec_b * p.b_bytes / 4
-    regs = c.tm * c.tn + c.tm + c.tn + math.ceil(pre) + REG_OVERHEAD
+    # registers: accumulators, fragments, prefetched slices, overhead
+    # each prefetched access holds its value (a 16-bit scalar still takes a whole
+    # register) and the offset it was loaded from
+    # (a scalar access also keeps its own 64-bit address and bound: calibrated on
+    # tiles of 16-32 guarded scalar loads that spilled under ptxas -v)
+    # (16-bit elements count as f32: ptxas widens them as soon as they arrive)
+    def held(v: int, eb: int) -> int:
+        return v + (1 if v > 1 else 3)
+
+    pre = la * held(c.vec_a, p.a_bytes) + lb * held(c.vec_b, p.b_bytes)
+    # partial tiles keep their bounds live (4097x4095x1000 at 128x128x8 spilled 4 bytes
+    # under a 128 cap without this)
+    guarded = p.m % c.bm or p.n % c.bn or p.k % c.bk
+    regs = c.tm * c.tn + c.tm + c.tn + pre + REG_OVERHEAD + (GUARD_REGS if guarded else 0)
     e.regs = regs = _cdiv(regs, 8) * 8
     e.smem = c.smem_tile_bytes()
-    if regs > t.max_registers_per_thread:
-        e.reason = f"needs ~{regs} registers per thread > {t.max_registers_per_thread} (would spill)"
+    cap = min(t.max_registers_per_thread, t.registers_per_sm // threads // 8 * 8)
+    if regs + REG_MARGIN > cap:
+        e.reason = f"needs ~{regs}+{REG_MARGIN} registers per thread > {cap} (would spill)"
+        return e
+    if pre > MAX_PREFETCH_REGS:
+        e.reason = (
+            f"holds ~{pre} registers of prefetched tiles across the k-tile "
+            f"(> {MAX_PREFETCH_REGS}: ptxas spills)"
+        )
         return e
     if e.smem > t.smem_per_block_default:
         e.reason = (
@@ -485,8 +539,7 @@ def estimate(c: Candidate, p: MatmulProblem, t: GpuTarget = DEFAULT_GPU) -> Esti
             f"a block holds statically"
         )
         return e
-    warp_regs = _cdiv(regs * 32, t.reg_alloc_unit) * t.reg_alloc_unit
-    by_regs = t.registers_per_sm // (warp_regs * c.warps)
+    by_regs = blocks_by_registers(t, regs, c.warps)
     by_smem = t.smem_per_sm // (e.smem + t.smem_reserved_per_block)
     by_threads = t.max_threads_per_sm // threads
     e.bps = min(by_regs, by_smem, by_threads, t.max_blocks_per_sm)
@@ -523,12 +576,22 @@ def estimate(c: Candidate, p: MatmulProblem, t: GpuTarget = DEFAULT_GPU) -> Esti
     fma_cyc = c.bm * c.bn * c.bk / fma_per_clk / e.issue_eff
     smem_cyc = e.smem_wavefronts * c.warps * t.smem_bytes_per_clk / 128
     lat_cyc = t.mem_latency_s * clk / max(1, c.stages - 1)
-    per_tile = {
-        "fma": e.bps * fma_cyc,
-        "smem": e.bps * smem_cyc,
-        "latency": lat_cyc,
-    }
-    wave_s = {k: e.waves * ktiles * v / clk for k, v in per_tile.items()}
+
+    def per_tile(resident: int) -> dict[str, float]:
+        """Cycles of one k-tile on an SM holding `resident` blocks of this kernel."""
+        return {
+            "fma": resident * fma_cyc,
+            "smem": resident * smem_cyc,
+            "latency": lat_cyc,
+            "sync": SYNC_CYCLES / resident,
+        }
+
+    # full waves hold bps blocks per SM; the last, partial wave fewer (the tail)
+    full, rest = divmod(e.blocks, conc)
+    wave_s = {k: full * ktiles * v / clk for k, v in per_tile(e.bps).items()}
+    if rest:
+        for k, v in per_tile(_cdiv(rest, t.num_sms)).items():
+            wave_s[k] += ktiles * v / clk
     dram = p.batch * (p.m * p.k * p.a_bytes + p.k * p.n * p.b_bytes + p.m * p.n * p.c_bytes)
     l2 = p.batch * (gn * p.m * p.k * p.a_bytes + gm * p.k * p.n * p.b_bytes) + p.batch * p.m * p.n * p.c_bytes
     e.terms = {
@@ -537,8 +600,11 @@ def estimate(c: Candidate, p: MatmulProblem, t: GpuTarget = DEFAULT_GPU) -> Esti
         "l2": l2 / t.l2_bandwidth,
         "launch": t.launch_overhead_s,
     }
-    body = max(v for k, v in e.terms.items() if k != "launch")
-    e.total = body + t.launch_overhead_s
+    sm_time = max(e.terms["fma"], e.terms["smem"], e.terms["latency"]) + e.terms["sync"]
+    mem_time = max(e.terms["dram"], e.terms["l2"])
+    hi, lo = max(sm_time, mem_time), min(sm_time, mem_time)
+    e.terms["contention"] = lo * lo / hi if hi > 0 else 0.0
+    e.total = hi + e.terms["contention"] + t.launch_overhead_s
     return e
 
 
@@ -593,7 +659,7 @@ def format_table(p: MatmulProblem, ests: Sequence[Estimate], top: int = 8, t: Gp
         f"{len(feas)} feasible candidates, {len(rej)} rejected",
         f"{'#':>2} {'candidate':<40} {'regs':>4} {'smem':>6} {'bps':>3} {'waves':>5} {'tail':>5} "
         f"{'issue':>5} {'confl':>5} {'fma_us':>8} {'smem_us':>8} {'lat_us':>8} {'dram_us':>8} "
-        f"{'l2_us':>8} {'total_us':>9} {'TFLOP/s':>7} bound",
+        f"{'l2_us':>8} {'cont_us':>8} {'total_us':>9} {'TFLOP/s':>7} bound",
     ]
     for i, e in enumerate(feas[:top]):
         tf = p.flops / e.total / 1e12 if e.total > 0 else 0.0
@@ -601,8 +667,8 @@ def format_table(p: MatmulProblem, ests: Sequence[Estimate], top: int = 8, t: Gp
         lines.append(
             f"{i:>2} {e.cand.short():<40} {e.regs:>4} {e.smem:>6} {e.bps:>3} {e.waves:>5} "
             f"{e.tail:>5.2f} {e.issue_eff:>5.2f} {e.conflicts:>5} {tm['fma'] * 1e6:>8.2f} "
-            f"{tm['smem'] * 1e6:>8.2f} {tm['latency'] * 1e6:>8.2f} {tm['dram'] * 1e6:>8.2f} "
-            f"{tm['l2'] * 1e6:>8.2f} {e.total * 1e6:>9.2f} {tf:>7.2f} {e.bound}"
+            f"{tm['smem'] * 1e6:>8.2f} {tm['latency'] * 1e6:>8.2f} {tm['sync'] * 1e6:>8.2f} {tm['dram'] * 1e6:>8.2f} "
+            f"{tm['l2'] * 1e6:>8.2f} {tm['contention'] * 1e6:>8.2f} {e.total * 1e6:>9.2f} {tf:>7.2f} {e.bound}"
         )
     if feas:
         b = feas[0]

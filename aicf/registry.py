@@ -47,7 +47,28 @@ def _lower_to_gpu():
     return LowerToGpuPass
 
 
+def _plan():
+    from aicf.passes.loop.plan import PlanPass
+
+    return PlanPass
+
+
+def _tile():
+    from aicf.passes.loop.tile import TilePass
+
+    return TilePass
+
+
+def _swizzle_smem():
+    from aicf.passes.gpu.swizzle_smem import SwizzleSmemPass
+
+    return SwizzleSmemPass
+
+
 AICF_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "aicf-plan": _plan,
+    "aicf-tile": _tile,
+    "aicf-swizzle-smem": _swizzle_smem,
     "aicf-infer-shapes": _infer_shapes,
     "aicf-lower-to-loops": _lower_to_loops,
     "aicf-fold-constants": _fold_constants,

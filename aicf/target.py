@@ -40,6 +40,7 @@ class GpuTarget:
     smem_bytes_per_clk: int = 128  # shared-memory bandwidth per SM (one wavefront/clock)
     reg_alloc_unit: int = 256  # registers are allocated per warp in units of this many
     smem_reserved_per_block: int = 1024  # the driver's per-block shared-memory reservation
+    sub_partitions: int = 4  # SM sub-partitions (schedulers), each with 1/4 of the registers
 
     @property
     def sm(self) -> str:

@@ -836,16 +836,36 @@ def compatible_arg(host: Attribute, param: Attribute) -> bool:
         return True
     if not (isinstance(host, MemRefType) and isinstance(param, MemRefType)):
         return False
-    if host.get_shape() != param.get_shape() or host.get_element_type() != param.get_element_type():
+    if host.get_element_type() != param.get_element_type() or is_shared(host) or is_shared(param):
         return False
-    if is_shared(host) or is_shared(param):
-        return False
+    if host.get_shape() != param.get_shape():
+        # a contiguous buffer may be passed as any contiguous reshape of itself
+        return _dense_row_major(host) and _dense_row_major(param) and _count(host) == _count(param)
     hs, ps = host.get_strides(), param.get_strides()
     if hs is None or ps is None:
         return False
     for h, p in zip(hs, ps):
         if p is not None and h != p:
             return False
+    return True
+
+
+def _count(t: MemRefType) -> int:
+    n = 1
+    for e in t.get_shape():
+        n *= e
+    return n
+
+
+def _dense_row_major(t: MemRefType) -> bool:
+    st = t.get_strides()
+    if st is None or any(d < 0 for d in t.get_shape()):
+        return False
+    s = 1
+    for e, x in zip(reversed(t.get_shape()), reversed(st)):
+        if e != 1 and x != s:
+            return False
+        s *= e
     return True
 
 

@@ -73,7 +73,7 @@ from xdsl.ir.affine import (
 )
 
 from aicf.diagnostics import op_error
-from aicf.dialects.loop import Combiner, NestOp, YieldOp
+from aicf.dialects.loop import Combiner, GroupOp, NestOp, YieldOp
 
 PARALLEL_MIN_POINTS = 1 << 15
 """A nest with fewer points runs on one thread: forking costs more than it saves."""
@@ -808,6 +808,14 @@ class ModuleEmitter:
         n = op.name
         if isinstance(op, NestOp):
             return [f"/* {n} domain = {list(op.extents)} */", *NestEmitter(op, st).emit()]
+        if isinstance(op, GroupOp):
+            # Member nests in order: always correct (the group's plain semantics).
+            # Running the group per slice of its shared dims would keep group-local
+            # buffers in cache; not done yet on the cpu target.
+            lines = [f"/* {n} shared = {list(op.shared_extents)} */"]
+            for member in op.body.block.ops:
+                lines += self.emit_op(member, st)
+            return lines
         if n == "memref.alloc" or n == "memref.alloca":
             t = op.results[0].type
             assert isinstance(t, MemRefType)

@@ -9,9 +9,6 @@ inputs are contiguous, into a variant whose argument type carries a
 built once and cached (in memory here, on disk by `build`). Only arrays whose strides
 are not a multiple of the element size (e.g. a field of a structured array) are copied.
 Outputs are allocated by the runtime (C-contiguous).
-
-Before emitting C, elementwise producer nests are folded into their consumers
-(backend/c/fuse.py), so chains of elementwise ops stream memory once.
 """
 
 from __future__ import annotations
@@ -26,7 +23,6 @@ from xdsl.dialects.func import FuncOp
 from xdsl.rewriter import Rewriter
 
 from aicf.backend.c.build import build_shared_library
-from aicf.backend.c.fuse import fuse_elementwise
 from aicf.backend.c.emit import LINK_FLAGS, c_func_name, emit_c
 from aicf.diagnostics import verify_module
 from aicf.errors import AicfError
@@ -61,15 +57,11 @@ def _strided_variant(module: ModuleOp, entry: str, strided: Sequence[bool]) -> M
 
 
 class CpuModule:
-    """A loop-level module built for the cpu target: elementwise nests fused, C emitted
-    for every function and built into one shared library. Strided variants of an entry
-    are built on demand."""
+    """A loop-level module built for the cpu target: C emitted for every function and
+    built into one shared library. Strided variants of an entry are built on demand.
+    (Fusion happened at the tensor level, by aicf-fuse.)"""
 
-    def __init__(self, module: ModuleOp, fuse: bool = True):
-        if fuse:
-            # in place: the module an Executable shows is the one that runs
-            fuse_elementwise(module)
-            verify_module(module)
+    def __init__(self, module: ModuleOp):
         self.module = module
         self.source = emit_c(module)
         self._variants: dict[tuple[str, tuple[bool, ...]], ctypes._CFuncPtr] = {}

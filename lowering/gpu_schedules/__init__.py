@@ -67,7 +67,15 @@ def _load_plugins() -> None:
             importlib.import_module(mod)
         except ModuleNotFoundError as e:
             if e.name != mod:
-                raise
+                _plugin_failed(mod, e)
+        except Exception as e:  # a broken plugin must not take the fallbacks down
+            _plugin_failed(mod, e)
+
+
+def _plugin_failed(mod: str, e: Exception) -> None:
+    import warnings
+
+    warnings.warn(f"GPU schedule plugin {mod} failed to load: {e}; using the fallbacks")
 
 
 def select(view: NestView, target: GpuTarget) -> tuple[Schedule, Plan]:

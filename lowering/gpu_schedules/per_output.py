@@ -27,7 +27,7 @@ from aicf.dialects import gpu
 
 from .builder import KernelBuilder, combine, convert
 from .context import LoweringContext
-from .cost import UNROLL, Plan, plan_per_output
+from .cost import UNROLL, blocks_per_sm, Plan, plan_per_output
 from .view import (
     annotate,
     GATHER,
@@ -188,6 +188,9 @@ def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
         [grid, S, 1],
         [bs, 1, 1],
         index_bitwidth=64 if wide else 32,
+        # at least half occupancy (<= 64 registers): enough loads in flight for the
+        # cost model's bandwidth term, and room for the accumulators without spills
+        launch_bounds=(bs, max(1, blocks_per_sm(lc.target, bs) // 2)),
     )
     kernel.attributes["aicf.schedule"] = _str(p.describe() + ("; " + "; ".join(view.notes) if view.notes else ""))
     annotate(kernel, view, params)

@@ -15,6 +15,7 @@ partials in order: deterministic, no atomics. All parameters come from cost.py.
 from __future__ import annotations
 
 import math
+import os
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import MemRefType
@@ -25,7 +26,7 @@ from aicf.dialects import gpu
 
 from .builder import KernelBuilder, combine, convert
 from .context import LoweringContext
-from .cost import UNROLL, Plan, plan_rows
+from .cost import UNROLL, blocks_per_sm, Plan, plan_rows
 from .per_output import body_lanes, linear_expr, load_lanes, vector_width, _str
 from .view import (
     annotate,
@@ -58,6 +59,20 @@ def plan(view: NestView, t) -> Plan:
     acc = sum(element_bytes(a) for a in view.acc_types)
     p = plan_rows(t, M, R // vec, vec * eb, operand_bytes(view), acc)
     p.params = {"vec": vec, **p.params}
+    override = os.environ.get("AICF_ROWS_OVERRIDE")  # tuning aid: "mode=block,block=512"
+    if override and view.source is not None:  # not the second passes
+        for kv in override.split(","):
+            k, v = kv.split("=")
+            p.params[k] = v if k == "mode" else int(v)
+        bs = p.params["block"]
+        cap = t.num_sms * blocks_per_sm(t, bs)
+        if p.params["mode"] == "warp":
+            p.params["grid"] = max(1, min(math.ceil(M / (bs // 32)), cap))
+        elif p.params["mode"] == "block":
+            p.params["grid"], p.params["split"] = max(1, min(M, cap)), 1
+        else:
+            p.params["grid"] = M
+        p.why.append(f"overridden by AICF_ROWS_OVERRIDE={override}")
     return p
 
 
@@ -95,6 +110,9 @@ def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
         grid_dims,
         [bs, 1, 1],
         index_bitwidth=64 if wide else 32,
+        # at least half occupancy (<= 64 registers): enough loads in flight for the
+        # cost model's bandwidth term, and room for the accumulators without spills
+        launch_bounds=(bs, max(1, blocks_per_sm(lc.target, bs) // 2)),
     )
     kernel.attributes["aicf.schedule"] = _str(p.describe() + ("; " + "; ".join(view.notes) if view.notes else ""))
     annotate(kernel, view, params)

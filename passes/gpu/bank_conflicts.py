@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.dialects.builtin import NoneAttr
 from xdsl.ir import Attribute
 
@@ -112,3 +113,51 @@ def unique_bytes(byte_addrs: Sequence[int | None], width: int) -> int:
         if a is not None:
             words.update(range(a // BANK_BYTES, (a + width - 1) // BANK_BYTES + 1))
     return len(words) * BANK_BYTES
+
+
+# --------------------------------------------------------------------------------------
+# The same, vectorised over many warp accesses (layout search prices thousands)
+# --------------------------------------------------------------------------------------
+
+
+def layout_offsets(layout: Attribute, index: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+    """`layout_offset` over an integer array whose last axis is the index."""
+    index = np.asarray(index, dtype=np.int64)
+    lin = np.zeros(index.shape[:-1], dtype=np.int64)
+    if isinstance(layout, SwizzleLayoutAttr):
+        v, p, m = layout.vec.data, layout.per_phase.data, layout.max_phase.data
+        rows, cols = shape[-2], shape[-1]
+        for d in range(len(shape) - 2):
+            lin = lin * shape[d] + index[..., d]
+        r, c = index[..., -2], index[..., -1]
+        cs = (((c // v) ^ ((r // p) % m)) * v) + c % v
+        return (lin * rows + r) * cols + cs
+    for d in range(len(shape)):
+        lin = lin * shape[d] + index[..., d]
+    if isinstance(layout, PaddedLayoutAttr):
+        return lin + (lin // layout.interval.data) * layout.pad.data
+    if isinstance(layout, NoneAttr):
+        return lin
+    raise ValueError(f"no index function for layout {layout}")
+
+
+def wavefronts_many(byte_addrs: np.ndarray, active: np.ndarray, width: int) -> np.ndarray:
+    """Wavefronts of each of n warp accesses: `byte_addrs`, `active` are (n, 32)."""
+    n = byte_addrs.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    per = threads_per_phase(width)
+    phases = WARP // per
+    nw = max(1, -(-width // BANK_BYTES))
+    words = (byte_addrs // BANK_BYTES)[..., None] + np.arange(nw)  # (n, 32, nw)
+    phase = np.broadcast_to((np.arange(WARP) // per)[None, :, None], words.shape)
+    acc = np.broadcast_to(np.arange(n)[:, None, None], words.shape)
+    mask = np.broadcast_to(active[..., None], words.shape)
+    w, p, a = words[mask], phase[mask], acc[mask]
+    span = int(w.max()) + 1 if w.size else 1
+    key = np.unique((a * phases + p) * span + w)
+    wd = key % span
+    ap = key // span
+    counts = np.bincount(ap * BANKS + wd % BANKS, minlength=n * phases * BANKS)
+    per_phase = counts.reshape(n, phases, BANKS).max(axis=2)
+    return per_phase.sum(axis=1)

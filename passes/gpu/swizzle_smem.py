@@ -26,6 +26,7 @@ A tile of the tiled matmul (threads store down columns):
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -44,7 +45,9 @@ from xdsl.pattern_rewriter import (
 )
 
 from aicf.dialects import gpu
-from aicf.passes.gpu.bank_conflicts import WARP, access_cost, layout_offset
+import numpy as np
+
+from aicf.passes.gpu.bank_conflicts import BANK_BYTES, BANKS, WARP, layout_offsets, wavefronts_many
 
 IndexFn = Callable[[int], Sequence[int] | None]
 
@@ -68,32 +71,33 @@ def _describe(layout: Attribute) -> str:
     return s.getvalue()
 
 
-def _price(layout: Attribute, shape: Sequence[int], elem_bytes: int, accesses) -> int:
+def _price(layout: Attribute, shape: Sequence[int], elem_bytes: int, tables) -> int:
     total = 0
-    for f, vec in accesses:
-        addrs = []
-        for lane in range(WARP):
-            idx = f(lane)
-            addrs.append(None if idx is None else layout_offset(layout, idx, shape) * elem_bytes)
-        total += access_cost(addrs, vec * elem_bytes).wavefronts
+    for vec, (idx, active, weights) in tables.items():
+        offs = layout_offsets(layout, idx, shape) * elem_bytes
+        total += int((wavefronts_many(offs, active, vec * elem_bytes) * weights).sum())
     return total
 
 
-def candidate_layouts(shape: Sequence[int], widest: int, allow_padding: bool) -> list[Attribute]:
+def candidate_layouts(
+    shape: Sequence[int], widest: int, allow_padding: bool, elem_bytes: int = 4
+) -> list[Attribute]:
     """Row-major first, then swizzles by increasing strength, then padding."""
     out: list[Attribute] = [NoneAttr()]
     if len(shape) < 2:
         return out
     cols = shape[-1]
-    vec = widest
-    while vec <= cols:
-        if cols % vec == 0:
-            mp = 2
-            while vec * mp <= cols:
-                for pp in (1, 2, 4, 8):
-                    out.append(gpu.SwizzleLayoutAttr(vec, pp, mp))
-                mp *= 2
-        vec *= 2
+    # vec: the widest access or twice it; max_phase: up to the vec-groups of one
+    # 128-byte bank row (more phases than that cannot spread wider); per_phase up to 4
+    for vec in (widest, 2 * widest):
+        if vec > cols or cols % vec:
+            continue
+        groups = max(2, (BANKS * BANK_BYTES) // (vec * elem_bytes))
+        mp = 2
+        while mp <= groups and vec * mp <= cols:
+            for pp in (1, 2, 4):
+                out.append(gpu.SwizzleLayoutAttr(vec, pp, mp))
+            mp *= 2
     if allow_padding:
         out.append(gpu.PaddedLayoutAttr(cols, widest))
     return out
@@ -109,8 +113,37 @@ def choose_layout(
     (index of each lane's first element, elements per access)."""
     widest = max([v for _, v in accesses] or [1])
     widest = 1 << (widest - 1).bit_length()  # a power of two
-    cands = candidate_layouts(shape, widest, allow_padding)
-    priced = [(l, _price(l, shape, elem_bytes, accesses)) for l in cands]
+    counts: dict[tuple, int] = {}
+    for f, vec in accesses:
+        key = (tuple(f(lane) for lane in range(WARP)), vec)
+        counts[key] = counts.get(key, 0) + 1
+    return _choose(tuple(shape), elem_bytes, tuple(counts.items()), widest, allow_padding)
+
+
+def _tables(shape, items):
+    """Per access width: (index array (n, 32, rank), active (n, 32), weights (n,))."""
+    by_vec: dict[int, list] = {}
+    for (table, vec), weight in items:
+        by_vec.setdefault(vec, []).append((table, weight))
+    out = {}
+    rank = len(shape)
+    for vec, rows in by_vec.items():
+        idx = np.zeros((len(rows), WARP, rank), dtype=np.int64)
+        active = np.zeros((len(rows), WARP), dtype=bool)
+        for i, (table, _) in enumerate(rows):
+            for lane, t in enumerate(table):
+                if t is not None:
+                    idx[i, lane] = t
+                    active[i, lane] = True
+        out[vec] = (idx, active, np.array([w for _, w in rows], dtype=np.int64))
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _choose(shape, elem_bytes, items, widest, allow_padding) -> Choice:
+    cands = candidate_layouts(shape, widest, allow_padding, elem_bytes)
+    tables = _tables(shape, items)
+    priced = [(l, _price(l, shape, elem_bytes, tables)) for l in cands]
     base = priced[0][1]
     best_l, best_c = priced[0]
     for l, c in priced[1:]:
@@ -146,55 +179,67 @@ _BINARY = {
 
 
 class LaneEvaluator:
-    """Integer value of an SSA index for a lane of warp 0 (None when unknown)."""
+    """Integer values of an SSA index for the 32 lanes of warp 0 (None when unknown),
+    evaluated for all lanes at once and memoised per value."""
 
     def __init__(self, kernel: gpu.KernelOp):
         self.block = kernel.block_dims
         self.grid = kernel.grid_dims
+        self.memo: dict[SSAValue, tuple[int, ...] | None] = {}
 
-    def thread(self, lane: int, dim: str) -> int:
+    def thread(self, dim: str) -> tuple[int, ...]:
         bx, by, _ = self.block
+        lanes = range(WARP)
         if dim == "x":
-            return lane % bx
+            return tuple(l % bx for l in lanes)
         if dim == "y":
-            return (lane // bx) % by
-        return lane // (bx * by)
+            return tuple((l // bx) % by for l in lanes)
+        return tuple(l // (bx * by) for l in lanes)
 
-    def eval(self, v: SSAValue, lane: int, depth: int = 0) -> int | None:
-        if depth > 200:
-            return None
+    def lanes(self, v: SSAValue, depth: int = 0) -> tuple[int, ...] | None:
+        if v in self.memo:
+            return self.memo[v]
+        r = self._eval(v, depth) if depth < 200 else None
+        self.memo[v] = r
+        return r
+
+    def eval(self, v: SSAValue, lane: int) -> int | None:
+        r = self.lanes(v)
+        return None if r is None else r[lane]
+
+    def _eval(self, v: SSAValue, depth: int) -> tuple[int, ...] | None:
         if isinstance(v, BlockArgument):
             parent = v.block.parent_op()
             if isinstance(parent, scf.ForOp) and v.index == 0:
-                return self.eval(parent.lb, lane, depth + 1)
+                return self.lanes(parent.lb, depth + 1)
             return None
         assert isinstance(v, OpResult)
         op = v.op
         if isinstance(op, arith.ConstantOp):
             val = op.value
-            return val.value.data if isinstance(val, IntegerAttr) else None
+            return (val.value.data,) * WARP if isinstance(val, IntegerAttr) else None
         if isinstance(op, arith.IndexCastOp):
-            return self.eval(op.input, lane, depth + 1)
-        for cls, fn in _BINARY.items():
-            if isinstance(op, cls):
-                a = self.eval(op.operands[0], lane, depth + 1)
-                b = self.eval(op.operands[1], lane, depth + 1)
-                if a is None or b is None:
-                    return None
-                try:
-                    return fn(a, b)
-                except ZeroDivisionError:
-                    return None
+            return self.lanes(op.input, depth + 1)
+        fn = _BINARY.get(type(op))
+        if fn is not None:
+            a = self.lanes(op.operands[0], depth + 1)
+            b = self.lanes(op.operands[1], depth + 1)
+            if a is None or b is None:
+                return None
+            try:
+                return tuple(fn(x, y) for x, y in zip(a, b))
+            except ZeroDivisionError:
+                return None
         if isinstance(op, gpu.ThreadIdOp):
-            return self.thread(lane, op.dim)
+            return self.thread(op.dim)
         if isinstance(op, gpu.LaneIdOp):
-            return lane
+            return tuple(range(WARP))
         if isinstance(op, gpu.BlockIdOp):
-            return 0
+            return (0,) * WARP
         if isinstance(op, gpu.BlockDimOp):
-            return self.block["xyz".index(op.dim)]
+            return (self.block["xyz".index(op.dim)],) * WARP
         if isinstance(op, gpu.GridDimOp):
-            return self.grid["xyz".index(op.dim)]
+            return (self.grid["xyz".index(op.dim)],) * WARP
         return None
 
 
@@ -211,14 +256,46 @@ def accesses_of(buf: SSAValue, ev: LaneEvaluator) -> list[tuple[IndexFn, int]]:
             idx, vec = list(op.indices), op.value.type.get_shape()[0]
         else:
             continue
-        table = []
-        for lane in range(WARP):
-            vals = [ev.eval(i, lane) for i in idx]
-            table.append(None if any(x is None for x in vals) else tuple(vals))
-        if all(t is None for t in table):
+        cols = [ev.lanes(i) for i in idx]
+        if any(c is None for c in cols):
             continue
-        out.append((lambda lane, table=table: table[lane], vec))
+        table = list(zip(*cols)) if cols else [()] * WARP
+        out.append((table.__getitem__, vec))
     return out
+
+
+def assign_layout(op: gpu.AllocSharedOp, explain: bool = False) -> gpu.AllocSharedOp | None:
+    """The alloc with the layout its accesses want, or None to keep it as it is."""
+    t = op.result.type
+    assert isinstance(t, MemRefType)
+    if not isinstance(t.layout, NoneAttr) or t.get_num_dims() < 2:
+        return None
+    kernel = op.parent_op()
+    while kernel is not None and not isinstance(kernel, gpu.KernelOp):
+        kernel = kernel.parent_op()
+    if kernel is None:
+        return None
+    elt = t.get_element_type()
+    eb = getattr(elt, "bitwidth", 32) // 8
+    accs = accesses_of(op.result, LaneEvaluator(kernel))
+    if not accs:
+        return None
+    choice = choose_layout(t.get_shape(), eb, accs, allow_padding=op.dynamic_offset is None)
+    if explain:
+        rest = sorted(choice.table[1:], key=lambda x: x[1])[:4]
+        rows = ", ".join(f"{n}: {c}" for n, c in choice.table[:1] + rest)
+        print(
+            f"aicf-swizzle-smem: @{kernel.kernel_name} {t}: wavefronts {rows} "
+            f"-> {_describe(choice.layout)}",
+            file=sys.stderr,
+        )
+    if isinstance(choice.layout, NoneAttr):
+        return None
+    new_t = MemRefType(elt, t.get_shape(), choice.layout, t.memory_space)
+    off = op.dynamic_offset.value.data if op.dynamic_offset is not None else None
+    new = gpu.AllocSharedOp(new_t, off)
+    new.attributes.update(op.attributes)
+    return new
 
 
 class SwizzleSharedBuffers(RewritePattern):
@@ -227,34 +304,22 @@ class SwizzleSharedBuffers(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: gpu.AllocSharedOp, rewriter: PatternRewriter) -> None:
-        t = op.result.type
-        assert isinstance(t, MemRefType)
-        if not isinstance(t.layout, NoneAttr) or t.get_num_dims() < 2:
-            return
-        kernel = op.parent_op()
-        while kernel is not None and not isinstance(kernel, gpu.KernelOp):
-            kernel = kernel.parent_op()
-        if kernel is None:
-            return
-        elt = t.get_element_type()
-        eb = getattr(elt, "bitwidth", 32) // 8
-        accs = accesses_of(op.result, LaneEvaluator(kernel))
-        if not accs:
-            return
-        choice = choose_layout(t.get_shape(), eb, accs, allow_padding=op.dynamic_offset is None)
-        if self.explain:
-            rows = ", ".join(f"{n}: {c}" for n, c in choice.table[:1] + sorted(choice.table[1:], key=lambda x: x[1])[:4])
-            print(
-                f"aicf-swizzle-smem: @{kernel.kernel_name} {t}: {rows} -> {_describe(choice.layout)}",
-                file=sys.stderr,
-            )
-        if isinstance(choice.layout, NoneAttr):
-            return
-        new_t = MemRefType(elt, t.get_shape(), choice.layout, t.memory_space)
-        off = op.dynamic_offset.value.data if op.dynamic_offset is not None else None
-        new = gpu.AllocSharedOp(new_t, off)
-        new.attributes.update(op.attributes)
-        rewriter.replace_matched_op(new)
+        new = assign_layout(op, self.explain)
+        if new is not None:
+            rewriter.replace_matched_op(new)
+
+
+def swizzle_kernel(kernel: gpu.KernelOp, explain: bool = False) -> None:
+    """Run the pass on one kernel (schedules call it on the kernels they build)."""
+    for op in [o for o in kernel.walk() if isinstance(o, gpu.AllocSharedOp)]:
+        new = assign_layout(op, explain)
+        if new is None:
+            continue
+        block = op.parent_block()
+        assert block is not None
+        block.insert_op_before(new, op)
+        op.result.replace_all_uses_with(new.result)
+        block.erase_op(op)
 
 
 @dataclass(frozen=True)

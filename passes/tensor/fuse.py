@@ -264,6 +264,27 @@ class _Fuser:
                 if options:
                     self.apply(max(options, key=lambda x: x.score))
 
+    def run_siblings(self) -> None:
+        """Horizontal fusion: groups reading the same tensor run as one kernel when
+        that pays (one read of the shared input, one launch less)."""
+        values = [*self.block.args, *(r for op in self.block.ops for r in op.results)]
+        for v in values:
+            readers = [self.home[u.operation] for u in v.uses if u.operation in self.home]
+            readers = [g for g in dict.fromkeys(readers) if g.fusible]
+            while len(readers) > 1:
+                first, rest = readers[0], readers[1:]
+                options = [
+                    (c, x) for c in rest
+                    if (x := self.try_merge(first, c)) is not None and x.score > 0
+                ]  # fmt: skip
+                if not options:
+                    readers = rest
+                    continue
+                c, best = max(options, key=lambda o: o[1].score)
+                self.apply(best)
+                merged = best.made[0][0]
+                readers = [merged, *(g for g in rest if g is not c)]
+
     # --- rewriting -----------------------------------------------------------------------
 
     def groups(self) -> list[Group]:
@@ -297,12 +318,12 @@ class _Fuser:
             return
         # what stays outside the groups reads a value from its home group's kernel
         # (members are about to go; copies in other groups read their own)
-        members = {op for g in fused for op in g.ops}
+        gone = {op for g in fused for op in g.ops if self.home[op] in fused}
         for v, r in results.items():
-            v.replace_uses_with_if(r, lambda use: use.operation not in members)
-        self._reorder(fused)
+            v.replace_uses_with_if(r, lambda use: use.operation not in gone)
+        self._reorder(gone)
         for op in reversed(list(self.block.ops)):
-            if op in members:
+            if op in gone:
                 self.block.erase_op(op, safe_erase=False)
         # constants now cloned into groups, and producers every reader recomputes
         for op in reversed(list(self.block.ops)):
@@ -332,11 +353,10 @@ class _Fuser:
         self.block.insert_op_before(fused, g.ops[-1])
         return fused
 
-    def _reorder(self, fused: dict[Group, t.FusedOp]) -> None:
+    def _reorder(self, erased: set[Operation]) -> None:
         """Put the block in an order where every value is defined before its uses: a
         group's kernel runs after all its inputs, even when one of its members came
-        before an op it now depends on."""
-        erased = {op for g in fused for op in g.ops}
+        before an op it now depends on. `erased` ops are left out (at the front)."""
         units = [op for op in self.block.ops if op not in erased]
         key = {op: i for i, op in enumerate(units)}
         pending = {
@@ -392,4 +412,5 @@ class FusePass(ModulePass):
             if isinstance(f, func.FuncOp) and f.body.blocks:
                 fuser = _Fuser(f.body.block, model, budget)
                 fuser.run()
+                fuser.run_siblings()
                 fuser.rewrite(self.explain)

@@ -34,8 +34,9 @@ NP_T = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16}
 
 # --- bf16 helpers (bf16 travels as uint16 bits) ----------------------------------------
 def to_bf16(x: np.ndarray) -> np.ndarray:
-    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
-    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    x = np.asarray(x, dtype=np.float32)
+    u = np.ascontiguousarray(x).reshape(x.shape).view(np.uint32)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16).reshape(x.shape)
 
 
 def from_bf16(b: np.ndarray) -> np.ndarray:
@@ -212,6 +213,9 @@ def make_input(rng, shape, dt, strided):
     step 2 on the last dim, or a transposed view)."""
     if not strided or not shape:
         host = rng.uniform(-3, 3, size=shape).astype(np.float32)
+        if len(shape) == 1 and rng.random() < 0.3:  # contiguous but misaligned
+            big = cp.asarray(to_dtype(np.concatenate([host[:1], host]), dt))
+            return big[1:], host
         return cp.asarray(to_dtype(host, dt)), host
     if len(shape) >= 2 and rng.random() < 0.5:
         big = rng.uniform(-3, 3, size=shape[::-1]).astype(np.float32)
