@@ -15,11 +15,6 @@ from pathlib import Path
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IntegerType,
     MemRefType,
     ModuleOp,
     TensorType,
@@ -31,6 +26,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from aicf.context import make_context
 from aicf.diagnostics import parse_module, verify_module
+from aicf.dtypes import numpy_dtype
 from aicf.errors import AicfError, ArgumentError, CompileError
 
 TENSOR_PIPELINE: list[str] = [
@@ -50,34 +46,6 @@ _CPU_MODULES: dict[tuple[str, bool], object] = {}
 """MLIR text -> its built CpuModule, so compiling several entries of one module (or
 the same text again) lowers and builds it once. The lowered module is shared by those
 Executables: treat `exe.module` as read-only."""
-
-
-def _bf16_dtype() -> np.dtype:
-    try:
-        import ml_dtypes  # type: ignore[import-not-found]
-
-        return np.dtype(ml_dtypes.bfloat16)
-    except ImportError:  # bf16 travels as its uint16 bit pattern
-        return np.dtype(np.uint16)
-
-
-def numpy_dtype(t: Attribute) -> np.dtype:
-    """The NumPy dtype of an element type (bf16: ml_dtypes.bfloat16 if installed,
-    else uint16 holding the bits)."""
-    if isinstance(t, Float32Type):
-        return np.dtype(np.float32)
-    if isinstance(t, Float64Type):
-        return np.dtype(np.float64)
-    if isinstance(t, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(t, BFloat16Type):
-        return _bf16_dtype()
-    if isinstance(t, IntegerType):
-        w = t.width.data
-        if w == 1:
-            return np.dtype(np.bool_)
-        return np.dtype(f"int{w}")
-    raise CompileError(f"no NumPy dtype for the element type {t}")
 
 
 @dataclass(frozen=True)

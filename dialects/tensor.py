@@ -863,9 +863,10 @@ class FusedOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ins(")
-        printer.print_list(self.inputs, printer.print_ssa_value)
-        printer.print_string(" : ")
-        printer.print_list(self.inputs.types, printer.print_attribute)
+        if self.inputs:
+            printer.print_list(self.inputs, printer.print_ssa_value)
+            printer.print_string(" : ")
+            printer.print_list(self.inputs.types, printer.print_attribute)
         printer.print_string(") -> ")
         if len(self.outputs) == 1:
             printer.print_attribute(self.outputs.types[0])
@@ -881,12 +882,16 @@ class FusedOp(IRDLOperation):
     def parse(cls, parser: Parser) -> FusedOp:
         parser.parse_keyword("ins")
         parser.parse_punctuation("(")
-        names = parser.parse_comma_separated_list(
-            Parser.Delimiter.NONE, parser.parse_unresolved_operand
-        )
-        parser.parse_punctuation(":")
-        types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-        parser.parse_punctuation(")")
+        names, types = [], []
+        if not parser.parse_optional_punctuation(")"):
+            names = parser.parse_comma_separated_list(
+                Parser.Delimiter.NONE, parser.parse_unresolved_operand
+            )
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(
+                Parser.Delimiter.NONE, parser.parse_type
+            )
+            parser.parse_punctuation(")")
         inputs = [parser.resolve_operand(n, t) for n, t in zip(names, types)]
         parser.parse_punctuation("->")
         if parser.parse_optional_punctuation("("):

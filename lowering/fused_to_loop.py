@@ -65,21 +65,6 @@ from aicf.passes.tensor.fusion_domain import (
 )
 
 
-def apply_scalar(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
-    """One element of an elementwise tensor op, as the unfused lowering computes it
-    (lowering/tensor_to_loop/ops.py's lower_unary/lower_binary/lower_cast bodies)."""
-    elt = t.element_type(op.results[0].type)
-    if isinstance(op, t.CastOp):
-        return scalar.convert(b, args[0], elt)
-    ct = scalar.compute_type(elt)
-    xs = [scalar.convert(b, a, ct) for a in args]
-    if isinstance(op, t.UnaryOp):
-        r = scalar.UNARY[op.name](b, xs[0])
-    else:
-        r = scalar.binary(b, op.name, xs[0], xs[1])
-    return scalar.convert(b, r, elt)
-
-
 def _mean_acc(elt: Attribute) -> Attribute:
     return elt if isinstance(elt, Float64Type) else f32
 
@@ -256,7 +241,7 @@ class _Body:
                 assert oshape is not None
                 om = normalize(broadcast_map(oshape, vshape).compose(m), shape)
                 args.append(self.value(o, om))
-            r = apply_scalar(self.b, op, args)
+            r = scalar.elementwise(self.b, op, args)
         self.cache[key] = r
         return r
 

@@ -31,33 +31,14 @@ def _elementwise_maps(ins: Sequence[SSAValue], out: SSAValue) -> list[AffineMap]
     return [access.broadcast(shape_of(v), shape_of(out)) for v in ins]
 
 
-def lower_unary(op: t.UnaryOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
-    elt = elt_of(out)
-    fn = scalar.UNARY[op.name]
-
-    def body(b: Builder, args: Sequence[SSAValue]) -> list[SSAValue]:
-        x = scalar.convert(b, args[0], scalar.compute_type(elt))
-        return [scalar.convert(b, fn(b, x), elt)]
-
-    em.parallel_nest(op, ins, _elementwise_maps(ins, out), out, body)
-
-
-def lower_binary(op: t.BinaryOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
-    elt = elt_of(out)  # the promoted type
-    ct = scalar.compute_type(elt)
-
-    def body(b: Builder, args: Sequence[SSAValue]) -> list[SSAValue]:
-        x, y = (scalar.convert(b, a, ct) for a in args)
-        return [scalar.convert(b, scalar.binary(b, op.name, x, y), elt)]
-
-    em.parallel_nest(op, ins, _elementwise_maps(ins, out), out, body)
-
-
-def lower_cast(op: t.CastOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
-    elt = elt_of(out)
+def lower_elementwise(
+    op: t.UnaryOp | t.BinaryOp | t.CastOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter
+) -> None:
+    """Unary, binary (broadcasting through the input maps) and cast ops: one parallel
+    nest over the result's shape."""
     em.parallel_nest(
         op, ins, _elementwise_maps(ins, out), out,
-        lambda b, args: [scalar.convert(b, args[0], elt)],
+        lambda b, args: [scalar.elementwise(b, op, args)],
     )  # fmt: skip
 
 
@@ -173,9 +154,9 @@ def lower_reshape(op: t.ReshapeOp, ins: Sequence[SSAValue], out: SSAValue, em: E
 
 
 LOWERINGS: dict[type[Operation], Lowering] = {
-    **{cls: lower_unary for cls in t.UNARY_OPS},
-    **{cls: lower_binary for cls in t.BINARY_OPS},
-    t.CastOp: lower_cast,
+    **{cls: lower_elementwise for cls in t.UNARY_OPS},
+    **{cls: lower_elementwise for cls in t.BINARY_OPS},
+    t.CastOp: lower_elementwise,
     t.ReduceSumOp: lower_reduce,
     t.ReduceMaxOp: lower_reduce,
     t.ReduceMeanOp: lower_mean,

@@ -144,3 +144,22 @@ BINARY: dict[str, tuple[type, type]] = {
 def binary(b: Builder, name: str, x: SSAValue, y: SSAValue) -> SSAValue:
     fop, iop = BINARY[name]
     return b.insert((fop if is_float(x.type) else iop)(x, y)).result
+
+
+def elementwise(b: Builder, op, args: list[SSAValue] | tuple[SSAValue, ...]) -> SSAValue:
+    """One element of an elementwise tensor op (unary, binary or cast) from its operands'
+    elements: operands are converted to the compute type, the op is applied and the
+    result rounded to the op's element type. The unfused and the fused lowering both
+    build bodies with this, so fused results round exactly as unfused ones."""
+    from aicf.dialects import tensor as t
+
+    elt = t.element_type(op.results[0].type)
+    if isinstance(op, t.CastOp):
+        return convert(b, args[0], elt)
+    ct = compute_type(elt)
+    xs = [convert(b, a, ct) for a in args]
+    if isinstance(op, t.UnaryOp):
+        r = UNARY[op.name](b, xs[0])
+    else:
+        r = binary(b, op.name, xs[0], xs[1])
+    return convert(b, r, elt)

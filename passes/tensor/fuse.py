@@ -46,6 +46,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.transforms.dead_code_elimination import dce
 
 from aicf.dialects import tensor as t
 from aicf.passes.tensor.fusion_cost import Cost, CostModel, FusionBudget
@@ -402,6 +403,9 @@ class FusePass(ModulePass):
     explain: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # Dead ops would be grouped too, and a dead group is never built: its members
+        # would stay behind reading values their group does not export.
+        dce(op)
         model = CostModel()
         budget = model.budget()
         budget = FusionBudget(

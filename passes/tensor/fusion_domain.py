@@ -38,6 +38,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
 from aicf.dialects import shape_rules as rules
 from aicf.dialects import tensor as t
+from aicf.lowering.tensor_to_loop.access import broadcast as broadcast_map
 
 ELEMENTWISE = (*t.UNARY_OPS, *t.BINARY_OPS, t.CastOp)
 
@@ -67,17 +68,6 @@ def fusible_op(op: Operation) -> bool:
     else:
         return False
     return ok and all(static_shape(v) is not None for v in (*op.operands, *op.results))
-
-
-def broadcast_map(src: Sequence[int], dst: Sequence[int]) -> AffineMap:
-    """Read a `src`-shaped value at every index of `dst` (NumPy broadcasting)."""
-    lead = len(dst) - len(src)
-    results = []
-    for j, n in enumerate(src):
-        i = lead + j
-        stretched = n == 1 and dst[i] != 1
-        results.append(AffineExpr.constant(0) if stretched else AffineExpr.dimension(i))
-    return AffineMap(len(dst), 0, tuple(results))
 
 
 def normalize(m: AffineMap, domain: Sequence[int]) -> AffineMap:
