@@ -26,7 +26,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from aicf.context import make_context
 from aicf.diagnostics import parse_module, verify_module
-from aicf.dtypes import numpy_dtype
+from aicf.dtypes import as_bf16_bits, numpy_dtype
 from aicf.errors import AicfError, ArgumentError, CompileError
 
 TENSOR_PIPELINE: list[str] = [
@@ -57,8 +57,13 @@ class ArgSpec:
     shape: tuple[int, ...]
     mlir_type: str
 
+    @property
+    def is_bf16(self) -> bool:
+        return "bf16" in self.mlir_type
+
     def describe(self) -> str:
-        return f"{self.dtype.name} array of shape {self.shape}"
+        what = "uint16 array (bf16 bits)" if self.is_bf16 else f"{self.dtype.name} array"
+        return f"{what} of shape {self.shape}"
 
 
 def _is_tensor_level(module: ModuleOp) -> bool:
@@ -179,6 +184,8 @@ class Executable:
             where = f"argument #{i} ('{spec.name}') of @{self.entry}"
             if isinstance(a, np.generic):
                 a = np.asarray(a)
+            if spec.is_bf16:
+                a = as_bf16_bits(a)
             if not (hasattr(a, "dtype") and hasattr(a, "shape")):
                 raise ArgumentError(
                     f"{where}: expected {spec.describe()}, got {type(a).__name__}"

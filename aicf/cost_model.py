@@ -31,6 +31,8 @@ Each candidate gets an estimated time from the numbers of the target description
   side dominates and reaches full serialisation when they are equal)
 
 - waves = ceil(blocks / (SMs * bps)): the tail effect of the last partial wave;
+- a scheduler holding fewer than WARPS_TO_HIDE warps issues its FMAs at a
+  proportionally lower rate (one warp stalls on its own fragment loads);
 - bps (blocks per SM, the occupancy) is limited by registers (estimated per thread),
   shared memory and threads; candidates over 255 registers per thread or over the
   shared memory a block may statically hold are rejected, with the reason;
@@ -374,6 +376,10 @@ INSTR_PER_KTILE = 16  # barrier, loop, address updates of one k-tile
 # the first fragment loads drain in sequence); other resident blocks fill it, so a
 # block exposes SYNC_CYCLES / bps.
 SYNC_CYCLES = 200
+# Warps a scheduler needs so that its FMAs issue back to back (8x8 register tiles give
+# each warp ILP; 1 warp per scheduler measured 17.4 TFLOP/s at 1024^3 where 34 was
+# predicted without this term, H100, 2026-11-22).
+WARPS_TO_HIDE = 2
 
 
 @dataclass
@@ -568,6 +574,15 @@ def estimate(c: Candidate, p: MatmulProblem, t: GpuTarget = DEFAULT_GPU) -> Esti
     lay_a, cyc_a, con_a = _tile_layout(c, "a", c.swizzle)
     lay_b, cyc_b, con_b = _tile_layout(c, "b", c.swizzle)
     e.layouts = {"a": lay_a, "b": lay_b}
+    from aicf.dialects.gpu import PaddedLayoutAttr
+
+    for lay, r_ext in ((lay_a, c.bm), (lay_b, c.bn)):
+        if isinstance(lay, PaddedLayoutAttr):  # padded rows take a little more memory
+            e.smem += 4 * lay.footprint(c.stages * c.bk * r_ext) - 4 * c.stages * c.bk * r_ext
+    if e.smem > t.smem_per_block_default:
+        e.feasible = False
+        e.reason = f"{e.smem} bytes of padded shared tiles > {t.smem_per_block_default // 1024} KB"
+        return e
     e.smem_wavefronts = cyc_a + cyc_b
     e.conflicts = con_a + con_b
 
@@ -578,9 +593,13 @@ def estimate(c: Candidate, p: MatmulProblem, t: GpuTarget = DEFAULT_GPU) -> Esti
     lat_cyc = t.mem_latency_s * clk / max(1, c.stages - 1)
 
     def per_tile(resident: int) -> dict[str, float]:
-        """Cycles of one k-tile on an SM holding `resident` blocks of this kernel."""
+        """Cycles of one k-tile on an SM holding `resident` blocks of this kernel. A
+        scheduler with fewer than WARPS_TO_HIDE warps stalls on its own shared-memory
+        loads and barrier: its FMA rate drops in proportion."""
+        per_sched = resident * c.warps / t.sub_partitions
+        hide = min(1.0, per_sched / WARPS_TO_HIDE)
         return {
-            "fma": resident * fma_cyc,
+            "fma": resident * fma_cyc / hide,
             "smem": resident * smem_cyc,
             "latency": lat_cyc,
             "sync": SYNC_CYCLES / resident,
@@ -658,7 +677,7 @@ def format_table(p: MatmulProblem, ests: Sequence[Estimate], top: int = 8, t: Gp
         f"matmul {p.describe()} on {t.name} ({t.num_sms} SMs): "
         f"{len(feas)} feasible candidates, {len(rej)} rejected",
         f"{'#':>2} {'candidate':<40} {'regs':>4} {'smem':>6} {'bps':>3} {'waves':>5} {'tail':>5} "
-        f"{'issue':>5} {'confl':>5} {'fma_us':>8} {'smem_us':>8} {'lat_us':>8} {'dram_us':>8} "
+        f"{'issue':>5} {'confl':>5} {'fma_us':>8} {'smem_us':>8} {'lat_us':>8} {'sync_us':>8} {'dram_us':>8} "
         f"{'l2_us':>8} {'cont_us':>8} {'total_us':>9} {'TFLOP/s':>7} bound",
     ]
     for i, e in enumerate(feas[:top]):
@@ -676,14 +695,14 @@ def format_table(p: MatmulProblem, ests: Sequence[Estimate], top: int = 8, t: Gp
             f"chosen: {b.cand.short()}, {b.cand.threads} threads; bound by {b.bound}; "
             f"layouts A={b.layouts.get('a')} B={b.layouts.get('b')}"
         )
-    reasons: dict[str, int] = {}
+    # one line per kind of rejection: how many, and the first example
+    kinds: dict[str, list[Estimate]] = {}
     for e in rej:
-        key = e.reason.split(" ")[0] + " " + e.reason.split(" ")[1] if e.reason.startswith("needs") else e.reason
-        reasons[key] = reasons.get(key, 0) + 1
-    for e in rej[:3]:
-        lines.append(f"rejected: {e.cand.short()}: {e.reason}")
-    if len(rej) > 3:
-        lines.append(f"... {len(rej) - 3} more rejected (registers, shared memory, thread split)")
+        kind = ("registers" if "registers" in e.reason else
+                "shared memory" if "shared" in e.reason else "thread split")
+        kinds.setdefault(kind, []).append(e)
+    for kind, es in kinds.items():
+        lines.append(f"rejected ({kind}, {len(es)}): e.g. {es[0].cand.short()}: {es[0].reason}")
     return "\n".join(lines)
 
 

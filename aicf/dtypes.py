@@ -1,7 +1,8 @@
 """Element types at the API boundary: the NumPy/CuPy dtype of each MLIR element type.
 
-bf16 has no NumPy dtype: it is `ml_dtypes.bfloat16` when that package is installed,
-else a uint16 array holding the bf16 bits (both targets agree on this).
+bf16 has no NumPy/CuPy dtype: a bf16 tensor crosses the API as a uint16 array holding
+the bf16 bits, on both targets. An `ml_dtypes.bfloat16` array is accepted as input too
+(it is read as its bits, without a copy); outputs are uint16 bits.
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ from aicf.errors import CompileError
 
 
 def bf16_dtype() -> np.dtype:
-    try:
-        import ml_dtypes  # type: ignore[import-not-found]
+    return np.dtype(np.uint16)
 
-        return np.dtype(ml_dtypes.bfloat16)
-    except ImportError:
-        return np.dtype(np.uint16)
+
+def as_bf16_bits(a):
+    """An ml_dtypes.bfloat16 array as its uint16 bits (a view); anything else as is."""
+    if getattr(a, "dtype", None) is not None and a.dtype.name == "bfloat16":
+        return a.view(np.uint16)
+    return a
 
 
 def numpy_dtype(t: Attribute) -> np.dtype:

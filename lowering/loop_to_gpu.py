@@ -1,4 +1,6 @@
-"""`aicf-lower-to-gpu`: each `aicf_loop.nest` becomes `aicf_gpu.kernel`s plus the host
+"""`aicf-lower-to-gpu`: each `aicf_loop.group` becomes one kernel where the row-group
+schedule takes it (else its member nests are lowered one by one), and each
+`aicf_loop.nest` becomes `aicf_gpu.kernel`s plus the host
 ops that run them (`aicf_gpu.launch`, workspace `memref.alloc`/`dealloc`), in place
 of the nest. Which kernels is up to the schedule registry
 (lowering/gpu_schedules): a guard per schedule, parameters from the cost model
@@ -24,7 +26,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from aicf.dialects.loop import NestOp
+from aicf.dialects.loop import GroupOp, NestOp
 from aicf.diagnostics import op_error
 from aicf.lowering.gpu_schedules import LoweringContext, select
 from aicf.lowering.gpu_schedules.view import NestView, collapse, view_of
@@ -49,6 +51,30 @@ def lower_nest(module: ModuleOp, fn: func.FuncOp, nest: NestOp, index: int, targ
     nest.erase()
 
 
+def lower_group(module: ModuleOp, fn: func.FuncOp, group: GroupOp, index: int, target: GpuTarget) -> None:
+    """A row group becomes ONE kernel (lowering/gpu_schedules/row_group.py); a group
+    that schedule does not take runs as its member nests (the group's semantics):
+    its ops move out in order and the nests are lowered one by one."""
+    from aicf.lowering.gpu_schedules.row_group import lower_group as lower_row_group
+
+    lc = LoweringContext(module, group, target, fn)
+    name = f"{fn.sym_name.data}_group{index}"
+    try:
+        why = lower_row_group(lc, group, name, target)
+    except NotImplementedError as e:
+        raise op_error(group, f"cannot be lowered to the GPU: {e}") from None
+    if why is None:
+        lc.finish()
+    else:
+        block = group.parent_block()
+        assert block is not None
+        for op in list(group.body.block.ops):
+            op.detach()
+            block.insert_op_before(op, group)
+    group.detach()
+    group.erase()
+
+
 @dataclass(frozen=True)
 class LowerToGpuPass(ModulePass):
     """Lower every aicf_loop.nest of every func.func to GPU kernels and launches."""
@@ -60,6 +86,9 @@ class LowerToGpuPass(ModulePass):
         for fn in list(op.ops):
             if not isinstance(fn, func.FuncOp):
                 continue
+            groups = [o for o in fn.walk() if isinstance(o, GroupOp)]
+            for i, group in enumerate(groups):
+                lower_group(op, fn, group, i, target)
             nests = [o for o in fn.walk() if isinstance(o, NestOp)]
             for i, nest in enumerate(nests):
                 lower_nest(op, fn, nest, i, target)

@@ -190,6 +190,12 @@ class KernelPrinter:
                 base = f"(({base}) * {be} + {bi})"
             return (f"((({base}) * {rows} + {r}) * {cols} + (((({c}) / {v}) ^ ((({r}) / {p}) % {m})) * {v} "
                     f"+ ({c}) % {v}))")
+        if isinstance(lay, gpu.PaddedLayoutAttr) and len(ix) >= 2 and lay.interval.data == shape[-1]:
+            # padded rows: row * (cols + pad) + col, affine (folds into immediate offsets)
+            row = "0"
+            for i, e in zip(ix[:-1], shape[:-1]):
+                row = f"({row}) * {e} + {i}"
+            return f"(({row}) * {shape[-1] + lay.pad.data} + {ix[-1]})"
         if isinstance(lay, gpu.PaddedLayoutAttr):
             lin = "0"
             for i, e in zip(ix, shape):

@@ -13,6 +13,15 @@ uint16 array holding the bf16 bit patterns (`x.astype(np.float32).view(np.uint32
 
 Call as `prog(*inputs)` (outputs are allocated) or `prog(*inputs, *outputs)`
 (results written into the given arrays, which must not overlap the inputs).
+
+The first call builds a launch plan (`_make_plan`): the host ops as a flat list of
+steps over numbered slots, each launch's function, grid, block, shared memory and
+argument slots resolved, constants uploaded, the vector alignment each argument needs.
+A call whose arrays are what the function takes (CuPy, dtype, shape, C-contiguous,
+aligned) then only checks them, allocates its outputs and launches: ~17 us a call
+against ~49 us through the general path, on the H100 (bench/run.py). Anything else
+(NumPy inputs, strided kernels, misaligned views, the profiler, full-sync) goes
+through `_run_general`, the op-by-op interpreter.
 """
 
 from __future__ import annotations

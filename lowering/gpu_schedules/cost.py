@@ -36,6 +36,36 @@ BLOCK_REDUCE_CYCLES = 2 * 200 + WARP_REDUCE_CYCLES * 2
 UNROLL = 4
 BLOCK_SIZES = (256, 128, 512, 1024)
 
+# --- elementwise (parallel-only) nests: see plan_elementwise ------------------------------
+# SASS instructions per scalar op on sm_90, fast path (counted in `cuobjdump -sass` of the
+# issue-4 chain kernel, nvcc 13.0 -arch=sm_90): sinf is 28 with its range reduction
+# (3-FFMA Cody-Waite, the |x| >= 105615 test and the branch around the Payne-Hanek path,
+# which normal inputs never take) and the quadrant polynomial; tanhf is 14 (two MUFU:
+# ex2, rcp). Ops not listed cost 1 (an FFMA/FMUL/FADD/compare).
+OP_INSTRUCTIONS = {
+    "math.sin": 28, "math.cos": 28, "math.tan": 40, "math.tanh": 14, "math.exp": 8,
+    "math.exp2": 4, "math.expm1": 20, "math.log": 14, "math.log2": 10, "math.log1p": 20,
+    "math.sqrt": 8, "math.rsqrt": 6, "math.erf": 16, "math.atan": 20, "math.atan2": 30,
+    "math.powf": 40, "arith.divf": 10, "arith.remf": 30, "arith.divsi": 20, "arith.divui": 20,
+    "arith.remsi": 20, "arith.remui": 20,
+}
+LOOP_INSTRUCTIONS = 8  # per loop iteration: index update, compare, branch, base address
+ACCESS_INSTRUCTIONS = 3  # per vector load/store: address arithmetic and the access
+# Share of a scheduler's issue slots the math fills (the chain kernel's measured 0.813 ms
+# against the 0.46 ms of issue it needs says most of the gap is latency, not issue).
+ISSUE_EFFICIENCY = 0.9
+# Vectors each thread loads, all before the math, per loop iteration (all in flight
+# together): a thread's compute phase holds no loads, so more vectors per phase keep
+# Little's law's bytes in flight while the math runs.
+ELEMENTWISE_UNROLLS = (1, 2, 4, 8)
+# Registers a thread of the unrolled loop needs: indices, pointers and the math's
+# temporaries, plus one per 32-bit word loaded ahead (ptxas -v on the chain kernel:
+# unroll 1/2/4/8 of float4 use 32/39/40/58; the base has 2 of margin so the launch
+# bounds never force a spill).
+REG_BASE = 26
+# a block's launch and first index math, where blocks overlap (one-shot grids)
+BLOCK_START_CYCLES = 100
+
 
 @dataclass
 class Plan:
@@ -163,4 +193,88 @@ def plan_rows(
         if p.cost < best.cost * 0.98:
             best = p
     best.why = [p.describe() for p in cands]
+    return best
+
+
+def register_blocks(t: GpuTarget, block: int, regs: int) -> int:
+    """Resident blocks per SM for `regs` registers per thread (allocated per warp in
+    units of t.reg_alloc_unit); the launch-bounds minimum the emitter asks for."""
+    per_warp = math.ceil(regs * t.warp_size / t.reg_alloc_unit) * t.reg_alloc_unit
+    by_regs = t.registers_per_sm // (per_warp * (block // t.warp_size))
+    return max(1, min(blocks_per_sm(t, block), by_regs))
+
+
+def elementwise_time(
+    t: GpuTarget, groups: int, vec: int, load_bytes: int, nbytes: int, instr_per_point: float,
+    accesses: int, block: int, unroll: int, one_shot: bool,
+) -> tuple[float, dict]:
+    """Estimated time of a parallel-only nest run as `groups` vector groups, each thread
+    loading `unroll` groups (load_bytes each, all inputs) before their math.
+
+    Three limits, the largest wins:
+      memory:  nbytes / (bandwidth * occupancy), occupancy from Little's law with the
+               bytes a thread has in flight *while it waits*: a warp alternates a wait of
+               one memory latency L and a compute phase C; only the wait holds loads, so
+               in flight = threads * unroll * load_bytes * L / (L + C);
+      issue:   warp instructions / (SMs * schedulers * clock * ISSUE_EFFICIENCY);
+      C:       the phase's instructions, issued while sharing the scheduler with the
+               other resident warps in proportion to how busy it is (fixed point).
+    Grid shape: a grid-stride loop over chunks of block*unroll groups, either on the
+    resident blocks with the chunks dealt evenly (waves = ceil(chunks / resident)), or
+    one chunk per block (one_shot: each block pays its start; the last partial wave
+    costs half a block's run)."""
+    chunk = block * unroll
+    chunks = max(1, math.ceil(groups / chunk))
+    regs = min(t.max_registers_per_thread, REG_BASE + unroll * math.ceil(load_bytes / 4))
+    bps = register_blocks(t, block, regs)
+    resident = t.num_sms * bps
+    if one_shot:
+        grid = chunks
+        waves = chunks / resident
+        shape = 1.0 + (0.5 / waves if waves > 1 else 0.0)
+        shape_s = chunks * BLOCK_START_CYCLES / t.clock_hz / resident
+    else:
+        waves = math.ceil(chunks / resident)
+        grid = math.ceil(chunks / waves)
+        # the rest loop (groups past the last full chunk) adds at most one vector per thread
+        shape = waves * grid * chunk / max(groups, 1)
+        shape_s = 0.0
+    threads = min(grid, resident) * block
+    it_instr = unroll * (vec * instr_per_point + accesses * ACCESS_INSTRUCTIONS) + LOOP_INSTRUCTIONS
+    warp_iters = groups / unroll / t.warp_size
+    t_issue = warp_iters * it_instr / (t.num_sms * t.sub_partitions * t.clock_hz * ISSUE_EFFICIENCY)
+    lat = t.mem_latency_s
+    warps_per_sched = max(1.0, min(grid, resident) * block / t.warp_size / t.num_sms / t.sub_partitions)
+    time = max(nbytes / t.dram_bandwidth, t_issue)
+    for _ in range(8):  # fixed point of busy-ness -> compute phase -> bytes in flight
+        busy = min(1.0, t_issue / time)
+        phase = it_instr / t.clock_hz * max(1.0, warps_per_sched * busy)
+        occ = occupancy(t, threads, unroll * load_bytes * lat / (lat + phase))
+        new = max(memory_time(t, nbytes, occ), t_issue)
+        time = 0.5 * (time + new)
+    cost = time * shape + shape_s + t.launch_overhead_s
+    params = {"block": block, "grid": grid, "split": 1, "unroll": unroll, "minblocks": bps}
+    info = {"regs": regs, "occ": occ, "issue_us": t_issue * 1e6, "phase_us": phase * 1e6, "shape": shape}
+    return cost, {"params": params, "info": info}
+
+
+def plan_elementwise(
+    t: GpuTarget, groups: int, vec: int, load_bytes: int, nbytes: int, instr_per_point: float, accesses: int
+) -> Plan:
+    """Block size, unroll (vectors per thread per iteration), grid shape and the
+    launch-bounds minimum of blocks for a parallel-only nest (see elementwise_time)."""
+    best: Plan | None = None
+    why = []
+    for bs in BLOCK_SIZES[:3]:
+        for u in ELEMENTWISE_UNROLLS:
+            if u > 1 and groups < bs * u * t.num_sms:
+                continue  # too few chunks to fill the GPU: unrolling only idles threads
+            for one_shot in (False, True):
+                cost, d = elementwise_time(t, groups, vec, load_bytes, nbytes, instr_per_point, accesses, bs, u, one_shot)
+                p = Plan("per-output", {**d["params"], "grid_kind": "once" if one_shot else "stride"}, cost)
+                why.append(p.describe())
+                if best is None or cost < best.cost * 0.995:
+                    best = p
+    assert best is not None
+    best.why = why
     return best

@@ -33,7 +33,6 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
     Float32Type,
-    FloatAttr,
     IntegerAttr,
     MemRefType,
     StringAttr,

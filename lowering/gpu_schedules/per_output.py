@@ -18,6 +18,7 @@ order: deterministic, no atomics.
 from __future__ import annotations
 
 import math
+import os
 
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
@@ -27,7 +28,15 @@ from aicf.dialects import gpu
 
 from .builder import KernelBuilder, combine, convert
 from .context import LoweringContext
-from .cost import UNROLL, blocks_per_sm, Plan, plan_per_output
+from .cost import (
+    OP_INSTRUCTIONS,
+    UNROLL,
+    Plan,
+    blocks_per_sm,
+    elementwise_time,
+    plan_elementwise,
+    plan_per_output,
+)
 from .view import (
     annotate,
     GATHER,
@@ -148,12 +157,52 @@ def plan(view: NestView, lc_target) -> Plan:
     Ep = [view.extents[d] for d in P]
     groups = max(1, prod(Ep) // vec)
     R = prod(view.extents[d] for d in Rd)
+    if P and not Rd:
+        return _plan_elementwise(view, lc_target, dim, vec, groups)
     vbytes = vec * max(element_bytes(o.type.get_element_type()) for o in view.operands) if view.operands else 4
     partial = prod(Ep) * sum(element_bytes(t) for t in view.acc_types)
     p = plan_per_output(lc_target, groups, vbytes, R if Rd else 1, operand_bytes(view), partial)
     p.params = {"vec": vec, **p.params}
     if not Rd:
         p.params["split"] = 1
+    return p
+
+
+def body_instructions(view: NestView) -> float:
+    """SASS instructions per domain point of the body (cost.OP_INSTRUCTIONS)."""
+    if view.source is None:
+        return 1.0
+    n = 0.0
+    for op in view.source.body.block.ops:
+        if op.name in ("arith.constant", "aicf_loop.yield"):
+            continue
+        n += OP_INSTRUCTIONS.get(op.name, 1)
+    return max(n, 1.0)
+
+
+def _plan_elementwise(view: NestView, t, dim: int, vec: int, groups: int) -> Plan:
+    load_bytes, accesses = 0, 0
+    for o in view.operands:
+        cls = access_class(o, dim, vec)
+        if cls == SPLAT:
+            continue
+        eb = element_bytes(o.type.get_element_type())
+        accesses += 1 if cls == VECTOR else vec
+        if o in view.inputs:
+            load_bytes += vec * eb
+    p = plan_elementwise(t, groups, vec, max(load_bytes, 1), operand_bytes(view), body_instructions(view), accesses)
+    p.params = {"vec": vec, **p.params}
+    override = os.environ.get("AICF_PER_OUTPUT_OVERRIDE")  # tuning aid: "unroll=4,block=256,grid_kind=once"
+    if override and view.source is not None:
+        kv = dict(item.split("=") for item in override.split(","))
+        bs, u = int(kv.get("block", p.params["block"])), int(kv.get("unroll", p.params["unroll"]))
+        kind = kv.get("grid_kind", p.params["grid_kind"])
+        cost, d = elementwise_time(t, groups, vec, max(load_bytes, 1), operand_bytes(view), body_instructions(view),
+                                   accesses, bs, u, kind == "once")
+        p.params = {"vec": vec, **d["params"], "grid_kind": kind}
+        p.params.update({k: int(v) for k, v in kv.items() if k in ("grid", "minblocks")})
+        p.cost = cost
+        p.why.append(f"overridden by AICF_PER_OUTPUT_OVERRIDE={override}")
     return p
 
 
@@ -188,9 +237,10 @@ def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
         [grid, S, 1],
         [bs, 1, 1],
         index_bitwidth=64 if wide else 32,
-        # at least half occupancy (<= 64 registers): enough loads in flight for the
-        # cost model's bandwidth term, and room for the accumulators without spills
-        launch_bounds=(bs, max(1, blocks_per_sm(lc.target, bs) // 2)),
+        # elementwise: the cost model's resident blocks for its register estimate;
+        # otherwise at least half occupancy (<= 64 registers): enough loads in flight
+        # for the bandwidth term, and room for the accumulators without spills
+        launch_bounds=(bs, p.params.get("minblocks") or max(1, blocks_per_sm(lc.target, bs) // 2)),
     )
     kernel.attributes["aicf.schedule"] = _str(p.describe() + ("; " + "; ".join(view.notes) if view.notes else ""))
     annotate(kernel, view, params)
@@ -260,7 +310,35 @@ def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
                 store_lanes(kb, op, a, dims, dim, lanes[o])
         return []
 
-    kb.for_(start, groups, stride, [], group_body)
+    U = p.params.get("unroll", 1) if not Rd and S == 1 else 1
+    rest_from = start
+    if U > 1:
+        # chunks of bs*U groups, the block's threads take groups tid, tid+bs, ...: each
+        # of the U loads is coalesced across the warp, and all U are issued before the
+        # math (loads first), so a thread waits once per chunk with U vectors in flight
+        chunk = bs * U
+        full = groups // chunk
+
+        def chunk_body(c: SSAValue, _):
+            base = kb.add_i(kb.mul_i(c, chunk), tid)
+            dims_k, vals_k = [], []
+            for k in range(U):
+                g = kb.add_i(base, k * bs)
+                pidx = kb.delinearize(g, [*Ep[:-1], Ep[-1] // vec])
+                pidx[-1] = kb.mul_i(pidx[-1], vec)
+                dims_k.append(point_dims(pidx))
+                vals_k.append(load_lanes(kb, view.inputs, in_args, dims_k[-1], dim, vec))
+            for k in range(U):
+                lanes = body_lanes(kb, view, vals_k[k], vec)
+                for o, (op, a) in enumerate(zip(out_ops, out_args)):
+                    store_lanes(kb, op, a, dims_k[k], dim, lanes[o])
+            return []
+
+        if full > 0:
+            kb.for_(bid, full, grid, [], chunk_body)
+        rest_from = kb.add_i(start, full * chunk)
+    if U == 1 or groups % (bs * U):
+        kb.for_(rest_from, groups, stride, [], group_body)
     if tail:
 
         def tail_body(e: SSAValue, _):

@@ -18,7 +18,6 @@ import ctypes
 import re
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -303,8 +302,8 @@ EMU_CASES = [
 
 FORCED = [
     "bm = 32, bn = 64, bk = 8, tm = 4, tn = 8",
-    "bm = 64, bn = 32, bk = 16, tm = 8, tn = 4, swizzle = false",
-    "bm = 32, bn = 32, bk = 32, tm = 4, tn = 4",
+    "bm = 64, bn = 64, bk = 8, tm = 8, tn = 4, swizzle = false",
+    "bm = 32, bn = 32, bk = 16, tm = 4, tn = 4",
 ]
 
 
@@ -377,7 +376,7 @@ def test_matmul_kernels_compile_without_spills(tmp_path):
 
 
 # --- on the GPU -------------------------------------------------------------------------------
-def gpu_cases(count=40, seed=11):
+def gpu_cases(count=24, seed=11):
     rng = np.random.default_rng(seed)
     pool = [1, 2, 3, 7, 16, 31, 33, 64, 100, 127, 128, 129, 255, 300]
     cases = []
@@ -401,7 +400,7 @@ def compile_gpu(text: str):
 
 @gpu
 @pytest.mark.gpu
-@pytest.mark.parametrize("i", range(40))
+@pytest.mark.parametrize("i", range(24))
 def test_matmul_gpu_random(i):
     case = gpu_cases()[i]
     text, info = mm_program(**case)
@@ -415,8 +414,9 @@ def test_matmul_gpu_random(i):
         c = cp.full(info["c"], 0xFFFF, dtype=np.uint16)
         if info["dt"] == "f16":
             c = c.view(np.float16)
-    prog(cp.asarray(a) if not case["strided"][0] else _device_view(a, info["dt"]),
-         cp.asarray(b) if not case["strided"][1] else _device_view(b, info["dt"]), c)
+    dt = info["dt"]
+    prog(cp.asarray(a) if not case["strided"][0] else _device_view(a, dt),
+         cp.asarray(b) if not case["strided"][1] else _device_view(b, dt), c)
     cp.cuda.Device().synchronize()
     check(as_f64(cp.asnumpy(c), info["dt"]), reference(a, b, info), info["dt"])
 

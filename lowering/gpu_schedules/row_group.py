@@ -1,0 +1,520 @@
+"""The row-group schedule: one kernel for an `aicf_loop.group` (softmax, layer norm).
+
+A group's member nests share their leading parallel dims (`shared`, the rows); the
+rest of each nest's domain is a row: reduced (`max(x)`, `sum(exp(x - m))`), mapped
+(`exp(x - m) / s`, written out) or absent (a per-row epilogue). The kernel runs the
+whole group once per row, the members as phases:
+
+- a block (`mode=block`) or a warp (`mode=warp`, short rows) owns a row; rows are
+  covered by a grid-stride loop;
+- lanes walk the row in vectors of `vec` elements (16-byte loads/stores where the
+  operand is contiguous), column group g = c * lanes + lane;
+- a reduction phase folds its vector lanes, then `aicf_gpu.warp_reduce` (butterfly:
+  every lane gets the value), and for blocks one value per warp through a 32-slot
+  shared buffer, a barrier, and a second warp reduce, so every thread holds the row's
+  value; each reduction phase has its own slots, so one barrier per phase suffices
+  (a group with a single reduction phase adds one at the end of the row);
+- group-local buffers (one value per row) never touch memory: they are SSA values
+  held by every thread; a group output written by a reduction phase is stored by one
+  lane and also kept as a value for the later phases;
+- `rows=registers`: when the row divides evenly among the lanes and fits the register
+  budget, each lane's vectors of every row operand are loaded once (straight-line,
+  all loads in flight together) and reused by every phase, so x is read from DRAM
+  once; else `rows=stream`: each phase re-reads its row operands in a strided loop
+  (the row was just read: L2 hits).
+
+Parameters (mode, block, grid, caching) come from `plan_row_group` below, over the
+numbers of aicf/target.py with the helpers of cost.py:
+
+    time = dram_bytes / (bandwidth * occupancy * lane_efficiency)
+         + reread_bytes / l2_bandwidth                 (stream mode: phases 2..n)
+         + rows * reduction_phases * step_cycles / clock / concurrent_rows
+         + launch_overhead
+
+occupancy (Little's law, cost.occupancy) counts resident threads, limited by the
+registers the cached row needs (REGS_BASE + cached values per thread), times the bytes each
+keeps in flight (all its cached vectors in register mode, UNROLL vectors streaming).
+
+Groups this schedule does not take (rows not contiguous in a row operand, e.g. a
+column softmax; members of different row shapes; a full-size intermediate passed
+between members) are run as their member nests, one kernel each, by the caller.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, StringAttr, i64
+from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+
+from aicf.dialects import gpu
+from aicf.dialects.loop import GroupOp
+from aicf.target import GpuTarget
+
+from . import Schedule, register_schedule
+from .builder import KernelBuilder, combine, convert
+from .context import LoweringContext
+from .cost import (
+    BLOCK_REDUCE_CYCLES,
+    UNROLL,
+    WARP_REDUCE_CYCLES,
+    Plan,
+    lane_efficiency,
+    memory_time,
+    occupancy,
+)
+from .per_output import body_lanes, store_lanes, vector_width
+from .view import (
+    SPLAT,
+    VECTOR,
+    NestView,
+    Operand,
+    access_class,
+    body_flops,
+    element_bytes,
+    identity_of,
+    is_contiguous,
+    num_elements,
+    prod,
+    view_of,
+)
+
+REDUCE, MAP, ROW = "reduce", "map", "row"
+# Values a thread may hold for the cached row: with ~32 registers of bookkeeping a
+# thread stays under 64 registers, so at least half the SM's threads stay resident.
+CACHE_BUDGET = 32
+BLOCKS = (128, 256, 512, 1024)
+# Registers a thread needs besides the cached row (indices, accumulators, the body's
+# temporaries); the launch bound promises ptxas this many plus the cache, so it must
+# not be tight (a 16x2048 layer norm with gamma/beta spilled at 32).
+REGS_BASE = 40
+
+
+@dataclass
+class Member:
+    view: NestView
+    kind: str  # REDUCE (rest dims reduced), MAP (rest dims parallel), ROW (no rest dims)
+
+
+@dataclass
+class GroupView:
+    """What the schedule sees of a group: its members as NestViews, the kernel
+    parameters (global buffers, inputs first), and the row geometry."""
+
+    name: str
+    group: GroupOp
+    shared: tuple[int, ...]
+    rest: tuple[int, ...]  # extents of the non-shared dims (common to REDUCE/MAP members)
+    members: list[Member]
+    params: list[SSAValue]  # global buffers, in order of first use
+    written: set[SSAValue]
+    vec: int
+    cached: int  # row operands (buffer, map) whose vectors a lane may keep
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def rows(self) -> int:
+        return prod(self.shared)
+
+    @property
+    def row_len(self) -> int:
+        return prod(self.rest)
+
+
+def _key(m: AffineMap) -> tuple[str, ...]:
+    return tuple(str(r) for r in m.results)
+
+
+def analyze(group: GroupOp, name: str) -> GroupView | str:
+    """The GroupView, or why the group is not run as one kernel."""
+    shared = group.shared_extents
+    k = len(shared)
+    local = {op.memref for op in group.body.block.ops if isinstance(op, memref.AllocOp)}
+    members: list[Member] = []
+    params: list[SSAValue] = []
+    written: set[SSAValue] = set()
+    row_values: set[tuple[SSAValue, tuple[str, ...]]] = set()
+    rest: tuple[int, ...] | None = None
+    for i, nest in enumerate(group.nests):
+        v = view_of(nest, f"{name}_m{i}")
+        its = v.iterators[k:]
+        if not its:
+            kind = ROW
+        elif all(t == "reduction" for t in its):
+            kind = REDUCE
+        elif all(t == "parallel" for t in its):
+            kind = MAP
+        else:
+            return "a member nest mixes parallel and reduction dims in its rows"
+        if kind != ROW:
+            r = tuple(v.extents[k:])
+            if rest is not None and r != rest:
+                return f"member rows differ ({list(rest)} and {list(r)})"
+            rest = r
+        rest_dims = set(range(k, len(v.extents)))
+        for o in v.inputs:
+            buf = o.host
+            if buf in local or buf in written:
+                if (buf, _key(o.map)) not in row_values:
+                    return "a member reads a buffer written in the group other than as a row value"
+                continue
+            if buf not in params:
+                params.append(buf)
+            if o.map.used_dims() & rest_dims and rest_dims and not _row_contiguous(o, k):
+                return f"rows are not contiguous in an operand {o.type} (map {o.map})"
+        for o in v.outputs:
+            buf = o.host
+            if kind == MAP:
+                if buf in local or not rest_dims <= o.map.used_dims():
+                    return "a mapped member writes a value per row"
+                if buf in written:
+                    return "a buffer is written twice in the group"
+                if not _row_contiguous(o, k):
+                    return f"rows are not contiguous in an output {o.type} (map {o.map})"
+            else:
+                row_values.add((buf, _key(o.map)))
+            if buf not in local:
+                if buf in params:
+                    return "a group output is also read before it is written"
+                params.append(buf)
+                written.add(buf)
+        members.append(Member(v, kind))
+    if rest is None:
+        return "no member walks a row"
+    # every MAP output read later? (excluded above: only row values are read back)
+    ins = [p for p in params if p not in written]
+    outs = [p for p in params if p in written]
+    vec = 16
+    cached: set[tuple[SSAValue, tuple[str, ...]]] = set()
+    for m in members:
+        if m.kind == ROW:
+            continue
+        last = len(m.view.extents) - 1
+        vec = min(vec, vector_width(m.view, last, 16, allow_tail=False))
+        for o in m.view.inputs:
+            if o.host not in local and o.host not in written and o.map.used_dims() & set(range(k, last + 1)):
+                cached.add((o.host, _key(o.map)))
+    return GroupView(name, group, shared, rest, members, [*ins, *outs], written, vec, len(cached))
+
+
+def _row_contiguous(o: Operand, k: int) -> bool:
+    """The operand's innermost index walks the last domain dim with stride 1 (rows
+    are read along memory), or the operand does not depend on the last dim."""
+    n = o.map.num_dims
+    if n == k or (n - 1) not in o.map.used_dims():
+        return True
+    last = o.map.results[-1] if o.map.results else None
+    return (
+        is_contiguous(o.type)
+        and isinstance(last, AffineDimExpr)
+        and last.position == n - 1
+        and all((n - 1) not in r.used_dims() for r in o.map.results[:-1])
+    )
+
+
+# --- the cost model ------------------------------------------------------------------------
+
+
+def plan_row_group(gv: GroupView, t: GpuTarget) -> Plan:
+    eb = max(element_bytes(p.type.get_element_type()) for p in gv.params)  # type: ignore[union-attr]
+    dram = sum(num_elements(p.type) * element_bytes(p.type.get_element_type()) for p in gv.params)  # type: ignore[union-attr]
+    # bytes each extra phase reads of the row operands (stream mode re-reads them)
+    row_in = sum(
+        num_elements(p.type) * element_bytes(p.type.get_element_type())  # type: ignore[union-attr]
+        for p in gv.params
+        if p not in gv.written and num_elements(p.type) >= gv.rows * gv.row_len  # type: ignore[union-attr]
+    )
+    walking = [m for m in gv.members if m.kind != ROW]
+    nred = sum(1 for m in gv.members if m.kind == REDUCE)
+    M, Ng = gv.rows, gv.row_len // gv.vec
+    vbytes = gv.vec * eb
+    cands: list[Plan] = []
+    for mode in ("warp", "block"):
+        for bs in BLOCKS:
+            if mode == "warp" and bs > 256:
+                continue
+            lanes = 32 if mode == "warp" else bs
+            per = math.ceil(Ng / lanes)
+            in_regs = Ng % lanes == 0 and per * gv.vec * max(1, gv.cached) <= CACHE_BUDGET
+            regs = REGS_BASE + (per * gv.vec * gv.cached if in_regs else 4 * gv.vec)
+            regs = min(255, math.ceil(regs / 8) * 8)
+            bps = max(1, min(t.max_blocks_per_sm, t.max_threads_per_sm // bs, t.registers_per_sm // (regs * bs)))
+            resident = t.num_sms * bps * bs
+            rows_at_once = resident // lanes
+            threads = min(M * lanes, resident)
+            inflight = vbytes * (per if in_regs else min(UNROLL, per))
+            occ = occupancy(t, threads, inflight)
+            eff = lane_efficiency(Ng, lanes)
+            reread = 0 if in_regs else row_in * (len(walking) - 1)
+            step = WARP_REDUCE_CYCLES if mode == "warp" else BLOCK_REDUCE_CYCLES
+            cost = (
+                memory_time(t, dram, occ, eff)
+                + reread / t.l2_bandwidth
+                + M * nred * step / t.clock_hz / max(1, min(M, rows_at_once))
+                + t.launch_overhead_s
+            )
+            if mode == "block":
+                grid = max(1, min(M, t.num_sms * bps))
+            else:
+                grid = max(1, min(math.ceil(M / (bs // 32)), t.num_sms * bps))
+            p = Plan(
+                "row-group",
+                {"mode": mode, "block": bs, "grid": grid, "vec": gv.vec,
+                 "rows": "registers" if in_regs else "stream", "per": per, "bps": bps},
+                cost,
+            )
+            cands.append(p)
+    best = cands[0]
+    for p in cands[1:]:
+        if p.cost < best.cost * 0.98:
+            best = p
+    override = os.environ.get("AICF_ROW_GROUP_OVERRIDE")  # tuning aid: "mode=block,block=512"
+    if override:
+        want = dict(kv.split("=") for kv in override.split(","))
+        match = [p for p in cands if all(str(p.params[k]) == v for k, v in want.items())]
+        if match:
+            best = match[0]
+            cands.append(Plan("row-group", {"override": override}, best.cost))
+    best.why = [p.describe() for p in cands]
+    return best
+
+
+# --- building the kernel -----------------------------------------------------------------
+
+
+def build(gv: GroupView, p: Plan, lc: LoweringContext) -> None:
+    M = gv.rows
+    if M == 0 or gv.row_len == 0:
+        return
+    mode, bs, grid, vec, in_regs, per = (
+        p.params["mode"], p.params["block"], p.params["grid"], p.params["vec"],
+        p.params["rows"] == "registers", p.params["per"],
+    )
+    k = len(gv.shared)
+    rest = gv.rest
+    Ng = gv.row_len // vec
+    ws = 32
+    wpb = bs // ws
+    lanes = ws if mode == "warp" else bs
+    types = [v.type for v in gv.params]
+    biggest = max([M * gv.row_len, *(num_elements(t) for t in types)])  # type: ignore[arg-type]
+    wide = biggest + grid * bs * vec * 2 >= 2**31
+    kernel = gpu.KernelOp(
+        lc.kernel_name(gv.name),
+        types,
+        [grid, 1, 1],
+        [bs, 1, 1],
+        index_bitwidth=64 if wide else 32,
+        # the plan's register estimate decides the blocks per SM it counted on
+        launch_bounds=(bs, max(1, p.params["bps"])),
+    )
+    kernel.attributes["aicf.schedule"] = StringAttr(
+        p.describe() + f"; {len(gv.members)} phases over rows of {list(rest)}"
+        + ("; " + "; ".join(gv.notes) if gv.notes else "")
+    )
+    nbytes = sum(num_elements(t) * element_bytes(t.get_element_type()) for t in types)  # type: ignore[union-attr]
+    flops = sum(m.view.num_points() * body_flops(m.view) for m in gv.members)
+    kernel.attributes["aicf.bytes"] = IntegerAttr(nbytes, i64)
+    kernel.attributes["aicf.flops"] = IntegerAttr(flops, i64)
+    args = list(kernel.body.block.args)
+    arg_of = dict(zip(gv.params, args))
+    for a, v in zip(args, gv.params):
+        if v.name_hint:
+            a.name_hint = v.name_hint
+
+    kb = KernelBuilder(kernel.body.block)
+    tid = kb.v(gpu.ThreadIdOp("x"))
+    bid = kb.v(gpu.BlockIdOp("x"))
+    lane = kb.v(gpu.LaneIdOp())
+    warp = kb.div_i(tid, ws)
+    if mode == "warp":
+        row0, rstride, me = kb.add_i(kb.mul_i(bid, wpb), warp), grid * wpb, lane
+        writer = kb.eq(lane, 0)
+    else:
+        row0, rstride, me = bid, grid, tid
+        writer = kb.eq(tid, 0)
+    # one set of 32 slots per reduction phase and output
+    slots: dict[tuple[int, int], SSAValue] = {}
+    if mode == "block":
+        for i, m in enumerate(gv.members):
+            if m.kind == REDUCE:
+                for o, at in enumerate(m.view.acc_types):
+                    st = MemRefType(at, [ws], memory_space=gpu.shared_space())
+                    slots[(i, o)] = kb.v(gpu.AllocSharedOp(st))
+    nphases = sum(1 for m in gv.members if m.kind == REDUCE)
+
+    def row_body(row: SSAValue, _):
+        sidx = kb.delinearize(row, list(gv.shared))
+        row_vals: dict[tuple[SSAValue, tuple[str, ...]], SSAValue] = {}
+        cache: dict[tuple, list[SSAValue]] = {}
+
+        def column_dims(g: SSAValue) -> list[SSAValue]:
+            ridx = kb.delinearize(g, [*rest[:-1], rest[-1] // vec])
+            ridx[-1] = kb.mul_i(ridx[-1], vec)
+            return [*sidx, *ridx]
+
+        def inputs(v: NestView, dims: list[SSAValue | None], c) -> list[list[SSAValue]]:
+            """Per input, `vec` lanes: row values, cached vectors, or loads."""
+            out = []
+            last = len(v.extents) - 1
+            for o in v.inputs:
+                key = (o.host, _key(o.map))
+                if key in row_vals:
+                    out.append([row_vals[key]] * vec)
+                    continue
+                walks = bool(o.map.used_dims() & set(range(k, last + 1)))
+                ck = (*key, c if walks else None)
+                if ck in cache:
+                    out.append(cache[ck])
+                    continue
+                a = arg_of[o.host]
+                cls = access_class(o, last, vec) if walks else SPLAT
+                idx = [kb.affine(r, dims) for r in o.map.results]  # type: ignore[arg-type]
+                if vec == 1 or cls == SPLAT:
+                    x = kb.load(a, idx)
+                    lanes_ = [x] * vec
+                elif cls == VECTOR:
+                    vv = kb.load_vector(a, idx, vec)
+                    lanes_ = [kb.extract(vv, j) for j in range(vec)]
+                else:
+                    lanes_ = []
+                    for j in range(vec):
+                        dj = list(dims)
+                        dj[last] = kb.add_i(dims[last], j)  # type: ignore[arg-type]
+                        lanes_.append(kb.load(a, [kb.affine(r, dj) for r in o.map.results]))  # type: ignore[arg-type]
+                if in_regs or not walks:
+                    cache[ck] = lanes_
+                out.append(lanes_)
+            return out
+
+        def store_row_values(i: int, v: NestView, finals: list[SSAValue]) -> None:
+            todo = []
+            for o, op in enumerate(v.outputs):
+                row_vals[(op.host, _key(op.map))] = finals[o]
+                if op.host in gv.written:
+                    todo.append((op, finals[o]))
+            if todo:
+
+                def write():
+                    for op, val in todo:
+                        idx = [kb.affine(r, sidx) for r in op.map.results]
+                        kb.store(convert(kb, val, op.type.get_element_type()), arg_of[op.host], idx)
+                    return []
+
+                kb.if_(writer, write)
+
+        for i, m in enumerate(gv.members):
+            v = m.view
+            nout = len(v.outputs)
+            if m.kind == ROW:
+                vals = inputs(v, list(sidx), None)
+                ys = v.body(kb, [x[0] for x in vals])
+                store_row_values(i, v, ys)
+                continue
+            if m.kind == MAP:
+
+                def map_chunk(g: SSAValue, c) -> None:
+                    dims = column_dims(g)
+                    ys = body_lanes(kb, v, inputs(v, dims, c), vec)  # noqa: B023
+                    for o, op in enumerate(v.outputs):  # noqa: B023
+                        store_lanes(kb, op, arg_of[op.host], dims, len(dims) - 1, ys[o])
+
+                if in_regs:
+                    for c in range(per):
+                        map_chunk(kb.add_i(me, c * lanes), c)
+                else:
+
+                    def sbody(g, _, map_chunk=map_chunk):
+                        map_chunk(g, None)
+                        return []
+
+                    kb.for_(me, kb.index(Ng), lanes, [], sbody, unroll=UNROLL)
+                continue
+            # REDUCE
+            inits = []
+            for o, at in enumerate(v.acc_types):
+                inits += [kb.constant(identity_of(v.combiners[o], at), at)] * vec
+
+            def fold(g: SSAValue, c, accs: list[SSAValue]) -> list[SSAValue]:
+                dims = column_dims(g)
+                ys = body_lanes(kb, v, inputs(v, dims, c), vec)  # noqa: B023
+                return [
+                    combine(kb, v.combiners[o], accs[o * vec + j], ys[o][j])  # noqa: B023
+                    for o in range(nout)  # noqa: B023
+                    for j in range(vec)
+                ]
+
+            if in_regs:
+                accs = inits
+                for c in range(per):
+                    accs = fold(kb.add_i(me, c * lanes), c, accs)
+            else:
+                accs = kb.for_(me, kb.index(Ng), lanes, inits, lambda g, a, fold=fold: fold(g, None, a), unroll=UNROLL)
+            finals = []
+            for o in range(nout):
+                a = accs[o * vec]
+                for j in range(1, vec):
+                    a = combine(kb, v.combiners[o], a, accs[o * vec + j])
+                finals.append(kb.v(gpu.WarpReduceOp(v.combiners[o], a, ws)))
+            if mode == "block":
+                is_lane0 = kb.eq(lane, 0)
+
+                def to_shared(i=i, finals=finals, nout=nout):
+                    for o in range(nout):
+                        kb.store(finals[o], slots[(i, o)], [warp])
+                    return []
+
+                kb.if_(is_lane0, to_shared)
+                kb.add(gpu.BarrierOp())
+                li = kb.min_i(lane, wpb - 1)
+                inside = kb.lt(lane, wpb)
+                for o, at in enumerate(v.acc_types):
+                    x = kb.load(slots[(i, o)], [li])
+                    ident = kb.constant(identity_of(v.combiners[o], at), at)
+                    x = kb.v(arith.SelectOp(inside, x, ident))
+                    finals[o] = kb.v(gpu.WarpReduceOp(v.combiners[o], x, ws))
+            store_row_values(i, v, finals)
+        if mode == "block" and nphases == 1:
+            kb.add(gpu.BarrierOp())  # the slots are reused by the next row
+        return []
+
+    kb.for_(row0, M, rstride, [], row_body)
+    kb.add(gpu.ReturnOp())
+    lc.add_kernel(kernel)
+    lc.launch(kernel, list(gv.params))
+
+
+# --- the registry entry --------------------------------------------------------------------
+
+
+def _applies(view, t: GpuTarget) -> bool:
+    """Only groups (GroupView); nests never select this schedule."""
+    return isinstance(view, GroupView)
+
+
+register_schedule(Schedule("row-group", 20, _applies, plan_row_group, build))  # type: ignore[arg-type]
+
+
+def lower_group(lc: LoweringContext, group: GroupOp, name: str, target: GpuTarget) -> str | None:
+    """Lower `group` to one kernel through the registered row-group schedule; returns
+    None when done, else the reason the group is left to its member nests."""
+    from . import SCHEDULES
+
+    gv = analyze(group, name)
+    if isinstance(gv, str):
+        return gv
+    sched = SCHEDULES["row-group"]
+    if not sched.applies(gv, target):  # type: ignore[arg-type]
+        return "no group schedule applies"
+    plan = sched.plan(gv, target)  # type: ignore[arg-type]
+    if plan is None:
+        return "the row-group schedule declined"
+    sched.build(gv, plan, lc)  # type: ignore[arg-type]
+    return None
+
+
+__all__ = ["GroupView", "Member", "analyze", "build", "lower_group", "plan_row_group"]
