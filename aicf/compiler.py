@@ -173,6 +173,42 @@ class Executable:
         outs = ", ".join(a.mlir_type for a in self.outputs)
         return f"<aicf.Executable @{self.entry}({ins}) -> ({outs}) on {self.target}>"
 
+    def explain(self) -> str:
+        """Why the program runs as it does: one entry per kernel (cuda) or loop nest
+        (cpu), with its launch configuration or iteration domain and the schedule the
+        cost model chose, with the costs it weighed (the `aicf.schedule` attribute the
+        GPU lowering records). Fusion decisions: `aicf-opt -p 'aicf-fuse{explain=true}'`."""
+        lines = [repr(self)]
+        if self.target == "cuda":
+            from aicf.backend.cuda.emit import kernels_of
+
+            for k in kernels_of(self._program.module):
+                lines.append(
+                    f"kernel {k.sym_name.data}: grid={list(k.grid_dims)} "
+                    f"block={list(k.block_dims)} smem={k.dynamic_smem.value.data}"
+                )
+                schedule = k.attributes.get("aicf.schedule")
+                if schedule is not None:
+                    lines.append("  " + str(getattr(schedule, "data", schedule)))
+            return "\n".join(lines)
+        from aicf.dialects.loop import GroupOp, NestOp
+
+        for op in self.module.walk():
+            if isinstance(op, GroupOp):
+                lines.append(
+                    f"group shared={list(op.shared_extents)}: {len(op.nests)} nests "
+                    "(run in order)"
+                )
+            elif isinstance(op, NestOp):
+                its = ", ".join(i.value for i in op.iterators)
+                comb = ", ".join(c.value for c in op.combiner_kinds)
+                pad = "  " if isinstance(op.parent_op(), GroupOp) else ""
+                lines.append(
+                    f"{pad}nest domain={list(op.extents)} iterators=[{its}] combiners=[{comb}] "
+                    f"({len(op.inputs)} inputs, {len(op.outputs)} outputs)"
+                )
+        return "\n".join(lines)
+
     def check_arguments(self, arrays: Sequence) -> list:
         if len(arrays) != len(self.inputs):
             raise ArgumentError(

@@ -126,3 +126,22 @@ def test_aicf_run_reports_errors_without_traceback(tmp_path):
     assert r.returncode == 1
     assert "Traceback" not in r.stderr
     assert f"{p}:2:" in r.stderr
+
+
+def test_explain_lists_each_loop_nest_and_group():
+    text = """
+func.func @softmax(%x: tensor<8x16xf32>) -> tensor<*xf32> {
+  %m = aicf_tensor.reduce_max %x axes = [-1] keepdims : (tensor<8x16xf32>) -> tensor<*xf32>
+  %d = aicf_tensor.sub %x, %m : (tensor<8x16xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %e = aicf_tensor.exp %d : (tensor<*xf32>) -> tensor<*xf32>
+  %s = aicf_tensor.reduce_sum %e axes = [-1] keepdims : (tensor<*xf32>) -> tensor<*xf32>
+  %y = aicf_tensor.div %e, %s : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  func.return %y : tensor<*xf32>
+}
+"""
+    fused = aicf.compile(text, target="cpu").explain().splitlines()
+    assert fused[1] == "group shared=[8]: 3 nests (run in order)"
+    assert fused[2].startswith("  nest domain=[8, 16] iterators=[parallel, reduction] combiners=[max]")
+    unfused = aicf.compile(text, target="cpu", fuse=False).explain().splitlines()
+    assert not any(line.startswith("group") for line in unfused)
+    assert sum(line.startswith("nest") for line in unfused) == 5

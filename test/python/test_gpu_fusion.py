@@ -24,15 +24,7 @@ from aicf.diagnostics import parse_module
 
 from test_fusion import LAYERNORM, SOFTMAX, programs
 
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # no CuPy, no driver
-    cp = None
-    HAVE_GPU = False
-
-gpu = pytest.mark.skipif(not HAVE_GPU, reason="needs an NVIDIA GPU with CuPy")
+from gpu_support import cp, gpu
 
 LAYERNORM_NO_AFFINE = """
 func.func @layernorm(%x: tensor<{R}x{C}xf32>) -> tensor<{R}x{C}xf32> {{

@@ -18,15 +18,7 @@ import math
 import numpy as np
 import pytest
 
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # no CuPy, no driver
-    cp = None
-    HAVE_GPU = False
-
-gpu = pytest.mark.skipif(not HAVE_GPU, reason="needs an NVIDIA GPU with CuPy")
+from gpu_support import cp, gpu
 
 MLIR_T = {"f32": "f32", "f16": "f16", "bf16": "bf16"}
 NP_T = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16}

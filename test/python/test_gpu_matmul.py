@@ -30,15 +30,7 @@ from aicf.dialects import gpu as gpu_d
 from aicf.lowering.loop_to_gpu import LowerToGpuPass
 from xdsl.dialects.builtin import StridedLayoutAttr
 
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # no CuPy or no driver
-    cp = None
-    HAVE_GPU = False
-
-gpu = pytest.mark.skipif(not HAVE_GPU, reason="needs an NVIDIA GPU with CuPy")
+from gpu_support import cp, gpu
 GXX = shutil.which("g++")
 NVCC = shutil.which("nvcc")
 NP_T = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16}
