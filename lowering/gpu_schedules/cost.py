@@ -63,8 +63,20 @@ ELEMENTWISE_UNROLLS = (1, 2, 4, 8)
 # unroll 1/2/4/8 of float4 use 32/39/40/58; the base has 2 of margin so the launch
 # bounds never force a spill).
 REG_BASE = 26
-# a block's launch and first index math, where blocks overlap (one-shot grids)
-BLOCK_START_CYCLES = 100
+# a block's launch and first index math, where blocks overlap (one-shot grids); small:
+# 262144 blocks of 128 ran as fast as 65536 of 256 (bench/elementwise_variants.py)
+BLOCK_START_CYCLES = 50
+# Share of the copy bandwidth a grid-stride loop on the resident blocks reaches over a
+# large array, against one chunk per block: measured on the H100 (2026-11-22,
+# bench/results/2026-11-22-elementwise-variants-H100.json), sin(1.7x+0.3) on 2^28 f32
+# took 0.760-0.776 ms for every unroll 1-8 and block 128-512 grid-stride variant and
+# 0.714-0.716 ms with one chunk per block (copy 0.720); the chain 0.792-0.803 vs
+# 0.724-0.726. Unrolling did not move it (so not bytes in flight); the resident blocks
+# drift apart over the loop and spread the accesses over more DRAM pages, where
+# one-chunk blocks retire and start in address order.
+STRIDE_DRAM_EFFICIENCY = 0.93
+MAX_GRID_X = 2**31 - 1  # CUDA limit on gridDim.x
+ELEMENTWISE_RESOLUTION = 5e-4  # estimates closer than this are a tie
 
 
 @dataclass
@@ -217,12 +229,14 @@ def elementwise_time(
                one memory latency L and a compute phase C; only the wait holds loads, so
                in flight = threads * unroll * load_bytes * L / (L + C);
       issue:   warp instructions / (SMs * schedulers * clock * ISSUE_EFFICIENCY);
-      C:       the phase's instructions, issued while sharing the scheduler with the
-               other resident warps in proportion to how busy it is (fixed point).
+      C:       the phase's own instructions at one a clock (the measured variants say
+               the scheduler's other warps do not stretch it much: unroll 1 and 8
+               ran the chain equally fast).
     Grid shape: a grid-stride loop over chunks of block*unroll groups, either on the
     resident blocks with the chunks dealt evenly (waves = ceil(chunks / resident)), or
     one chunk per block (one_shot: each block pays its start; the last partial wave
-    costs half a block's run)."""
+    costs half a block's run). The grid-stride loop reaches STRIDE_DRAM_EFFICIENCY of
+    the bandwidth once each block loops over several chunks."""
     chunk = block * unroll
     chunks = max(1, math.ceil(groups / chunk))
     regs = min(t.max_registers_per_thread, REG_BASE + unroll * math.ceil(load_bytes / 4))
@@ -244,17 +258,13 @@ def elementwise_time(
     warp_iters = groups / unroll / t.warp_size
     t_issue = warp_iters * it_instr / (t.num_sms * t.sub_partitions * t.clock_hz * ISSUE_EFFICIENCY)
     lat = t.mem_latency_s
-    warps_per_sched = max(1.0, min(grid, resident) * block / t.warp_size / t.num_sms / t.sub_partitions)
-    time = max(nbytes / t.dram_bandwidth, t_issue)
-    for _ in range(8):  # fixed point of busy-ness -> compute phase -> bytes in flight
-        busy = min(1.0, t_issue / time)
-        phase = it_instr / t.clock_hz * max(1.0, warps_per_sched * busy)
-        occ = occupancy(t, threads, unroll * load_bytes * lat / (lat + phase))
-        new = max(memory_time(t, nbytes, occ), t_issue)
-        time = 0.5 * (time + new)
+    phase = it_instr / t.clock_hz
+    occ = occupancy(t, threads, unroll * load_bytes * lat / (lat + phase))
+    eff = STRIDE_DRAM_EFFICIENCY if not one_shot and waves > 1 else 1.0
+    time = max(memory_time(t, nbytes, occ, eff), t_issue)
     cost = time * shape + shape_s + t.launch_overhead_s
     params = {"block": block, "grid": grid, "split": 1, "unroll": unroll, "minblocks": bps}
-    info = {"regs": regs, "occ": occ, "issue_us": t_issue * 1e6, "phase_us": phase * 1e6, "shape": shape}
+    info = {"regs": regs, "occ": occ, "issue_us": t_issue * 1e6, "phase_us": phase * 1e6, "shape": shape, "eff": eff}
     return cost, {"params": params, "info": info}
 
 
@@ -270,10 +280,14 @@ def plan_elementwise(
             if u > 1 and groups < bs * u * t.num_sms:
                 continue  # too few chunks to fill the GPU: unrolling only idles threads
             for one_shot in (False, True):
+                if one_shot and math.ceil(groups / (bs * u)) > MAX_GRID_X:
+                    continue
                 cost, d = elementwise_time(t, groups, vec, load_bytes, nbytes, instr_per_point, accesses, bs, u, one_shot)
                 p = Plan("per-output", {**d["params"], "grid_kind": "once" if one_shot else "stride"}, cost)
                 why.append(p.describe())
-                if best is None or cost < best.cost * 0.995:
+                # within the model's resolution keep the earlier (block 256 first,
+                # then fewer vectors a thread)
+                if best is None or cost < best.cost * (1 - ELEMENTWISE_RESOLUTION):
                     best = p
     assert best is not None
     best.why = why
