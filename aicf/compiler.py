@@ -407,6 +407,7 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
         source = program.source
     else:
         program, source = _compile_cuda(module, name)
+        program.debug = debug
     return Executable(module, name, target, ins, outs, program, source, debug)
 
 

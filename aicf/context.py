@@ -19,14 +19,9 @@ def aicf_dialects() -> list[Dialect]:
     from aicf.dialects.loop import AICFLoop
     from aicf.dialects.tensor import AICFTensor
 
-    dialects = [AICFTensor, AICFLoop]
-    try:
-        from aicf.dialects.gpu import AICFGpu
-    except ImportError:  # the GPU level is optional until it lands
-        pass
-    else:
-        dialects.append(AICFGpu)
-    return dialects
+    from aicf.dialects.gpu import AICFGpu
+
+    return [AICFTensor, AICFLoop, AICFGpu]
 
 
 def upstream_dialects() -> list[Dialect]:

@@ -71,3 +71,22 @@ H100 = GpuTarget(
 )
 
 DEFAULT_GPU = H100
+
+
+TARGETS: dict[int, GpuTarget] = {H100.sm_arch: H100}
+"""Target descriptions by compute capability. Only sm_90 is described (and measured)
+so far; planning for another GPU with sm_90's numbers would pick tiles that do not fit."""
+
+
+def target_for(sm_arch: int) -> GpuTarget:
+    """The description of a GPU of compute capability `sm_arch` (90 for sm_90)."""
+    try:
+        return TARGETS[sm_arch]
+    except KeyError:
+        known = ", ".join(f"sm_{a}" for a in TARGETS)
+        from aicf.errors import AicfError
+
+        raise AicfError(
+            f"no target description for sm_{sm_arch} (aicf describes {known}); "
+            "add one to aicf/target.py with the device's numbers"
+        ) from None

@@ -49,11 +49,9 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     AnyFloat,
-    ArrayAttr,
     DenseArrayBase,
     FunctionType,
     IndexType,
@@ -63,14 +61,12 @@ from xdsl.dialects.builtin import (
     MemRefLayoutAttr,
     MemRefType,
     NoneAttr,
-    StridedLayoutAttr,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
     VectorType,
     i64,
 )
-from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import Attribute, Block, Dialect, ParametrizedAttribute, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.irdl import (

@@ -80,16 +80,16 @@ class Combiner(str, Enum):
     MIN = "min"
     MUL = "mul"
 
-    def identity(self, is_float: bool) -> float | int:
-        """The value the fold starts from."""
+    def identity(self, is_float: bool, int_width: int = 32) -> float | int:
+        """The value the fold starts from (for integers of `int_width` bits)."""
         if self is Combiner.ADD:
             return 0.0 if is_float else 0
         if self is Combiner.MUL:
             return 1.0 if is_float else 1
         if self is Combiner.MAX:
-            return float("-inf") if is_float else -(2**31)
+            return float("-inf") if is_float else -(2 ** (int_width - 1))
         if self is Combiner.MIN:
-            return float("inf") if is_float else 2**31 - 1
+            return float("inf") if is_float else 2 ** (int_width - 1) - 1
         raise ValueError("the `none` combiner has no identity")
 
 

@@ -612,6 +612,15 @@ class ReduceMaxOp(ReduceOp):
 
     name = "aicf_tensor.reduce_max"
 
+    def verify_(self) -> None:
+        super().verify_()
+        shape = ranked_shape(self.input.type)
+        if shape is not None and any(shape[a] == 0 for a in self.reduced_axes()):
+            raise VerifyException(
+                f"'{self.name}': reduction over a zero-size axis of {rules.fmt(shape)} "
+                "has no identity (NumPy raises here too)"
+            )
+
 
 @irdl_op_definition
 class ReduceMeanOp(ReduceOp):

@@ -22,9 +22,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from xdsl.dialects import arith, func, math as mathd, memref, scf, vector
+from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects.builtin import (
-    AnyFloat,
     BFloat16Type,
     Float16Type,
     Float32Type,
@@ -35,12 +34,13 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
-    NoneAttr,
     StridedLayoutAttr,
     VectorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from aicf.backend.c_syntax import cmpf_expr
+from aicf.diagnostics import op_error
 from aicf.dialects import gpu
 from aicf.errors import CompileError
 
@@ -126,10 +126,6 @@ _BIN_I = {
     "arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divsi": "/",
     "arith.remsi": "%", "arith.andi": "&", "arith.ori": "|", "arith.xori": "^",
     "arith.shli": "<<", "arith.shrsi": ">>",
-}
-_CMPF = {
-    "oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<=", "one": "!=",
-    "ueq": "==", "ugt": ">", "uge": ">=", "ult": "<", "ule": "<=", "une": "!=",
 }
 _CMPI = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
          "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}
@@ -312,22 +308,8 @@ class KernelPrinter:
         elif name == "arith.negf":
             self.define(op.results[0], f"-{self.n(op.operands[0])}")
         elif isinstance(op, arith.CmpfOp):
-            pred = op.predicate.value.data
-            key = list(_CMPF)[pred - 1] if 1 <= pred <= 14 and pred not in (7, 8) else None
-            names = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"]
-            key = names[pred]
             a, b = self.n(op.lhs), self.n(op.rhs)
-            if key in ("false", "true"):
-                expr = key
-            elif key == "ord":
-                expr = f"({a} == {a} && {b} == {b})"
-            elif key == "uno":
-                expr = f"({a} != {a} || {b} != {b})"
-            elif key.startswith("o"):
-                expr = f"({a} {_CMPF[key]} {b})" if key != "one" else f"({a} == {a} && {b} == {b} && {a} != {b})"
-            else:
-                expr = f"!({a} {_inverse(_CMPF[key])} {b})" if key != "une" else f"({a} != {b})"
-            self.define(op.result, expr)
+            self.define(op.result, cmpf_expr(op.predicate.value.data, a, b, "true", "false"))
         elif isinstance(op, arith.CmpiOp):
             names = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
             key = names[op.predicate.value.data]
@@ -511,10 +493,6 @@ class KernelPrinter:
         self.line("}")
 
 
-def _inverse(sym: str) -> str:
-    return {"==": "!=", ">": "<=", ">=": "<", "<": ">=", "<=": ">", "!=": "=="}[sym]
-
-
 def kernels_of(module: ModuleOp) -> list[gpu.KernelOp]:
     return [op for op in module.walk() if isinstance(op, gpu.KernelOp)]
 
@@ -526,6 +504,11 @@ def emit_kernel(kernel: gpu.KernelOp) -> str:
 def emit_cuda(module: ModuleOp) -> str:
     """The whole module's kernels as one CUDA C translation unit (the host plan as a
     comment)."""
+    for op in module.walk():
+        if op.name.startswith(("aicf_tensor.", "aicf_loop.")):
+            level = "aicf-lower-to-loops,aicf-lower-to-gpu" if op.name.startswith(
+                "aicf_tensor.") else "aicf-lower-to-gpu"
+            raise op_error(op, f"is not at the GPU level: run {level} before -t cuda")
     parts = [PRELUDE]
     for k in kernels_of(module):
         parts.append(emit_kernel(k))

@@ -102,6 +102,7 @@ class CudaProgram:
         self._kernels: dict[str, _Kernel] = {}
         self._globals: dict[str, object] = {}
         self._plan = None  # built on the first call (see _make_plan)
+        self.debug = False  # poison the outputs it allocates (NaN), so unwritten elements show
         self.last_event = None
 
     # -- setup -----------------------------------------------------------------------------
@@ -219,10 +220,12 @@ class CudaProgram:
             for i in range(nin, nall):
                 dt, shape, _ = specs[i]
                 env[i] = cp.empty(shape, dt)  # the pool's blocks are 512-byte aligned
+                if self.debug:
+                    poison(env[i])
         else:
             _reject_overlap(arrays[:nin], arrays[nin:], self.entry)
         stream = stream or cp.cuda.get_current_stream()
-        name = None
+        st = None
         try:
             for st in steps:
                 kind = st[0]
@@ -238,10 +241,15 @@ class CudaProgram:
                 else:
                     cp.copyto(env[st[2]], env[st[1]])
         except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as e:
-            st = next(s for s in steps if s[0] is _LAUNCH and s[2] == name)
-            raise LaunchError(
-                f"launch of kernel '{name}' failed (grid={list(st[3])}, block={list(st[4])}, smem={st[5]}): {e}"
-            ) from None
+            # the step that raised; an asynchronous fault of an earlier kernel can
+            # surface here too, which the message says
+            if st is not None and st[0] is _LAUNCH:
+                raise LaunchError(
+                    f"launch of kernel '{st[2]}' failed (grid={list(st[3])}, "
+                    f"block={list(st[4])}, smem={st[5]}), or an earlier kernel of "
+                    f"@{self.entry} faulted: {e}"
+                ) from None
+            raise LaunchError(f"@{self.entry}: a host step failed: {e}") from None
         if self.sync is rt.SyncPolicy.EVENT_RECORD:
             self.last_event = stream.record()
         if nall - nin == 1:
@@ -273,6 +281,8 @@ class CudaProgram:
                     o = self._check(i - nin, arrays[i], t, True)
                 else:
                     o = rt.allocate(tuple(t.get_shape()), numpy_dtype(t.get_element_type()))
+                    if self.debug:
+                        poison(o)
                 env[v] = o
                 outs.append(o)
         if len(arrays) == nall:
@@ -378,7 +388,24 @@ def _bf16_bits(x: np.ndarray) -> np.ndarray:
     return r
 
 
+def poison(a) -> None:
+    """Fill a fresh output so that elements no kernel writes show: NaN for floats (and
+    0xFFFF, a NaN, for bf16 bits in uint16), the minimum for signed integers."""
+    import numpy as np
+
+    if a.dtype.kind == "f":
+        a.fill(np.nan)
+    elif a.dtype == np.uint16:
+        a.fill(0xFFFF)
+    elif a.dtype.kind == "i":
+        a.fill(np.iinfo(a.dtype).min)
+
+
 def compile_cuda(lowered_module: ModuleOp, entry: str | None = None, sync: str = "event-record") -> CudaProgram:
     """The cuda target's executable for a module after aicf-lower-to-loops (or
-    already at the GPU level)."""
+    already at the GPU level). The GPU lowering plans with the sm_90 description, so
+    another GPU is refused here rather than given kernels planned for the wrong chip."""
+    from aicf.target import target_for
+
+    target_for(int(rt.cupy().cuda.Device().compute_capability))
     return CudaProgram(lowered_module, entry, sync)

@@ -39,7 +39,6 @@ from .cost import (
 )
 from .view import (
     annotate,
-    GATHER,
     SPLAT,
     VECTOR,
     NestView,

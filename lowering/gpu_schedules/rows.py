@@ -77,7 +77,6 @@ def plan(view: NestView, t) -> Plan:
 
 
 def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
-    t = lc.target
     n = len(view.extents)
     P, Rd = view.parallel_dims, view.reduction_dims
     E = view.extents

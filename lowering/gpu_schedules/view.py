@@ -281,7 +281,9 @@ def collapse(view: NestView) -> NestView:
 
 
 def identity_of(kind: str, t: Attribute) -> float | int:
-    return Combiner(kind).identity(isinstance(t, AnyFloat))
+    if isinstance(t, AnyFloat):
+        return Combiner(kind).identity(True)
+    return Combiner(kind).identity(False, t.width.data)  # type: ignore[attr-defined]
 
 
 def uses_64bit_index(view: NestView, extra: int = 0) -> bool:

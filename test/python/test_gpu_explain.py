@@ -31,3 +31,21 @@ def test_explain_names_kernels_and_schedules():
     assert len(kernels) == 1  # sin fused into the reduction's prologue
     assert "grid=" in kernels[0] and "block=" in kernels[0]
     assert "rows" in lines[lines.index(kernels[0]) + 1]  # the row-reduction schedule
+
+
+@gpu
+@pytest.mark.gpu
+def test_debug_mode_poisons_outputs_before_the_run():
+    from aicf.backend.cuda.program import poison
+    from gpu_support import cp
+
+    for dt, check in ((np.float32, np.isnan), (np.float16, np.isnan),
+                      (np.uint16, lambda a: a == 0xFFFF), (np.int32, lambda a: a == -(2**31))):
+        a = cp.zeros(5, dt)
+        poison(a)
+        assert check(cp.asnumpy(a)).all(), dt
+    exe = aicf.compile(ROWSUM, target="cuda", debug=True)
+    assert exe._program.debug
+    x = np.random.default_rng(1).standard_normal((1024, 4096), dtype=np.float32)
+    y = cp.asnumpy(exe(x))
+    assert not np.isnan(y).any()  # every element written over the poison

@@ -232,3 +232,11 @@ func.func @fine(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = aicf_tensor.abs %x : (tensor<4xf32>) -> tensor<4xf32>
   func.return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @max_over_empty_axis(%x: tensor<0x5xf32>) -> tensor<5xf32> {
+  // CHECK: error: 'aicf_tensor.reduce_max' reduction over a zero-size axis of 0x5 has no identity (NumPy raises here too)
+  %0 = aicf_tensor.reduce_max %x axes = [0] : (tensor<0x5xf32>) -> tensor<5xf32>
+  func.return %0 : tensor<5xf32>
+}

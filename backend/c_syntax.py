@@ -1,0 +1,42 @@
+"""C expression syntax shared by the C and CUDA C emitters.
+
+Both print scalar `arith` ops as C expressions; what needs care (NaN semantics of the
+float predicates) is written once here.
+"""
+
+from __future__ import annotations
+
+CMPF_NAMES = (
+    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+    "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true",
+)  # fmt: skip
+"""arith.cmpf predicates, in the order of their integer encoding."""
+
+_ORDERED = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<="}
+# an unordered predicate is the negation of the ordered opposite: NaN makes C's
+# ordered comparison false, so the negation is true, as "unordered or ..." requires
+_UNORDERED_AS_NOT = {"ugt": "<=", "uge": "<", "ult": ">=", "ule": ">"}
+
+
+def cmpf_expr(predicate: int, a: str, b: str, true: str = "1", false: str = "0") -> str:
+    """A C expression for `arith.cmpf <predicate> a, b` with IEEE semantics: ordered
+    predicates are false and unordered ones true when either operand is NaN."""
+    key = CMPF_NAMES[predicate]
+    if key == "false":
+        return false
+    if key == "true":
+        return true
+    if key in _ORDERED:
+        return f"({a} {_ORDERED[key]} {b})"
+    if key in _UNORDERED_AS_NOT:
+        return f"!({a} {_UNORDERED_AS_NOT[key]} {b})"
+    if key == "one":
+        return f"({a} < {b} || {a} > {b})"
+    if key == "ueq":
+        return f"!({a} < {b} || {a} > {b})"
+    if key == "une":
+        return f"({a} != {b})"
+    if key == "ord":
+        return f"({a} == {a} && {b} == {b})"
+    assert key == "uno"
+    return f"({a} != {a} || {b} != {b})"
