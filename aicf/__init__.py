@@ -3,10 +3,19 @@
     import aicf
     exe = aicf.compile(mlir_text_or_path_or_module, target="cpu")
     y = exe(x, b)
+
+    @aicf.jit
+    def f(x, b):
+        return aicf.ops.reduce_sum(aicf.ops.sin(x * 1.7 + b), axis=-1)
+
+    with aicf.profiler() as prof:   # cuda target: every launch, timed
+        exe(x, b)
+    print(prof.table())
 """
 
 from aicf.compiler import Executable, compile
 from aicf.errors import AicfError, ArgumentError, CompileError, LaunchError
+from aicf.profiling import profiler
 
 __all__ = [
     "AicfError",
@@ -14,11 +23,27 @@ __all__ = [
     "CompileError",
     "Executable",
     "LaunchError",
+    "Tensor",
+    "TensorSpec",
     "compile",
+    "jit",
+    "ops",
+    "profiler",
+    "trace",
 ]
 
-# The Python front end (tracing); appended here by the front end's owner.
-from aicf import ops  # noqa: E402
-from aicf.frontend import Tensor, TensorSpec, jit, trace  # noqa: E402
+_FRONTEND = {"Tensor", "TensorSpec", "jit", "trace"}
 
-__all__ += ["Tensor", "TensorSpec", "jit", "ops", "trace"]
+
+def __getattr__(name: str):
+    # The tracing front end is imported on first use: `import aicf` for compile()
+    # alone should not pay for it.
+    if name in _FRONTEND:
+        from aicf import frontend
+
+        return getattr(frontend, name)
+    if name == "ops":
+        import importlib
+
+        return importlib.import_module("aicf.ops")
+    raise AttributeError(f"module 'aicf' has no attribute {name!r}")

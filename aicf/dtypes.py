@@ -24,6 +24,14 @@ def bf16_dtype() -> np.dtype:
     return np.dtype(np.uint16)
 
 
+def f32_to_bf16_bits(x) -> np.ndarray:
+    """Float values rounded to bf16 (nearest even; NaN stays a quiet NaN), as bits."""
+    f = np.ascontiguousarray(x, dtype=np.float32)
+    bits = f.view(np.uint32)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(f), np.uint16(0x7FC0), rounded)
+
+
 def as_bf16_bits(a):
     """An ml_dtypes.bfloat16 array as its uint16 bits (a view); anything else as is."""
     if getattr(a, "dtype", None) is not None and a.dtype.name == "bfloat16":

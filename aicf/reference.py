@@ -53,7 +53,8 @@ _BINARY = {
 
 
 def round_bf16(x: np.ndarray) -> np.ndarray:
-    """Round float64 values to bfloat16 (nearest even), returned as float64."""
+    """Round float64 values to bfloat16 (nearest even), returned as float64. Written
+    here again on purpose: the golden reference shares no code with the compiler."""
     f = np.asarray(x, np.float32)
     u = f.view(np.uint32).astype(np.uint64)
     nan = np.isnan(f)

@@ -113,7 +113,7 @@ def kernel_count(run, *arrays) -> tuple[int, list[str]]:
     """Kernels one call launches (aicf.profiler) and their schedules' names."""
     import cupy as cp
 
-    from aicf.profiler import profiler
+    from aicf.profiling import profiler
 
     with profiler() as p:
         run(*arrays)
@@ -159,7 +159,7 @@ def kernel_ms(prog, *arrays) -> float:
     """GPU time of one call's kernels alone (aicf.profiler: events around each launch)."""
     import cupy as cp
 
-    from aicf.profiler import profiler
+    from aicf.profiling import profiler
 
     with profiler() as p:
         prog(*arrays)

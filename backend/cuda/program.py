@@ -37,12 +37,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import SSAValue
 
-from aicf import profiler as _profiler
+from aicf import profiling as _profiler
 from aicf.backend.cuda import runtime as rt
 from aicf.backend.cuda.emit import emit_cuda, kernels_of
 from aicf.dialects import gpu
 from aicf.dialects.loop import NestOp
-from aicf.dtypes import numpy_dtype
+from aicf.dtypes import f32_to_bf16_bits, numpy_dtype
 from aicf.errors import ArgumentError, CompileError, LaunchError
 
 
@@ -121,7 +121,7 @@ class CudaProgram:
             dt = numpy_dtype(t.get_element_type())
             vals = np.asarray(g.initial_value.get_values(), dtype=np.float64 if dt.kind in "fu" else dt).reshape(-1)
             if isinstance(t.get_element_type(), BFloat16Type):
-                vals = _bf16_bits(vals.astype(np.float32))
+                vals = f32_to_bf16_bits(vals)
             shape = tuple(t.get_shape())
             arr = np.full(shape, vals[0], dtype=dt) if vals.size == 1 else vals.astype(dt).reshape(shape)
             self._globals[name] = cp.asarray(np.ascontiguousarray(arr))
@@ -260,7 +260,7 @@ class CudaProgram:
         """Every host op interpreted per call, with the full argument handling
         (NumPy inputs copied, strided views, staging of misaligned vector arguments,
         per-launch profiling and sync)."""
-        from aicf import profiler as prof_mod
+        from aicf import profiling as prof_mod
 
         cp = rt.cupy()
         self._load()
@@ -378,14 +378,6 @@ def _reject_overlap(inputs, outputs, entry: str) -> None:
             plo, phi = _extent(p)
             if olo < phi and plo < ohi:
                 raise ArgumentError(f"@{entry}: outputs #{k} and #{j} overlap")
-
-
-def _bf16_bits(x: np.ndarray) -> np.ndarray:
-    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
-    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-    nan = np.isnan(x)
-    r[nan] = 0x7FC0
-    return r
 
 
 def poison(a) -> None:

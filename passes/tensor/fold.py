@@ -52,6 +52,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from aicf.dialects import tensor as T
+from aicf.dtypes import f32_to_bf16_bits
 from aicf.dialects.shape_rules import DYN
 
 MAX_FOLD_ELEMENTS = 1 << 20
@@ -83,13 +84,6 @@ def compute_dtype(elt: Attribute) -> np.dtype:
     return _np_storage(elt)
 
 
-def _round_bf16_bits(x: np.ndarray) -> np.ndarray:
-    """f32 -> bf16 bits, round to nearest even (NaN stays a quiet NaN)."""
-    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
-    return np.where(np.isnan(x), np.uint16(0x7FC0), rounded)
-
-
 def to_numpy(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     """The value of a dense attribute, in the compute dtype of its element type."""
     elt = attr.get_element_type()
@@ -108,7 +102,7 @@ def to_storage(value: np.ndarray, elt: Attribute) -> np.ndarray:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         if isinstance(elt, BFloat16Type):
-            return _round_bf16_bits(np.asarray(value, dtype=np.float32))
+            return f32_to_bf16_bits(value)
         return np.asarray(value).astype(_np_storage(elt))
 
 

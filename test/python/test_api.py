@@ -145,3 +145,20 @@ func.func @softmax(%x: tensor<8x16xf32>) -> tensor<*xf32> {
     unfused = aicf.compile(text, target="cpu", fuse=False).explain().splitlines()
     assert not any(line.startswith("group") for line in unfused)
     assert sum(line.startswith("nest") for line in unfused) == 5
+
+
+def test_public_api_surface():
+    import numpy as np
+
+    for name in ("compile", "Executable", "jit", "trace", "ops", "profiler", "Tensor",
+                 "TensorSpec", "CompileError", "ArgumentError", "LaunchError"):
+        assert hasattr(aicf, name), name
+    exe = aicf.compile(
+        "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %0 = aicf_tensor.sin %x : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "  func.return %0 : tensor<4xf32>\n}\n"
+    )
+    with aicf.profiler() as prof:  # the cpu target launches no kernel
+        exe(np.ones(4, np.float32))
+    assert prof.records == []
+    assert prof.table().startswith("kernel")

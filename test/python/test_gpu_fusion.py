@@ -85,7 +85,7 @@ def rel_err(out, ref) -> float:
 
 
 def launches(exe, *args) -> list[str]:
-    from aicf.profiler import profiler
+    from aicf.profiling import profiler
 
     with profiler() as p:
         exe(*args)

@@ -309,7 +309,7 @@ def test_matmul_fallback(mkn):
 @pytest.mark.gpu
 def test_runtime_contract():
     """Allocated outputs, NumPy inputs, wrong dtype, overlap, cache, profiler."""
-    import aicf.profiler as prof
+    import aicf.profiling as prof
     from aicf.backend.cuda import runtime as rt
     from aicf.errors import ArgumentError
 

@@ -55,6 +55,8 @@ class Profiler:
         rec.end.record(stream)  # type: ignore[union-attr]
 
     def finish(self) -> None:
+        if not self.records:  # nothing launched (the cpu target, or no call): no CuPy
+            return
         import cupy as cp
 
         for r in self.records:
@@ -75,6 +77,8 @@ class Profiler:
 
 
 def profiler() -> Profiler:
+    """A context manager recording the CUDA launches of aicf programs run inside it
+    (the cpu target launches none)."""
     return Profiler()
 
 
