@@ -47,12 +47,12 @@ from aicf.errors import ArgumentError, CompileError, LaunchError
 
 
 def lower_to_gpu(module: ModuleOp) -> ModuleOp:
-    from aicf.context import make_context
-    from aicf.lowering.loop_to_gpu import LowerToGpuPass
+    """A copy of a loop-level module at the GPU level (verified, as after any pass)."""
+    from aicf.compiler import run_pipeline
 
     module = module.clone()
     if any(isinstance(op, NestOp) for op in module.walk()):
-        LowerToGpuPass().apply(make_context(), module)
+        run_pipeline(module, ["aicf-lower-to-gpu"])
     return module
 
 
