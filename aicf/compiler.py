@@ -195,10 +195,7 @@ class Executable:
 
         for op in self.module.walk():
             if isinstance(op, GroupOp):
-                lines.append(
-                    f"group shared={list(op.shared_extents)}: {len(op.nests)} nests "
-                    "(run in order)"
-                )
+                lines.append(f"group shared={list(op.shared_extents)}: {len(op.nests)} nests")
             elif isinstance(op, NestOp):
                 its = ", ".join(i.value for i in op.iterators)
                 comb = ", ".join(c.value for c in op.combiner_kinds)

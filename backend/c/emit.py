@@ -30,13 +30,22 @@ How nests become loops (iteration order is the domain's order):
   order, so memory is walked contiguously, then converted into the output. Without an
   outer parallel dim the threads split the first inner parallel loop with a static
   schedule (the same iterations go to the same thread on every pass, so no races).
-max/min propagate NaN like NumPy. f16 is `_Float16`; bf16 is stored as uint16 bits and
+max/min propagate NaN like NumPy; innermost max/min reductions of floats vectorise as
+a compare-select under `omp simd reduction(max/min:)` (a NaN fails the compare) with a
+separate NaN flag that makes the result NaN at the end. f16 is `_Float16`; bf16 is stored as uint16 bits and
 only converted (`arith.extf`/`arith.truncf`), as the loop-level bodies compute in f32.
 
 Vector math: glibc's libmvec has vector variants of sinf/cosf/tanhf (<2 ulp, measured
 over random inputs); these are declared `omp declare simd` below so loops that call them
-vectorise (link with -lmvec). expf/logf vector variants measured 2.6/3.9 ulp, above the
-2-ulp bar of DESIGN.md, so they stay scalar calls. No -ffast-math (it breaks NaNs).
+vectorise (link with -lmvec). libmvec's expf/logf measured 2.6/3.9 ulp, above the
+2-ulp bar of DESIGN.md: expf is instead the prelude's `aicf_expf` (branch-free Cody-Waite
+reduction + Cephes polynomial in plain C and bit casts, inlined, so it vectorises; 1.0
+ulp max, test/python/test_cpu_math.py); logf stays a scalar call. No -ffast-math (it
+breaks NaNs).
+
+Fused row groups (`aicf_loop.group`) run per slice of their shared dims where they can
+(see `emit_group`): threads split the shared dims and each slice runs all member nests
+while its rows are in cache; group-local buffers become per-slice stack arrays.
 """
 
 from __future__ import annotations
@@ -83,6 +92,10 @@ PARALLEL_MIN_CHUNKS = 64
 
 VECTOR_MATH_F32 = ("sinf", "cosf", "tanhf")
 """libmvec functions within 2 ulp of a float64 reference (see the module docstring)."""
+
+VECTOR_INLINE_F32 = {"expf": "aicf_expf"}
+"""libm functions replaced by the prelude's branch-free inline versions (<= 2 ulp,
+test/python/test_cpu_math.py), which vectorise where libmvec's are not accurate enough."""
 
 LINK_FLAGS = ("-lmvec", "-lm")
 
@@ -171,6 +184,42 @@ float sinf(float);
 float cosf(float);
 #pragma omp declare simd notinbranch
 float tanhf(float);
+
+/* expf that vectorises (no branches, no calls): exp(x) = 2^n e^r with n = rint(x/ln2)
+   and r = x - n ln2 (Cody-Waite: ln2 = C1 + C2, C1 with 9 significant bits so n*C1 is
+   exact), e^r = 1 + r + r^2 P(r) on |r| <= ln2/2 (Cephes' minimax P), and 2^n applied
+   as two factors 2^(n/2) so that results in the subnormal range are rounded once.
+   Out of range inputs are clamped: x > 88.8 gives inf, x < -104 gives 0, NaN stays
+   NaN. Max error 1.0 ulp, checked against float64 by test/python/test_cpu_math.py. */
+/* c ? a : b on the bits: a `?:` here is a branch that gcc's jump threading may
+   duplicate (the clamped constant folds), which stops the loop from vectorising */
+static inline __attribute__((always_inline)) float aicf_self(int c, float a, float b) {
+  uint32_t ua, ub; memcpy(&ua, &a, 4); memcpy(&ub, &b, 4);
+  const uint32_t m = -(uint32_t)c, u = (ua & m) | (ub & ~m);
+  float r; memcpy(&r, &u, 4); return r;
+}
+static inline __attribute__((always_inline)) float aicf_expf(float x) {
+  float xc = aicf_self(x > 88.8f, 88.8f, x);
+  xc = aicf_self(xc < -104.0f, -104.0f, xc);
+  /* rint(x log2 e) by the 1.5*2^23 trick; the integer sits in t's low bits */
+  const float t = xc * 0x1.715476p+0f + 0x1.8p23f;
+  const float kf = t - 0x1.8p23f;
+  uint32_t tb; memcpy(&tb, &t, 4);
+  const uint32_t n = tb - 0x4b400000u;
+  float r = xc - kf * 0x1.63p-1f;
+  r = r - kf * -0x1.bd0106p-13f;
+  float p = 0x1.a0d2cep-13f;
+  p = p * r + 0x1.6e879cp-10f;
+  p = p * r + 0x1.11121p-7f;
+  p = p * r + 0x1.555382p-5f;
+  p = p * r + 0x1.555554p-3f;
+  p = p * r + 0x1p-1f;
+  const float y = p * (r * r) + r + 1.0f;
+  const uint32_t n1 = (uint32_t)((int32_t)n >> 1), n2 = n - n1;
+  const uint32_t b1 = (n1 + 127u) << 23, b2 = (n2 + 127u) << 23;
+  float s1, s2; memcpy(&s1, &b1, 4); memcpy(&s2, &b2, 4);
+  return (y * s1) * s2;
+}
 
 static inline float aicf_bf16_to_f32(uint16_t h) {
   uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f;
@@ -411,6 +460,7 @@ class BodyEmitter:
             self.define(op, f"({ct})({t}){ins[0]}")
         elif n in _MATH1:
             f, wt = _libm(_MATH1[n], ct)
+            f = VECTOR_INLINE_F32.get(f, f)
             self.define(op, f"{f}({ins[0]})" if wt == ct else f"({ct}){f}(({wt}){ins[0]})")
         elif n in _MATH2:
             f, wt = _libm(_MATH2[n], ct)
@@ -489,15 +539,20 @@ class FuncState:
 
 
 class NestEmitter:
-    def __init__(self, nest: NestOp, st: FuncState):
+    """C for one nest. With `fixed = k`, the first k dims (parallel) are indices
+    `i0..i{k-1}` already defined by an enclosing loop (a group run per slice): only the
+    other dims get loops, and no threads are started inside."""
+
+    def __init__(self, nest: NestOp, st: FuncState, fixed: int = 0):
         self.nest = nest
         self.st = st
+        self.fixed = fixed
         self.extents = nest.extents
         self.ndims = len(self.extents)
         self.dims = [f"i{d}" for d in range(self.ndims)]
         self.in_bufs = [st.bufs[v] for v in nest.inputs]
         self.out_bufs = [st.bufs[v] for v in nest.outputs]
-        self.big = nest.num_points() >= PARALLEL_MIN_POINTS
+        self.big = not fixed and nest.num_points() >= PARALLEL_MIN_POINTS
 
     def body_lines(self) -> tuple[list[str], list[str]]:
         """Loads + scalar ops of the body, and the C names of the yielded values."""
@@ -540,9 +595,9 @@ class NestEmitter:
         ytypes = [v.type for v in self.nest.yield_op.values]
         for k, m in enumerate(self.nest.output_maps):
             lines.append(self.store(k, yielded[k], ytypes[k], map_indices(m, self.dims)))
-        if self.ndims == 0:
+        if self.ndims == self.fixed:
             return ["{", *("  " + s for s in lines), "}"]
-        loops = [Loop(d, e) for d, e in enumerate(self.extents)]
+        loops = [Loop(d, e) for d, e in enumerate(self.extents)][self.fixed :]
         if self.big and self.ndims == 1:
             loops[0].pragma = "omp parallel for simd schedule(static)"
         else:
@@ -571,16 +626,31 @@ class NestEmitter:
         atypes = self.acc_types()
         accs = [f"acc{k}" for k in range(len(combs))]
         lines, yielded = self.body_lines()
+        simd_ok = all(simd_reducible(c, t) for c, t in zip(combs, atypes))
+        nan_flags = [
+            f"nan{k}" if simd_ok and c in (Combiner.MAX, Combiner.MIN) and t in ("float", "double")
+            else ""
+            for k, (c, t) in enumerate(zip(combs, atypes))
+        ]  # fmt: skip
+        clauses = ""
         for k, c in enumerate(combs):
-            lines.append(f"{accs[k]} = {combine(c, accs[k], f'({atypes[k]}){yielded[k]}', atypes[k])};")
+            v = f"({atypes[k]}){yielded[k]}"
+            if simd_ok and c in (Combiner.MAX, Combiner.MIN):
+                # a select the vectoriser turns into vmax/vmin (NaN-free by construction:
+                # a NaN fails the comparison); NaNs are tracked in a flag and win at the end
+                rel = ">" if c is Combiner.MAX else "<"
+                lines.append(f"{accs[k]} = {v} {rel} {accs[k]} ? {v} : {accs[k]};")
+                if nan_flags[k]:
+                    lines.append(f"{nan_flags[k]} |= {v} != {v};")
+            else:
+                lines.append(f"{accs[k]} = {combine(c, accs[k], v, atypes[k])};")
+            clauses += f" reduction({_OMP_REDUCTION[c]}:{accs[k]})"
+            if nan_flags[k]:
+                clauses += f" reduction(|:{nan_flags[k]})"
         red_loops = [Loop(d, self.extents[d]) for d in range(prefix, self.ndims)]
-        simd_ok = all(c in (Combiner.ADD, Combiner.MUL) for c in combs)
-        clauses = "".join(
-            f" reduction({'+' if c is Combiner.ADD else '*'}:{a})" for c, a in zip(combs, accs)
-        )
         if simd_ok:
             red_loops[-1].pragma = "omp simd" + clauses
-        par_loops = [Loop(d, self.extents[d]) for d in range(prefix)]
+        par_loops = [Loop(d, self.extents[d]) for d in range(self.fixed, prefix)]
         if self.big and par_loops:
             _, par_loops[0].pragma = _parallel_for(self.extents, prefix)
         elif self.big and simd_ok:
@@ -592,7 +662,9 @@ class NestEmitter:
         inner = [
             f"{t} {a} = {identity(c, t)};" for c, t, a in zip(combs, atypes, accs)
         ]
+        inner += [f"int {f} = 0;" for f in nan_flags if f]
         inner += _loops_c(red_loops, lines, "")
+        inner += [f"if ({f}) {a} = NAN;" for f, a in zip(nan_flags, accs) if f]
         for k in range(len(combs)):
             inner.append(self.store(k, accs[k], _acc_attr(atypes[k], ytypes[k]), out_idx[k]))
         if not par_loops:
@@ -656,6 +728,19 @@ class NestEmitter:
         return out
 
 
+_OMP_REDUCTION = {Combiner.ADD: "+", Combiner.MUL: "*", Combiner.MAX: "max", Combiner.MIN: "min"}
+
+_SIMD_REDUCTION_TYPES = ("float", "double", "int8_t", "int16_t", "int32_t", "int64_t")
+
+
+def simd_reducible(c: Combiner, acc_type: str) -> bool:
+    """Whether `omp simd reduction` can fold this output (max/min: floats through a
+    select plus a NaN flag, so the result still propagates NaN like NumPy)."""
+    if c in (Combiner.ADD, Combiner.MUL):
+        return True
+    return acc_type in _SIMD_REDUCTION_TYPES
+
+
 def linear_index(indices: Sequence[str], shape: Sequence[int]) -> str:
     return Buffer("", None, tuple(shape), identity_strides(shape)).offset(indices)  # type: ignore[arg-type]
 
@@ -704,6 +789,61 @@ def convert(value: str, src: Attribute, dst: Attribute) -> str:
 
 
 # --- functions and the module ----------------------------------------------------------
+
+
+_C_SIZES = {"double": 8, "int64_t": 8, "float": 4, "int32_t": 4, "_Float16": 2,
+            "uint16_t": 2, "int16_t": 2, "int8_t": 1, "bool": 1}  # fmt: skip
+
+PER_SLICE_LOCAL_BYTES = 1 << 14
+"""The most stack a slice's group-local buffers may take, per thread."""
+
+
+def _per_slice_locals(group: GroupOp) -> dict[SSAValue, set[int]] | None:
+    """The group-local buffers and, for each, the positions its shared dims index,
+    when the group can run per slice of its shared dims; None when it cannot:
+    - too few slices to share among threads while the members are big (each member's
+      own parallel loops do better then);
+    - a member that, with the shared dims fixed, still has a parallel dim inside a
+      reduced dim (it accumulates into a whole buffer);
+    - a group-local buffer used after the group, or too big for the stack."""
+    from xdsl.dialects import memref
+
+    shared = group.shared_extents
+    k = len(shared)
+    if k == 0:
+        return None
+    points = max((m.num_points() for m in group.nests), default=0)
+    if points >= PARALLEL_MIN_POINTS and math.prod(shared) < PARALLEL_MIN_CHUNKS:
+        return None
+    for nest in group.nests:
+        red = nest.reduction_dims
+        if red and any(d not in red for d in range(red[0], len(nest.extents))):
+            return None
+    inside = set(group.body.block.ops)
+    out: dict[SSAValue, set[int]] = {}
+    nbytes = 0
+    for op in group.body.block.ops:
+        if not isinstance(op, memref.AllocOp):
+            continue
+        v = op.memref
+        if any(u.operation not in inside for u in v.uses):
+            return None
+        t = v.type
+        assert isinstance(t, MemRefType)
+        sliced: set[int] = set()
+        for nest in group.nests:
+            for operand, m in zip((*nest.inputs, *nest.outputs), nest.maps):
+                if operand is v:
+                    sliced |= {
+                        p for p, e in enumerate(m.results)
+                        if isinstance(e, AffineDimExpr) and e.position < k
+                    }  # fmt: skip
+        n = math.prod(1 if p in sliced else d for p, d in enumerate(t.get_shape()))
+        nbytes += n * _C_SIZES.get(c_type(t.get_element_type(), op), 8)
+        out[v] = sliced
+    if nbytes > PER_SLICE_LOCAL_BYTES:
+        return None
+    return out
 
 
 def _num_outputs(func: FuncOp) -> int:
@@ -804,18 +944,52 @@ class ModuleEmitter:
         lines.append("}")
         self.lines.append("\n".join(lines) + "\n")
 
+    def emit_group(self, group: GroupOp, st: FuncState) -> list[str]:
+        """A fused row group, run per slice of its shared dims when possible: the
+        threads split the shared dims, and each slice runs every member nest in turn,
+        so the slice's rows stay in cache between the member nests and group-local
+        buffers are small arrays on the slice's stack (registers, once optimised).
+        Otherwise the member nests run one after another over the whole domain (the
+        group's plain semantics)."""
+        shared = group.shared_extents
+        head = f"/* {group.name} shared = {list(shared)}"
+        locals_ = _per_slice_locals(group)
+        if locals_ is None:
+            lines = [head + " */"]
+            for member in group.body.block.ops:
+                lines += self.emit_op(member, st)
+            return lines
+        k = len(shared)
+        body: list[str] = []
+        for value, sliced in locals_.items():
+            t = value.type
+            assert isinstance(t, MemRefType)
+            elt = t.get_element_type()
+            ct = c_type(elt, value.owner)  # type: ignore[arg-type]
+            # one slice of the buffer: the shared-dim positions get stride 0
+            shape = tuple(1 if p in sliced else d for p, d in enumerate(t.get_shape()))
+            strides = tuple(
+                "0" if p in sliced else s for p, s in enumerate(identity_strides(shape))
+            )
+            st.counter[0] += 1
+            name = f"l{st.counter[0]}"
+            body.append(f"{ct} {name}[{max(math.prod(shape), 1)}];")
+            st.bufs[value] = Buffer(name, elt, shape, strides)
+        for member in group.nests:
+            body.append(f"/* {member.name} domain = {list(member.extents)} */")
+            body += NestEmitter(member, st, fixed=k).emit()
+        loops = [Loop(d, e) for d, e in enumerate(shared)]
+        points = max((m.num_points() for m in group.nests), default=0)
+        if points >= PARALLEL_MIN_POINTS:
+            _, loops[0].pragma = _parallel_for(shared, k)
+        return [head + ", per slice */", "{", *("  " + s for s in _loops_c(loops, body, "")), "}"]
+
     def emit_op(self, op: Operation, st: FuncState) -> list[str]:
         n = op.name
         if isinstance(op, NestOp):
             return [f"/* {n} domain = {list(op.extents)} */", *NestEmitter(op, st).emit()]
         if isinstance(op, GroupOp):
-            # Member nests in order: always correct (the group's plain semantics).
-            # Running the group per slice of its shared dims would keep group-local
-            # buffers in cache; not done yet on the cpu target.
-            lines = [f"/* {n} shared = {list(op.shared_extents)} */"]
-            for member in op.body.block.ops:
-                lines += self.emit_op(member, st)
-            return lines
+            return self.emit_group(op, st)
         if n == "memref.alloc" or n == "memref.alloca":
             t = op.results[0].type
             assert isinstance(t, MemRefType)

@@ -140,7 +140,7 @@ func.func @softmax(%x: tensor<8x16xf32>) -> tensor<*xf32> {
 }
 """
     fused = aicf.compile(text, target="cpu").explain().splitlines()
-    assert fused[1] == "group shared=[8]: 3 nests (run in order)"
+    assert fused[1] == "group shared=[8]: 3 nests"
     assert fused[2].startswith("  nest domain=[8, 16] iterators=[parallel, reduction] combiners=[max]")
     unfused = aicf.compile(text, target="cpu", fuse=False).explain().splitlines()
     assert not any(line.startswith("group") for line in unfused)
