@@ -26,8 +26,8 @@ def bf16_dtype() -> np.dtype:
 
 def f32_to_bf16_bits(x) -> np.ndarray:
     """Float values rounded to bf16 (nearest even; NaN stays a quiet NaN), as bits."""
-    f = np.ascontiguousarray(x, dtype=np.float32)
-    bits = f.view(np.uint32)
+    f = np.asarray(x, dtype=np.float32)
+    bits = np.ascontiguousarray(f).view(np.uint32).reshape(f.shape)  # 0-d stays 0-d
     rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
     return np.where(np.isnan(f), np.uint16(0x7FC0), rounded)
 

@@ -1,0 +1,1 @@
+"""xDSL interpreter functions for aicf's dialects (see `aicf.interpreters.tensor`)."""

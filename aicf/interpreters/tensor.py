@@ -1,0 +1,397 @@
+"""The semantics of the `aicf_tensor` ops, as xDSL interpreter functions over NumPy arrays.
+
+This is the one executable statement of what each op computes (NumPy semantics, see
+DESIGN.md); the golden reference (`aicf.reference`) and constant folding
+(`aicf-fold-constants`, the tracer) both run it, under different precision policies:
+
+- `"reference"`: floats are held in float64 and integers in int64; nothing is rounded
+  except by `cast`, which rounds to its result type (the op's semantics). This is the
+  "float64 where it matters" reference the compiled code is measured against.
+- `"fold"`: the op's dtype semantics, as the lowered loop bodies compute: f16/bf16/f32
+  in float32, f64 in float64, i32 in int32 (wrapping); every result is rounded once
+  to its element type.
+
+In both, reductions and matmul accumulate floats in float64, and `gelu` evaluates erf
+in float64. bf16 values are held as floats; bf16 storage (and bf16 arrays at the API
+boundary) are the uint16 bits.
+
+    interpreter = interpreter_for(module, "reference")
+    outs = interpreter.call_op("f", (x, b))   # or: call(module, "f", (x, b))
+
+Run under `numpy_ieee()` (which `call` and `run_op` do): IEEE results (inf, NaN) are
+the semantics here, not errors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    ModuleOp,
+)
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    ReturnedValues,
+    TerminatorValue,
+    impl,
+    impl_terminator,
+    register_impls,
+)
+from xdsl.interpreters.func import FuncFunctions
+from xdsl.ir import Attribute, Operation
+
+from aicf.dialects import tensor as T
+from aicf.dtypes import f32_to_bf16_bits
+
+# --- element types <-> NumPy ----------------------------------------------------------------
+
+
+def storage_dtype(elt: Attribute) -> np.dtype:
+    """The NumPy dtype whose bytes are xDSL's storage of `elt` (bf16 as its bits)."""
+    if isinstance(elt, Float16Type):
+        return np.dtype("<f2")
+    if isinstance(elt, BFloat16Type):
+        return np.dtype("<u2")
+    if isinstance(elt, Float32Type):
+        return np.dtype("<f4")
+    if isinstance(elt, Float64Type):
+        return np.dtype("<f8")
+    if isinstance(elt, IntegerType) and elt.width.data in (8, 16, 32, 64):
+        return np.dtype(f"<i{elt.width.data // 8}")
+    raise ValueError(f"no NumPy storage for {elt}")
+
+
+def bf16_bits(x) -> np.ndarray:
+    """Values rounded to bf16 (via float32, then nearest even; NaN stays a quiet NaN),
+    as their uint16 bits (0-d stays 0-d)."""
+    return f32_to_bf16_bits(x)
+
+
+def bf16_value(bits) -> np.ndarray:
+    """bf16 bits as float32 values (exact)."""
+    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def to_storage(value, elt: Attribute) -> np.ndarray:
+    """`value` rounded to element type `elt` (NumPy's astype rules: nearest even,
+    float to int truncates), as `storage_dtype(elt)`."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if isinstance(elt, BFloat16Type):
+            return bf16_bits(value)
+        return np.asarray(value).astype(storage_dtype(elt))
+
+
+def dense_storage(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The elements of a dense attribute in `storage_dtype`, in its shape (a splat
+    stored once is broadcast; read-only)."""
+    elt = attr.get_element_type()
+    raw = np.frombuffer(attr.data.data, dtype=storage_dtype(elt))
+    shape = tuple(attr.get_shape())
+    if raw.size == 1 and math.prod(shape) != 1:
+        return np.broadcast_to(raw.reshape(()), shape)
+    return raw.reshape(shape)
+
+
+# --- precision policies -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Precision:
+    """How values are held and rounded while interpreting (see the module docstring)."""
+
+    name: str
+    narrow_float: np.dtype
+    """The dtype f16, bf16 and f32 values are computed in."""
+    wide_ints: bool
+    """Integers are held in int64 without wrapping (else in their own width)."""
+    round_every_op: bool
+    """Every op's result is rounded to its element type (else only `cast`'s)."""
+
+    def compute_dtype(self, elt: Attribute) -> np.dtype:
+        """The dtype values of element type `elt` are held in."""
+        if isinstance(elt, IntegerType):
+            return np.dtype(np.int64) if self.wide_ints else storage_dtype(elt)
+        if isinstance(elt, Float64Type):
+            return np.dtype(np.float64)
+        return self.narrow_float
+
+    def load(self, array, elt: Attribute) -> np.ndarray:
+        """An array of element type `elt` (bf16 as uint16 bits, or as float values) in
+        the compute dtype."""
+        a = np.asarray(array)
+        if isinstance(elt, BFloat16Type) and a.dtype == np.uint16:
+            a = bf16_value(a)
+        return a.astype(self.compute_dtype(elt))
+
+    def round(self, value, elt: Attribute) -> np.ndarray:
+        """`value` rounded to element type `elt`, back in the compute dtype."""
+        if isinstance(elt, IntegerType):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return np.asarray(value).astype(self.compute_dtype(elt))
+        return self.load(to_storage(value, elt), elt)
+
+
+REFERENCE = Precision("reference", np.dtype(np.float64), wide_ints=True, round_every_op=False)
+FOLD = Precision("fold", np.dtype(np.float32), wide_ints=False, round_every_op=True)
+PRECISIONS = {p.name: p for p in (REFERENCE, FOLD)}
+
+
+@contextlib.contextmanager
+def numpy_ieee() -> Iterator[None]:
+    """Floating-point exceptions give IEEE values silently (they are the semantics)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+# --- op semantics -----------------------------------------------------------------------------
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    x64 = x.astype(np.float64)
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    return 0.5 * x64 * (1.0 + erf(x64 / math.sqrt(2.0)))
+
+
+def _accumulator(dtype: np.dtype) -> np.dtype:
+    """Reductions and matmul accumulate floats in float64 (rounded once after)."""
+    return np.dtype(np.float64) if dtype.kind == "f" else dtype
+
+
+def _result_element(op: Operation) -> Attribute:
+    return T.element_type(op.results[0].type)
+
+
+@register_impls
+@dataclass
+class AicfTensorFunctions(InterpreterFunctions):
+    """`aicf_tensor` ops on NumPy arrays held in the compute dtypes of `precision`
+    (a `Precision` or its name)."""
+
+    precision: Precision | str = REFERENCE
+
+    def __post_init__(self) -> None:
+        if isinstance(self.precision, str):
+            self.precision = PRECISIONS[self.precision]
+
+    @property
+    def policy(self) -> Precision:
+        assert isinstance(self.precision, Precision)
+        return self.precision
+
+    def _finish(self, op: Operation, value) -> np.ndarray:
+        value = np.asarray(value)
+        if self.policy.round_every_op:
+            value = self.policy.round(value, _result_element(op))
+        return value
+
+    def _operands(self, op: Operation, args: PythonValues) -> list[np.ndarray]:
+        """Operands in the compute dtype of the result's element type (NumPy's type
+        promotion, made explicit so that f16 + f16 computes in f32 under "fold")."""
+        ctype = self.policy.compute_dtype(_result_element(op))
+        return [np.asarray(a).astype(ctype, copy=False) for a in args]
+
+    def _elementwise(self, op: Operation, args: PythonValues, fn: Callable) -> PythonValues:
+        return (self._finish(op, fn(*self._operands(op, args))),)
+
+    # unary
+
+    @impl(T.NegOp)
+    def run_neg(self, interpreter: Interpreter, op: T.NegOp, args: PythonValues):
+        return self._elementwise(op, args, np.negative)
+
+    @impl(T.ExpOp)
+    def run_exp(self, interpreter: Interpreter, op: T.ExpOp, args: PythonValues):
+        return self._elementwise(op, args, np.exp)
+
+    @impl(T.LogOp)
+    def run_log(self, interpreter: Interpreter, op: T.LogOp, args: PythonValues):
+        return self._elementwise(op, args, np.log)
+
+    @impl(T.SinOp)
+    def run_sin(self, interpreter: Interpreter, op: T.SinOp, args: PythonValues):
+        return self._elementwise(op, args, np.sin)
+
+    @impl(T.CosOp)
+    def run_cos(self, interpreter: Interpreter, op: T.CosOp, args: PythonValues):
+        return self._elementwise(op, args, np.cos)
+
+    @impl(T.TanhOp)
+    def run_tanh(self, interpreter: Interpreter, op: T.TanhOp, args: PythonValues):
+        return self._elementwise(op, args, np.tanh)
+
+    @impl(T.SqrtOp)
+    def run_sqrt(self, interpreter: Interpreter, op: T.SqrtOp, args: PythonValues):
+        return self._elementwise(op, args, np.sqrt)
+
+    @impl(T.RsqrtOp)
+    def run_rsqrt(self, interpreter: Interpreter, op: T.RsqrtOp, args: PythonValues):
+        return self._elementwise(op, args, lambda x: 1 / np.sqrt(x))
+
+    @impl(T.AbsOp)
+    def run_abs(self, interpreter: Interpreter, op: T.AbsOp, args: PythonValues):
+        return self._elementwise(op, args, np.abs)
+
+    @impl(T.ReluOp)
+    def run_relu(self, interpreter: Interpreter, op: T.ReluOp, args: PythonValues):
+        return self._elementwise(op, args, lambda x: np.maximum(x, np.zeros((), x.dtype)))
+
+    @impl(T.GeluOp)
+    def run_gelu(self, interpreter: Interpreter, op: T.GeluOp, args: PythonValues):
+        return self._elementwise(op, args, _gelu)
+
+    @impl(T.SigmoidOp)
+    def run_sigmoid(self, interpreter: Interpreter, op: T.SigmoidOp, args: PythonValues):
+        return self._elementwise(op, args, lambda x: 1 / (1 + np.exp(-x)))
+
+    # binary (NumPy broadcasting)
+
+    @impl(T.AddOp)
+    def run_add(self, interpreter: Interpreter, op: T.AddOp, args: PythonValues):
+        return self._elementwise(op, args, np.add)
+
+    @impl(T.SubOp)
+    def run_sub(self, interpreter: Interpreter, op: T.SubOp, args: PythonValues):
+        return self._elementwise(op, args, np.subtract)
+
+    @impl(T.MulOp)
+    def run_mul(self, interpreter: Interpreter, op: T.MulOp, args: PythonValues):
+        return self._elementwise(op, args, np.multiply)
+
+    @impl(T.DivOp)
+    def run_div(self, interpreter: Interpreter, op: T.DivOp, args: PythonValues):
+        return self._elementwise(op, args, np.true_divide)
+
+    @impl(T.MaxOp)
+    def run_max(self, interpreter: Interpreter, op: T.MaxOp, args: PythonValues):
+        return self._elementwise(op, args, np.maximum)
+
+    @impl(T.MinOp)
+    def run_min(self, interpreter: Interpreter, op: T.MinOp, args: PythonValues):
+        return self._elementwise(op, args, np.minimum)
+
+    @impl(T.PowOp)
+    def run_pow(self, interpreter: Interpreter, op: T.PowOp, args: PythonValues):
+        return self._elementwise(op, args, np.power)
+
+    # constants and casts
+
+    @impl(T.ConstantOp)
+    def run_constant(self, interpreter: Interpreter, op: T.ConstantOp, args: PythonValues):
+        return (self.policy.load(dense_storage(op.value), op.value.get_element_type()),)
+
+    @impl(T.CastOp)
+    def run_cast(self, interpreter: Interpreter, op: T.CastOp, args: PythonValues):
+        return (self.policy.round(args[0], _result_element(op)),)
+
+    # reductions (negative axes count from the end; NumPy keepdims)
+
+    def _reduce(self, op: T.ReduceOp, args: PythonValues, fn: Callable, accumulate: bool):
+        (x,) = self._operands(op, args)
+        axes = tuple(a + x.ndim if a < 0 else a for a in op.axes_list)
+        extra = {"dtype": _accumulator(x.dtype)} if accumulate else {}
+        return (self._finish(op, fn(x, axis=axes, keepdims=op.keep, **extra)),)
+
+    @impl(T.ReduceSumOp)
+    def run_reduce_sum(self, interpreter: Interpreter, op: T.ReduceSumOp, args: PythonValues):
+        return self._reduce(op, args, np.sum, accumulate=True)
+
+    @impl(T.ReduceMaxOp)
+    def run_reduce_max(self, interpreter: Interpreter, op: T.ReduceMaxOp, args: PythonValues):
+        return self._reduce(op, args, np.max, accumulate=False)
+
+    @impl(T.ReduceMeanOp)
+    def run_reduce_mean(self, interpreter: Interpreter, op: T.ReduceMeanOp, args: PythonValues):
+        return self._reduce(op, args, np.mean, accumulate=True)
+
+    # contraction
+
+    @impl(T.MatmulOp)
+    def run_matmul(self, interpreter: Interpreter, op: T.MatmulOp, args: PythonValues):
+        acc = _accumulator(self.policy.compute_dtype(_result_element(op)))
+        a, b = (np.asarray(x).astype(acc, copy=False) for x in args)
+        return (self._finish(op, np.matmul(a, b)),)
+
+    # layout
+
+    @impl(T.ReshapeOp)
+    def run_reshape(self, interpreter: Interpreter, op: T.ReshapeOp, args: PythonValues):
+        (x,) = self._operands(op, args)
+        return (self._finish(op, np.reshape(x, op.target_shape())),)
+
+    @impl(T.TransposeOp)
+    def run_transpose(self, interpreter: Interpreter, op: T.TransposeOp, args: PythonValues):
+        (x,) = self._operands(op, args)
+        return (self._finish(op, np.transpose(x, op.perm_list)),)
+
+    @impl(T.BroadcastToOp)
+    def run_broadcast_to(
+        self, interpreter: Interpreter, op: T.BroadcastToOp, args: PythonValues
+    ):
+        (x,) = self._operands(op, args)
+        return (self._finish(op, np.broadcast_to(x, op.target_shape()).copy()),)
+
+    # fusion groups: the region is the group's semantics
+
+    @impl(T.FusedOp)
+    def run_fused(self, interpreter: Interpreter, op: T.FusedOp, args: PythonValues):
+        return interpreter.run_ssacfg_region(op.body, args, op.name)
+
+    @impl_terminator(T.YieldOp)
+    def run_yield(
+        self, interpreter: Interpreter, op: T.YieldOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+
+# --- running ------------------------------------------------------------------------------------
+
+
+def interpreter_for(module: ModuleOp, precision: Precision | str = REFERENCE) -> Interpreter:
+    """An xDSL interpreter of `module`'s `func` and `aicf_tensor` ops."""
+    interpreter = Interpreter(module)
+    interpreter.register_implementations(FuncFunctions())
+    interpreter.register_implementations(AicfTensorFunctions(precision))
+    return interpreter
+
+
+def call(
+    module: ModuleOp, entry: str, args: Sequence, precision: Precision | str = REFERENCE
+) -> tuple[np.ndarray, ...]:
+    """Call function @entry of `module` on arrays already in the compute dtypes."""
+    with numpy_ieee():
+        outs = interpreter_for(module, precision).call_op(entry, tuple(args))
+    return tuple(np.asarray(v) for v in outs)
+
+
+@functools.cache
+def _op_interpreter(precision: Precision) -> Interpreter:
+    return interpreter_for(ModuleOp([]), precision)
+
+
+def run_op(
+    op: Operation, args: Sequence, precision: Precision | str = FOLD
+) -> tuple[np.ndarray, ...]:
+    """The results of one op (which need not be in a module) on operand values `args`
+    in their compute dtypes. Errors from NumPy (e.g. a shape mismatch in unverified
+    IR) propagate."""
+    if isinstance(precision, str):
+        precision = PRECISIONS[precision]
+    with numpy_ieee():
+        return _op_interpreter(precision).run_op(op, tuple(args))
