@@ -23,17 +23,29 @@ whole group once per row, the members as phases:
   once; else `rows=stream`: each phase re-reads its row operands in a strided loop
   (the row was just read: L2 hits).
 
-Parameters (mode, block, grid, caching) come from `plan_row_group` below, over the
-numbers of aicf/target.py with the helpers of cost.py:
+Parameters (mode, block, grid, caching, launch, pipeline) come from `plan_row_group`
+below, over the numbers of aicf/target.py with the helpers of cost.py:
 
-    time = dram_bytes / (bandwidth * occupancy * lane_efficiency)
+    mem  = dram_bytes / (bandwidth * occupancy * lane_efficiency * stride_eff)
          + reread_bytes / l2_bandwidth                 (stream mode: phases 2..n)
-         + rows * reduction_phases * step_cycles / clock / concurrent_rows
+    red  = rows * reduction_phases * step_cycles / clock / concurrent_rows
+    time = max(mem, red) if overlapped else mem + red
+         + blocks * BLOCK_START_CYCLES / clock / resident_blocks   (launch=once)
          + launch_overhead
 
 occupancy (Little's law, cost.occupancy) counts resident threads, limited by the
-registers the cached row needs (REGS_BASE + cached values per thread), times the bytes each
-keeps in flight (all its cached vectors in register mode, UNROLL vectors streaming).
+registers the cached row needs (REGS_BASE + cached values per thread, twice that when
+pipelined), times the bytes each keeps in flight (all its cached vectors in register
+mode, UNROLL vectors streaming). stride_eff is cost.STRIDE_DRAM_EFFICIENCY for a
+grid-stride loop over the rows (launch=stride, more than one wave) and 1 for one row
+(block mode) or one block of warp rows per block (launch=once). The reductions
+overlap the memory stream (`overlapped`) when at least two rows per SM are resident
+or the loop is pipelined (pipeline=1: the loop carries the row's cached vectors and
+issues the next row's loads before this row's reductions and stores).
+
+Measured on the H100 (bench/row_group_variants.py, bench/NOTES.md): softmax 8192^2
+0.201 ms with the grid-stride loop, 0.200 pipelined, 0.186 with one row per block
+(launch=once, now picked); layer norm 16384x4096 0.196-0.200 / 0.196 / 0.184.
 
 Groups this schedule does not take (rows not contiguous in a row operand, e.g. a
 column softmax; members of different row shapes; a full-size intermediate passed
@@ -60,6 +72,8 @@ from .builder import KernelBuilder, combine, convert
 from .context import LoweringContext
 from .cost import (
     BLOCK_REDUCE_CYCLES,
+    BLOCK_START_CYCLES,
+    STRIDE_DRAM_EFFICIENCY,
     UNROLL,
     WARP_REDUCE_CYCLES,
     Plan,
@@ -88,6 +102,9 @@ REDUCE, MAP, ROW = "reduce", "map", "row"
 # thread stays under 64 registers, so at least half the SM's threads stay resident.
 CACHE_BUDGET = 32
 BLOCKS = (128, 256, 512, 1024)
+# "stride": the resident blocks loop over the rows; "once": one row (block mode) or one
+# block of warp rows per block, no loop
+LAUNCHES = ("stride", "once")
 # Registers a thread needs besides the cached row (indices, accumulators, the body's
 # temporaries); the launch bound promises ptxas this many plus the cache, so it must
 # not be tight (a 16x2048 layer norm with gamma/beta spilled at 32).
@@ -238,36 +255,56 @@ def plan_row_group(gv: GroupView, t: GpuTarget) -> Plan:
             if mode == "warp" and bs > 256:
                 continue
             lanes = 32 if mode == "warp" else bs
+            rows_per_block = 1 if mode == "block" else bs // 32
             per = math.ceil(Ng / lanes)
             in_regs = Ng % lanes == 0 and per * gv.vec * max(1, gv.cached) <= CACHE_BUDGET
-            regs = REGS_BASE + (per * gv.vec * gv.cached if in_regs else 4 * gv.vec)
-            regs = min(255, math.ceil(regs / 8) * 8)
-            bps = max(1, min(t.max_blocks_per_sm, t.max_threads_per_sm // bs, t.registers_per_sm // (regs * bs)))
-            resident = t.num_sms * bps * bs
-            rows_at_once = resident // lanes
-            threads = min(M * lanes, resident)
-            inflight = vbytes * (per if in_regs else min(UNROLL, per))
-            occ = occupancy(t, threads, inflight)
-            eff = lane_efficiency(Ng, lanes)
-            reread = 0 if in_regs else row_in * (len(walking) - 1)
-            step = WARP_REDUCE_CYCLES if mode == "warp" else BLOCK_REDUCE_CYCLES
-            cost = (
-                memory_time(t, dram, occ, eff)
-                + reread / t.l2_bandwidth
-                + M * nred * step / t.clock_hz / max(1, min(M, rows_at_once))
-                + t.launch_overhead_s
-            )
-            if mode == "block":
-                grid = max(1, min(M, t.num_sms * bps))
-            else:
-                grid = max(1, min(math.ceil(M / (bs // 32)), t.num_sms * bps))
-            p = Plan(
-                "row-group",
-                {"mode": mode, "block": bs, "grid": grid, "vec": gv.vec,
-                 "rows": "registers" if in_regs else "stream", "per": per, "bps": bps},
-                cost,
-            )
-            cands.append(p)
+            for launch in LAUNCHES:
+                for pipe in (0, 1):
+                    if launch == "once" and math.ceil(M / rows_per_block) > 2**31 - 1:
+                        continue
+                    if pipe and (not in_regs or launch == "once"):
+                        continue  # one row per block has no next row to prefetch
+                    cached_vals = per * gv.vec * gv.cached * (1 + pipe)
+                    regs = REGS_BASE + (cached_vals if in_regs else 4 * gv.vec)
+                    regs = min(255, math.ceil(regs / 8) * 8)
+                    bps = max(1, min(t.max_blocks_per_sm, t.max_threads_per_sm // bs,
+                                     t.registers_per_sm // (regs * bs)))
+                    resident = t.num_sms * bps * bs
+                    rows_at_once = resident // lanes
+                    threads = min(M * lanes, resident)
+                    inflight = vbytes * (per if in_regs else min(UNROLL, per))
+                    occ = occupancy(t, threads, inflight)
+                    lane_eff = lane_efficiency(Ng, lanes)
+                    blocks_needed = math.ceil(M / rows_per_block)
+                    waves = blocks_needed / (t.num_sms * bps)
+                    # long-lived blocks of a grid-stride loop drift apart (cost.py)
+                    eff = lane_eff * (STRIDE_DRAM_EFFICIENCY if launch == "stride" and waves > 1 else 1.0)
+                    reread = 0 if in_regs else row_in * (len(walking) - 1)
+                    step = WARP_REDUCE_CYCLES if mode == "warp" else BLOCK_REDUCE_CYCLES
+                    mem = memory_time(t, dram, occ, eff) + reread / t.l2_bandwidth
+                    red = M * nred * step / t.clock_hz / max(1, min(M, rows_at_once))
+                    # the reductions' barrier phases overlap the memory stream when
+                    # another row on the SM has loads in flight meanwhile: a second
+                    # resident row, or the next row of a pipelined loop (measured,
+                    # bench/NOTES.md: with 3 blocks/SM pipelining gained 1%)
+                    overlap = pipe or rows_at_once >= 2 * t.num_sms
+                    body = max(mem, red) if overlap else mem + red
+                    start = blocks_needed * BLOCK_START_CYCLES / t.clock_hz / (t.num_sms * bps) if launch == "once" else 0.0
+                    cost = body + start + t.launch_overhead_s
+                    if launch == "once":
+                        grid = blocks_needed
+                    elif mode == "block":
+                        grid = max(1, min(M, t.num_sms * bps))
+                    else:
+                        grid = max(1, min(blocks_needed, t.num_sms * bps))
+                    p = Plan(
+                        "row-group",
+                        {"mode": mode, "block": bs, "grid": grid, "vec": gv.vec,
+                         "rows": "registers" if in_regs else "stream", "per": per, "bps": bps,
+                         "launch": launch, "pipeline": pipe},
+                        cost,
+                    )
+                    cands.append(p)
     best = cands[0]
     for p in cands[1:]:
         if p.cost < best.cost * 0.98:
@@ -294,6 +331,7 @@ def build(gv: GroupView, p: Plan, lc: LoweringContext) -> None:
         p.params["mode"], p.params["block"], p.params["grid"], p.params["vec"],
         p.params["rows"] == "registers", p.params["per"],
     )
+    pipeline = bool(p.params.get("pipeline", 0)) and in_regs
     k = len(gv.shared)
     rest = gv.rest
     Ng = gv.row_len // vec
@@ -347,45 +385,69 @@ def build(gv: GroupView, p: Plan, lc: LoweringContext) -> None:
                     slots[(i, o)] = kb.v(gpu.AllocSharedOp(st))
     nphases = sum(1 for m in gv.members if m.kind == REDUCE)
 
-    def row_body(row: SSAValue, _):
+    def column_dims(sidx: list[SSAValue], g: SSAValue) -> list[SSAValue]:
+        ridx = kb.delinearize(g, [*rest[:-1], rest[-1] // vec])
+        ridx[-1] = kb.mul_i(ridx[-1], vec)
+        return [*sidx, *ridx]
+
+    def walks_row(v: NestView, o: Operand) -> bool:
+        return bool(o.map.used_dims() & set(range(k, len(v.extents))))
+
+    def load_lanes(v: NestView, o: Operand, dims: list[SSAValue], walks: bool) -> list[SSAValue]:
+        """The operand's `vec` lanes at `dims`: one vector load where it is contiguous."""
+        last = len(v.extents) - 1
+        a = arg_of[o.host]
+        cls = access_class(o, last, vec) if walks else SPLAT
+        idx = [kb.affine(r, dims) for r in o.map.results]  # type: ignore[arg-type]
+        if vec == 1 or cls == SPLAT:
+            x = kb.load(a, idx)
+            return [x] * vec
+        if cls == VECTOR:
+            vv = kb.load_vector(a, idx, vec)
+            return [kb.extract(vv, j) for j in range(vec)]
+        lanes_ = []
+        for j in range(vec):
+            dj = list(dims)
+            dj[last] = kb.add_i(dims[last], j)  # type: ignore[arg-type]
+            lanes_.append(kb.load(a, [kb.affine(r, dj) for r in o.map.results]))  # type: ignore[arg-type]
+        return lanes_
+
+    def row_loads(row: SSAValue) -> dict[tuple, list[SSAValue]]:
+        """Every cached vector of `row` (rows=registers), all loads issued together: the
+        pipelined loop issues the next row's before this row's reductions and stores."""
+        sidx = kb.delinearize(row, list(gv.shared))
+        out: dict[tuple, list[SSAValue]] = {}
+        for m in gv.members:
+            if m.kind == ROW:
+                continue
+            for o in m.view.inputs:
+                if o.host not in arg_of or o.host in gv.written or not walks_row(m.view, o):
+                    continue  # row values, group-local buffers, per-row operands
+                for c in range(per):
+                    ck = (o.host, _key(o.map), c)
+                    if ck not in out:
+                        out[ck] = load_lanes(m.view, o, column_dims(sidx, kb.add_i(me, c * lanes)), True)
+        return out
+
+    def row_body(row: SSAValue, pre: dict[tuple, list[SSAValue]]):
         sidx = kb.delinearize(row, list(gv.shared))
         row_vals: dict[tuple[SSAValue, tuple[str, ...]], SSAValue] = {}
-        cache: dict[tuple, list[SSAValue]] = {}
-
-        def column_dims(g: SSAValue) -> list[SSAValue]:
-            ridx = kb.delinearize(g, [*rest[:-1], rest[-1] // vec])
-            ridx[-1] = kb.mul_i(ridx[-1], vec)
-            return [*sidx, *ridx]
+        cache: dict[tuple, list[SSAValue]] = dict(pre)
 
         def inputs(v: NestView, dims: list[SSAValue | None], c) -> list[list[SSAValue]]:
             """Per input, `vec` lanes: row values, cached vectors, or loads."""
             out = []
-            last = len(v.extents) - 1
             for o in v.inputs:
                 key = (o.host, _key(o.map))
                 if key in row_vals:
                     out.append([row_vals[key]] * vec)
                     continue
-                walks = bool(o.map.used_dims() & set(range(k, last + 1)))
+                walks = walks_row(v, o)
                 ck = (*key, c if walks else None)
                 if ck in cache:
                     out.append(cache[ck])
                     continue
-                a = arg_of[o.host]
-                cls = access_class(o, last, vec) if walks else SPLAT
-                idx = [kb.affine(r, dims) for r in o.map.results]  # type: ignore[arg-type]
-                if vec == 1 or cls == SPLAT:
-                    x = kb.load(a, idx)
-                    lanes_ = [x] * vec
-                elif cls == VECTOR:
-                    vv = kb.load_vector(a, idx, vec)
-                    lanes_ = [kb.extract(vv, j) for j in range(vec)]
-                else:
-                    lanes_ = []
-                    for j in range(vec):
-                        dj = list(dims)
-                        dj[last] = kb.add_i(dims[last], j)  # type: ignore[arg-type]
-                        lanes_.append(kb.load(a, [kb.affine(r, dj) for r in o.map.results]))  # type: ignore[arg-type]
+                lanes_ = load_lanes(v, o, dims, walks)  # type: ignore[arg-type]
                 if in_regs or not walks:
                     cache[ck] = lanes_
                 out.append(lanes_)
@@ -418,7 +480,7 @@ def build(gv: GroupView, p: Plan, lc: LoweringContext) -> None:
             if m.kind == MAP:
 
                 def map_chunk(g: SSAValue, c) -> None:
-                    dims = column_dims(g)
+                    dims = column_dims(sidx, g)
                     ys = body_lanes(kb, v, inputs(v, dims, c), vec)  # noqa: B023
                     for o, op in enumerate(v.outputs):  # noqa: B023
                         store_lanes(kb, op, arg_of[op.host], dims, len(dims) - 1, ys[o])
@@ -440,7 +502,7 @@ def build(gv: GroupView, p: Plan, lc: LoweringContext) -> None:
                 inits += [kb.constant(identity_of(v.combiners[o], at), at)] * vec
 
             def fold(g: SSAValue, c, accs: list[SSAValue]) -> list[SSAValue]:
-                dims = column_dims(g)
+                dims = column_dims(sidx, g)
                 ys = body_lanes(kb, v, inputs(v, dims, c), vec)  # noqa: B023
                 return [
                     combine(kb, v.combiners[o], accs[o * vec + j], ys[o][j])  # noqa: B023
@@ -482,7 +544,25 @@ def build(gv: GroupView, p: Plan, lc: LoweringContext) -> None:
             kb.add(gpu.BarrierOp())  # the slots are reused by the next row
         return []
 
-    kb.for_(row0, M, rstride, [], row_body)
+    if pipeline:
+        # software pipelining across rows: the loop carries the current row's cached
+        # vectors and issues the next row's loads (clamped to the last row, an L2 hit,
+        # on a block's last trip) before the current row's reductions and stores
+        first = row_loads(kb.min_i(row0, M - 1))
+        keys = list(first)
+
+        def pbody(row: SSAValue, carried: list[SSAValue]):
+            cur, at = {}, 0
+            for ck in keys:
+                cur[ck] = carried[at : at + vec]
+                at += vec
+            nxt = row_loads(kb.min_i(kb.add_i(row, rstride), M - 1))
+            row_body(row, cur)
+            return [x for ck in keys for x in nxt[ck]]
+
+        kb.for_(row0, M, rstride, [x for ck in keys for x in first[ck]], pbody)
+    else:
+        kb.for_(row0, M, rstride, [], lambda row, _: row_body(row, {}))
     kb.add(gpu.ReturnOp())
     lc.add_kernel(kernel)
     lc.launch(kernel, list(gv.params))
