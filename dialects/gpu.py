@@ -836,7 +836,7 @@ def compatible_arg(host: Attribute, param: Attribute) -> bool:
         return False
     if host.get_shape() != param.get_shape():
         # a contiguous buffer may be passed as any contiguous reshape of itself
-        return _dense_row_major(host) and _dense_row_major(param) and _count(host) == _count(param)
+        return is_dense_row_major(host) and is_dense_row_major(param) and _count(host) == _count(param)
     hs, ps = host.get_strides(), param.get_strides()
     if hs is None or ps is None:
         return False
@@ -853,7 +853,9 @@ def _count(t: MemRefType) -> int:
     return n
 
 
-def _dense_row_major(t: MemRefType) -> bool:
+def is_dense_row_major(t: MemRefType) -> bool:
+    """Row-major and dense (static extents; a dynamic offset is fine: the pointer
+    carries it)."""
     st = t.get_strides()
     if st is None or any(d < 0 for d in t.get_shape()):
         return False

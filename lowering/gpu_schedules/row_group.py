@@ -58,7 +58,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, memref
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, StringAttr, i64
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
@@ -68,6 +68,7 @@ from aicf.dialects.loop import GroupOp
 from aicf.target import GpuTarget
 
 from . import Schedule, register_schedule
+from .reduce_steps import block_totals, warp_totals
 from .builder import KernelBuilder, combine, convert
 from .context import LoweringContext
 from .cost import (
@@ -516,29 +517,12 @@ def build(gv: GroupView, p: Plan, lc: LoweringContext) -> None:
                     accs = fold(kb.add_i(me, c * lanes), c, accs)
             else:
                 accs = kb.for_(me, kb.index(Ng), lanes, inits, lambda g, a, fold=fold: fold(g, None, a), unroll=UNROLL)
-            finals = []
-            for o in range(nout):
-                a = accs[o * vec]
-                for j in range(1, vec):
-                    a = combine(kb, v.combiners[o], a, accs[o * vec + j])
-                finals.append(kb.v(gpu.WarpReduceOp(v.combiners[o], a, ws)))
+            finals = warp_totals(kb, v.combiners, accs, vec, ws)
             if mode == "block":
-                is_lane0 = kb.eq(lane, 0)
-
-                def to_shared(i=i, finals=finals, nout=nout):
-                    for o in range(nout):
-                        kb.store(finals[o], slots[(i, o)], [warp])
-                    return []
-
-                kb.if_(is_lane0, to_shared)
-                kb.add(gpu.BarrierOp())
-                li = kb.min_i(lane, wpb - 1)
-                inside = kb.lt(lane, wpb)
-                for o, at in enumerate(v.acc_types):
-                    x = kb.load(slots[(i, o)], [li])
-                    ident = kb.constant(identity_of(v.combiners[o], at), at)
-                    x = kb.v(arith.SelectOp(inside, x, ident))
-                    finals[o] = kb.v(gpu.WarpReduceOp(v.combiners[o], x, ws))
+                finals = block_totals(
+                    kb, finals, [slots[(i, o)] for o in range(nout)], lane, warp, wpb,
+                    v.combiners, v.acc_types, ws,
+                )  # fmt: skip
             store_row_values(i, v, finals)
         if mode == "block" and nphases == 1:
             kb.add(gpu.BarrierOp())  # the slots are reused by the next row

@@ -17,13 +17,13 @@ from __future__ import annotations
 import math
 import os
 
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from aicf.dialects import gpu
 
+from .reduce_steps import block_totals, warp_totals
 from .builder import KernelBuilder, combine, convert
 from .context import LoweringContext
 from .cost import UNROLL, blocks_per_sm, Plan, plan_rows
@@ -165,30 +165,11 @@ def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
         else:
             lo, hi = me, kb.index(Rg)
         accs = kb.for_(lo, hi, G, inits, rbody, unroll=UNROLL)
-        finals = []
-        for o in range(nout):
-            a = accs[o * vec]
-            for k in range(1, vec):
-                a = combine(kb, view.combiners[o], a, accs[o * vec + k])
-            finals.append(kb.v(gpu.WarpReduceOp(view.combiners[o], a, ws)))
+        finals = warp_totals(kb, view.combiners, accs, vec, ws)
         if mode != "warp":
-            nw = wpb
-            is_lane0 = kb.eq(lane, 0)
-
-            def to_shared():
-                for o in range(nout):
-                    kb.store(finals[o], shared[o], [warp])
-                return []
-
-            kb.if_(is_lane0, to_shared)
-            kb.add(gpu.BarrierOp())
-            li = kb.min_i(lane, nw - 1)
-            inside = kb.lt(lane, nw)
-            for o, at in enumerate(view.acc_types):
-                x = kb.load(shared[o], [li])
-                ident = kb.constant(identity_of(view.combiners[o], at), at)
-                x = kb.v(arith.SelectOp(inside, x, ident))
-                finals[o] = kb.v(gpu.WarpReduceOp(view.combiners[o], x, ws))
+            finals = block_totals(
+                kb, finals, shared[:nout], lane, warp, wpb, view.combiners, view.acc_types, ws
+            )
             writer = kb.eq(tid, 0)
         else:
             writer = kb.eq(lane, 0)

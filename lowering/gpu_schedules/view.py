@@ -18,6 +18,7 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
+from aicf.dialects import gpu
 from aicf.dialects.loop import Combiner, Iterator, NestOp
 
 from .builder import KernelBuilder
@@ -116,17 +117,8 @@ def layout_offset(t: MemRefType) -> int | None:
     return None
 
 
-def is_contiguous(t: MemRefType) -> bool:
-    """Row-major and dense (a dynamic offset is fine: the pointer carries it)."""
-    st = strides_of(t)
-    if st is None:
-        return False
-    s = 1
-    for e, x in zip(reversed(t.get_shape()), reversed(st)):
-        if e != 1 and x != s:
-            return False
-        s *= e
-    return True
+is_contiguous = gpu.is_dense_row_major
+"""Row-major and dense: the rule the launch verifier uses too."""
 
 
 def linear_form(expr: AffineExpr) -> tuple[dict[int, int], int] | None:
