@@ -21,6 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
+from aicf.dtypes import f32_to_bf16_bits
+
+sys.path.insert(0, str(Path(__file__).parent))
+from run import bench  # noqa: E402
+
 NAIVE = r"""
 extern "C" __global__ void naive16(const float* __restrict__ A, const float* __restrict__ B,
                                    float* __restrict__ C, int M, int N, int K) {
@@ -72,27 +77,9 @@ func.func @main(%a: {at}, %b: {bt}, %c: {ct}) attributes {{aicf.num_outputs = 1 
 }}""", [*batch_a, m, k], [*batch_b, k, n], [*ob, m, n]
 
 
-def events_ms(fn, reps=15, warmup=3, inner=5) -> float:
-    import cupy as cp
-
-    for _ in range(warmup):
-        fn()
-    cp.cuda.Device().synchronize()
-    ts = []
-    for _ in range(reps):
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        s.record()
-        for _ in range(inner):
-            fn()
-        e.record()
-        e.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(s, e) / inner)
-    return float(np.median(ts))
-
-
-def to_bf16(x):
-    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
-    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+def events_ms(fn, reps=15) -> float:
+    """ms per call: bench/run.py's bench() (CUDA events), 5 calls per sample."""
+    return bench(fn, reps, inner=5)
 
 
 def main(argv=None) -> int:
@@ -122,7 +109,7 @@ def main(argv=None) -> int:
 
         def rand(shape):
             x = rng.standard_normal(shape, dtype=np.float32)
-            return cp.asarray(to_bf16(x) if dt == "bf16" else x.astype(npdt))
+            return cp.asarray(f32_to_bf16_bits(x) if dt == "bf16" else x.astype(npdt))
 
         a, b = rand(a_s), rand(b_s)
         c = cp.empty(c_s, dtype=npdt)
@@ -130,12 +117,7 @@ def main(argv=None) -> int:
         if check:
             prog = compile_cuda(parse_module(make_context(), text, "<bench>"), "main", sync="full-sync")
             cpoison = cp.full(c_s, np.nan, dtype=np.float32) if dt == "f32" else cp.full(c_s, 0xFFFF, dtype=np.uint16).view(npdt)
-            from aicf.dtypes import bf16_dtype
-
-            def api(x):
-                return x.view(bf16_dtype()) if dt == "bf16" and bf16_dtype() != np.dtype(np.uint16) else x
-
-            prog(api(a), api(b), api(cpoison))
+            prog(a, b, cpoison)
 
             def f64(x):
                 return ((x.astype(cp.uint32) << 16).view(cp.float32) if dt == "bf16" else x).astype(cp.float64)

@@ -10,9 +10,7 @@ Prints a table and writes bench/results/<date>-<gpu>.{json,md} (and to --out).
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import math
 import re
 import sys
 import time
@@ -454,7 +452,6 @@ def main(argv=None) -> int:
         ref = a.astype(cp.float64) @ b.astype(cp.float64)
         err = float(cp.linalg.norm(c.astype(cp.float64) - ref) / cp.linalg.norm(ref))
         del ref
-        t0 = time.time()
         ours = bench(lambda: prog(a, b, c), 5, warmup=1, inner=3)
         refs = {"cupy_matmul_cublas": bench(lambda: cp.matmul(a, b), reps)}
         flops = 2 * M * N * K

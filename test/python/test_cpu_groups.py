@@ -15,16 +15,7 @@ import aicf  # noqa: E402
 
 RNG = np.random.default_rng(11)
 
-SOFTMAX = """
-func.func @softmax(%x: tensor<{R}x{C}xf32>) -> tensor<{R}x{C}xf32> {{
-  %m = aicf_tensor.reduce_max %x axes = [{ax}] keepdims : (tensor<{R}x{C}xf32>) -> tensor<*xf32>
-  %d = aicf_tensor.sub %x, %m : (tensor<{R}x{C}xf32>, tensor<*xf32>) -> tensor<*xf32>
-  %e = aicf_tensor.exp %d : (tensor<*xf32>) -> tensor<*xf32>
-  %s = aicf_tensor.reduce_sum %e axes = [{ax}] keepdims : (tensor<*xf32>) -> tensor<*xf32>
-  %y = aicf_tensor.div %e, %s : (tensor<*xf32>, tensor<*xf32>) -> tensor<{R}x{C}xf32>
-  func.return %y : tensor<{R}x{C}xf32>
-}}
-"""
+from test_fusion import SOFTMAX  # noqa: E402
 
 
 def softmax_ref(x: np.ndarray, ax: int) -> np.ndarray:
