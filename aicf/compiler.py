@@ -99,15 +99,47 @@ def _load(src) -> ModuleOp:
     )
 
 
+def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tensor_level: bool = True) -> list[str]:
+    """The passes `aicf.compile` runs for `target`, as aicf-opt's -p takes them
+    (`Executable.pipeline`; `aicf-opt FILE -p "$(...)"` shows each stage)."""
+    passes = []
+    if tensor_level:
+        for p in TENSOR_PIPELINE:
+            if p == "aicf-fuse":
+                if not fuse:
+                    continue
+                p = f"aicf-fuse{{target={'cpu' if target == 'cpu' else 'gpu'}}}"
+            passes.append(p)
+    return passes + target_pipeline(target, force=force)[:1]
+
+
+def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = ()) -> list[str]:
+    """Passes from the loop level to what the target's backend takes: the planner
+    (schedules on every nest and group), then for cuda the GPU lowering and the
+    shared-memory layouts. `gpu` names the GPU description (aicf.target; "gpu": the
+    one CuPy finds, else sm_90's)."""
+    opts = f" force={','.join(force)}" if force else ""
+    if target == "cpu":
+        return [f"aicf-plan{{target=cpu{opts}}}"]
+    return [f"aicf-plan{{target={gpu}{opts}}}", f"aicf-lower-to-gpu{{target={gpu}}}", "aicf-swizzle-smem"]
+
+
 def run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
-    """Apply passes in place, verifying after each; failures become CompileError."""
+    """Apply passes (`name` or `name{opt=value ...}`, as aicf-opt's -p takes them) in
+    place, verifying after each; failures become CompileError."""
     from xdsl.transforms import get_all_passes
+    from xdsl.utils.arg_spec import parse_pipeline
 
     from aicf.registry import AICF_PASSES
 
     ctx = make_context()
     upstream = None
-    for name in passes:
+    for text in passes:
+        try:
+            (spec,) = list(parse_pipeline(text))
+        except Exception as e:
+            raise CompileError(f"malformed pass '{text}': {e}") from None
+        name = spec.name
         if name in AICF_PASSES:
             cls = AICF_PASSES[name]()
         else:
@@ -116,7 +148,7 @@ def run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
                 raise CompileError(f"unknown pass '{name}'")
             cls = upstream[name]()
         try:
-            cls().apply(ctx, module)
+            cls.from_pass_spec(spec).apply(ctx, module)
         except (CompileError, AicfError):
             raise
         except (VerifyException, DiagnosticException) as e:
@@ -167,18 +199,24 @@ class Executable:
         self.source = source
         self.debug = debug
         self._program = program
+        self.pipeline: list[str] = []  # the passes aicf.compile ran, as aicf-opt's -p takes them
 
     def __repr__(self) -> str:
         ins = ", ".join(f"{a.name}: {a.mlir_type}" for a in self.inputs)
         outs = ", ".join(a.mlir_type for a in self.outputs)
         return f"<aicf.Executable @{self.entry}({ins}) -> ({outs}) on {self.target}>"
 
-    def explain(self) -> str:
-        """Why the program runs as it does: one entry per kernel (cuda) or loop nest
-        (cpu), with its launch configuration or iteration domain and the schedule the
-        cost model chose, with the costs it weighed (the `aicf.schedule` attribute the
-        GPU lowering records). Fusion decisions: `aicf-opt -p 'aicf-fuse{explain=true}'`."""
-        lines = [repr(self)]
+    def explain(self, top: int = 3) -> str:
+        """Why the program runs as it does: the passes run, then per nest and group the
+        planner's candidates for this target (generated and library kernels), the
+        guards that failed and why, their predicted times, and the schedule taken;
+        then each kernel (cuda) or loop nest (cpu) as built. Fusion decisions:
+        `aicf-opt -p 'aicf-fuse{explain=true}'`."""
+        from aicf.passes.loop.plan import explain_module
+        from aicf.target import resolve_target
+
+        lines = [repr(self), "pipeline: " + ",".join(self.pipeline)]
+        lines.append(explain_module(self.module, resolve_target("cpu" if self.target == "cpu" else "gpu"), top))
         if self.target == "cuda":
             from aicf.backend.cuda.emit import kernels_of
 
@@ -264,9 +302,11 @@ class SpecializingExecutable:
     mismatch raises ArgumentError naming the argument.
     """
 
-    def __init__(self, module: ModuleOp, entry: str, target: str, debug: bool, fuse: bool):
+    def __init__(self, module: ModuleOp, entry: str, target: str, debug: bool, fuse: bool,
+                 force: tuple[str, ...] = ()):  # fmt: skip
         self.module = module
         self.fuse = fuse
+        self.force = force
         self.entry = entry
         self.target = target
         self.debug = debug
@@ -317,7 +357,8 @@ class SpecializingExecutable:
                     _set_arg_type(arg, TensorType(arg.type.get_element_type(), list(shape)))
             func.update_function_type()
             exe = compile(
-                module, target=self.target, entry=self.entry, debug=self.debug, fuse=self.fuse
+                module, target=self.target, entry=self.entry, debug=self.debug, fuse=self.fuse,
+                force=self.force,
             )
             self.specializations[key] = exe
         return exe
@@ -346,7 +387,7 @@ def _debug_default() -> bool:
 
 
 def compile(src, *, target: str = "cpu", entry: str | None = None,
-            debug: bool | None = None, fuse: bool = True
+            debug: bool | None = None, fuse: bool = True, force: str | Sequence[str] = ()
             ) -> Executable | SpecializingExecutable:  # fmt: skip
     """Compile a tensor program for `target` ("cpu" or "cuda").
 
@@ -357,12 +398,17 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     nest (kernel), for comparison and debugging. Raises CompileError, with the IR location, for programs
     that cannot be compiled. An entry with dynamic extents (`tensor<?x...>`) gives a
     SpecializingExecutable, which compiles once per distinct set of argument shapes.
+    `force` names schedule kinds (dialects/schedule.py) the planner takes wherever
+    their guard passes, e.g. force="gpu.cublas_gemm" or "gpu.matmul_tiled";
+    `exe.explain()` shows the candidates and why each was or was not taken.
     """
+    force = (force,) if isinstance(force, str) else tuple(force)
+    force = tuple(k for f in force for k in f.split(",") if k)
     if target not in TARGETS:
         raise CompileError(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")
     key = None
     if isinstance(src, str) and target == "cpu":
-        key = (src, fuse) if "\n" in src or not src.strip().endswith(".mlir") else None
+        key = (src, fuse, force) if "\n" in src or not src.strip().endswith(".mlir") else None
     cached = _CPU_MODULES.get(key) if key is not None else None
     if cached is not None:
         module = cached.module
@@ -372,10 +418,11 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     name = func.sym_name.data
     debug = _debug_default() if debug is None else debug
     if cached is None and _has_dynamic_inputs(func):
-        return SpecializingExecutable(module, func.sym_name.data, target, debug, fuse)
+        return SpecializingExecutable(module, func.sym_name.data, target, debug, fuse, force)
     arg_names = [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
-    if cached is None and _is_tensor_level(module):
-        run_pipeline(module, [p for p in TENSOR_PIPELINE if fuse or p != "aicf-fuse"])
+    passes = pipeline_for(target, fuse, force, tensor_level=cached is None and _is_tensor_level(module))
+    if cached is None:
+        run_pipeline(module, passes)
     func = _select_entry(module, name)
     nout_attr = func.attributes.get("aicf.num_outputs")
     nout = nout_attr.value.data if nout_attr is not None else 0  # type: ignore[attr-defined]
@@ -405,7 +452,9 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     else:
         program, source = _compile_cuda(module, name)
         program.debug = debug
-    return Executable(module, name, target, ins, outs, program, source, debug)
+    exe = Executable(module, name, target, ins, outs, program, source, debug)
+    exe.pipeline = passes + (target_pipeline("cuda")[1:] if target == "cuda" else [])
+    return exe
 
 
 def _compile_cuda(module: ModuleOp, entry: str):

@@ -48,9 +48,9 @@ def _lower_to_gpu():
 
 
 def _plan():
-    from aicf.passes.loop.plan import PlanPass
+    from aicf.passes.loop.plan import SchedulePass
 
-    return PlanPass
+    return SchedulePass
 
 
 def _tile():

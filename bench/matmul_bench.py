@@ -62,7 +62,7 @@ def program(m, n, k, dt="f32", batch_a=(), batch_b=(), params: str | None = None
     M, N, K = d[nb], d[nb + 1], d[nb + 2]
     body = ("%p = arith.mulf %x, %w : f32" if dt == "f32" else
             f"%xf = arith.extf %x : {dt} to f32\n    %wf = arith.extf %w : {dt} to f32\n    %p = arith.mulf %xf, %wf : f32")
-    attrs = f' attrs = {{aicf.schedule = {{kind = "matmul_tiled", {params}}}}}' if params else ""
+    attrs = f' attrs = {{aicf.schedule = {{kind = "gpu.matmul_tiled", {params}}}}}' if params else ""
     return f"""
 func.func @main(%a: {at}, %b: {bt}, %c: {ct}) attributes {{aicf.num_outputs = 1 : i64}} {{
   aicf_loop.nest domain = [{', '.join(map(str, [*ob, m, n, k]))}] iterators = [{', '.join(['parallel'] * (nb + 2) + ['reduction'])}]
@@ -85,7 +85,8 @@ def events_ms(fn, reps=15) -> float:
 def main(argv=None) -> int:
     import cupy as cp
 
-    from aicf import cost_model as cm
+    from aicf.cost import matmul as cm
+    from aicf.target import GpuTarget
     from aicf.backend.cuda.emit import emit_cuda, kernels_of
     from aicf.backend.cuda.program import compile_cuda, lower_to_gpu
     from aicf.context import make_context
@@ -133,8 +134,9 @@ def main(argv=None) -> int:
         from aicf.dialects.loop import NestOp
 
         nest = next(o for o in parse_module(make_context(), text, "<p>").walk() if isinstance(o, NestOp))
-        _, p = cm.nest_problem(nest)
-        e = cm.best(p) if params is None else cm.estimate(cm.candidate_from_params(params, p), p)
+        t = GpuTarget.from_device()
+        _, p = cm.nest_problem(nest, t.max_vector_bytes)
+        e = cm.best(p, t) if params is None else cm.estimate(cm.candidate_from_params(params, p), p, t)
         return e.cand.short(), p.flops / e.total / 1e12
 
     # --- 4096^3 f32: the bar ---------------------------------------------------------------

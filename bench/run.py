@@ -257,14 +257,6 @@ def fused_rows(args, rows, row, rng, reps, have_torch, torch, copy_ms, copy_gbps
             check={"kernels": nk, "kernels_unfused": nk_unf, "rel_err": max(errs), "fused_vs_unfused": err_unf,
                    "kernel_only_ms": kms, "schedule": schedules_of(exe)},
             target={"text": "1 kernel, >= torch eager, >= 0.9x torch.compile, rel err < 1e-5", "met": bool(ok)})
-        if args.tune_groups:
-            res = {}
-            for ov in ("mode=block,block=128", "mode=block,block=256", "mode=block,block=512", "mode=block,block=1024", "mode=warp,block=256"):
-                os.environ["AICF_ROW_GROUP_OVERRIDE"] = ov
-                e2 = aicf.compile(text.format(R=R, C=C) + f"// {ov}\n", target="cuda")
-                res[ov] = round(bench(lambda: e2(xs), reps), 4)
-            os.environ.pop("AICF_ROW_GROUP_OVERRIDE", None)
-            print(f"tune {label} {R}x{C}: {res}", flush=True)
         del xs
 
     def softmax64(a):
@@ -341,8 +333,6 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--no-torch-compile", action="store_true")
     ap.add_argument("--skip-matmul", action="store_true")
-    ap.add_argument("--tune-rows", action="store_true", help="time row-reduction variants")
-    ap.add_argument("--tune-groups", action="store_true", help="time row-group variants")
     args = ap.parse_args(argv)
     try:
         import torch
@@ -462,23 +452,6 @@ def main(argv=None) -> int:
 
     # --- fused programs through aicf.compile (tensor level, default pipeline) ----------------
     fused_rows(args, rows, row, rng, reps, have_torch, torch, copy_ms, copy_gbps, src)
-
-    if args.tune_rows:
-        import os
-
-        for (m, nn) in ((8192, 8192), (1024, 65536), (262144, 128), (65536, 1024)):
-            xs = cp.asarray(rng.standard_normal((m, nn), dtype=np.float32))
-            out = cp.empty(m, dtype=np.float32)
-            res = {}
-            for ov in ("mode=warp,block=256", "mode=warp,block=512", "mode=block,block=256", "mode=block,block=512", "mode=block,block=1024", "mode=split,block=512,split=2", "mode=split,block=256,split=4"):
-                if ov.startswith("mode=split") and m > 8192:
-                    continue
-                os.environ["AICF_ROWS_OVERRIDE"] = ov
-                pr = compile_text(sum_program(m, nn))
-                res[ov] = round(bench(lambda: pr(xs, out), reps), 4)
-            os.environ.pop("AICF_ROWS_OVERRIDE", None)
-            print(f"tune {m}x{nn}: {res} cupy {bench(lambda: cp.sum(xs, axis=-1), reps):.4f}", flush=True)
-            del xs
 
     # --- report ------------------------------------------------------------------------
     lines = [f"# aicf benchmarks, {DATE}, {gpu_name}", "",

@@ -102,6 +102,10 @@ from xdsl.utils.exceptions import VerifyException
 GLOBAL = "global"
 SHARED = "shared"
 
+FIXED_LAYOUTS_ATTR = "aicf_gpu.fixed_layouts"
+"""A unit attribute on a kernel whose schedule chose its shared buffers' layouts
+(row-major where none is given): `aicf-swizzle-smem` leaves them alone."""
+
 
 @irdl_attr_definition
 class AddressSpaceAttr(ParametrizedAttribute):

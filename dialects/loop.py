@@ -190,6 +190,9 @@ class NestOp(IRDLOperation):
     # --- verification -------------------------------------------------------------------
 
     def verify_(self) -> None:
+        from aicf.dialects.schedule import verify_schedule
+
+        verify_schedule(self, "nest")
         extents = self.extents
         ndims = len(extents)
         if any(e < 0 for e in extents):
@@ -443,6 +446,9 @@ class GroupOp(IRDLOperation):
         from xdsl.dialects import memref
         from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
 
+        from aicf.dialects.schedule import verify_schedule
+
+        verify_schedule(self, "group")
         shared = self.shared_extents
         k = len(shared)
         local: set[SSAValue] = set()

@@ -1,14 +1,12 @@
-"""`aicf-lower-to-gpu`: each `aicf_loop.group` becomes one kernel where the row-group
-schedule takes it (else its member nests are lowered one by one), and each
-`aicf_loop.nest` becomes `aicf_gpu.kernel`s plus the host
-ops that run them (`aicf_gpu.launch`, workspace `memref.alloc`/`dealloc`), in place
-of the nest. Which kernels is up to the schedule registry
-(lowering/gpu_schedules): a guard per schedule, parameters from the cost model
-over the target description (aicf/target.py).
+"""`aicf-lower-to-gpu`: each `aicf_loop.group` and `aicf_loop.nest` becomes
+`aicf_gpu.kernel`s plus the host ops that run them (`aicf_gpu.launch`, workspace
+`memref.alloc`/`dealloc`), in place of the nest, exactly as its `aicf.schedule`
+attribute says (dialects/schedule.py; written by `aicf-schedule`, or by hand). This
+pass decides nothing: a nest or group without a schedule is an error.
 
 Before:
     func.func @f(%x: memref<1024xf32>, %y: memref<1024xf32>) {
-      aicf_loop.nest domain = [1024] iterators = [parallel] ins(%x ...) outs(%y ...) ...
+      aicf_loop.nest domain = [1024] ... attrs = {aicf.schedule = {kind = "gpu.per_output", ...}}
     }
 After:
     aicf_gpu.kernel @f_nest0(%x: memref<1024xf32>, %y: memref<1024xf32>) grid = ... { ... }
@@ -24,26 +22,37 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from aicf.dialects.loop import GroupOp, NestOp
+from aicf.dialects.schedule import Schedule, schedule_of
 from aicf.diagnostics import op_error
-from aicf.lowering.gpu_schedules import LoweringContext, select
+from aicf.lowering.gpu_schedules import LoweringContext, build_view
 from aicf.lowering.gpu_schedules.view import NestView, collapse, view_of
-from aicf.target import DEFAULT_GPU, GpuTarget
+from aicf.target import GpuTarget, resolve_gpu_target
+
+
+def _schedule(op: Operation) -> Schedule:
+    s = schedule_of(op)
+    if s is None:
+        raise op_error(op, "has no aicf.schedule: run aicf-plan before aicf-lower-to-gpu")
+    if not s.kind.startswith("gpu."):
+        raise op_error(op, f"has a {s.kind} schedule, which is not for the GPU")
+    return s
+
+
+def nest_view(fn: func.FuncOp, nest: NestOp, index: int) -> NestView:
+    """What the GPU schedules see of a nest (the planner plans on the same view)."""
+    return collapse(view_of(nest, f"{fn.sym_name.data}_nest{index}"))
 
 
 def lower_nest(module: ModuleOp, fn: func.FuncOp, nest: NestOp, index: int, target: GpuTarget) -> None:
+    s = _schedule(nest)
     lc = LoweringContext(module, nest, target, fn)
-
-    def lower_view(view: NestView) -> None:
-        sched, plan = select(view, target)
-        sched.build(view, plan, lc)
-
-    lc.lower_view = lower_view  # type: ignore[attr-defined]
-    view = collapse(view_of(nest, f"{fn.sym_name.data}_nest{index}"))
+    lc.lower_view = lambda view, sched: build_view(view, sched, lc)  # type: ignore[attr-defined]
     try:
-        lower_view(view)
+        build_view(nest_view(fn, nest, index), s, lc)
     except NotImplementedError as e:
         raise op_error(nest, f"cannot be lowered to the GPU: {e}") from None
     lc.finish()
@@ -52,37 +61,47 @@ def lower_nest(module: ModuleOp, fn: func.FuncOp, nest: NestOp, index: int, targ
 
 
 def lower_group(module: ModuleOp, fn: func.FuncOp, group: GroupOp, index: int, target: GpuTarget) -> None:
-    """A row group becomes ONE kernel (lowering/gpu_schedules/row_group.py); a group
-    that schedule does not take runs as its member nests (the group's semantics):
-    its ops move out in order and the nests are lowered one by one."""
-    from aicf.lowering.gpu_schedules.row_group import lower_group as lower_row_group
+    """A `gpu.row_group` group becomes ONE kernel (lowering/gpu_schedules/row_group.py);
+    a `gpu.members` group runs as its member nests (the group's semantics): its ops
+    move out in order and the nests are lowered with their own schedules."""
+    from aicf.lowering.gpu_schedules import row_group
 
-    lc = LoweringContext(module, group, target, fn)
-    name = f"{fn.sym_name.data}_group{index}"
-    try:
-        why = lower_row_group(lc, group, name, target)
-    except NotImplementedError as e:
-        raise op_error(group, f"cannot be lowered to the GPU: {e}") from None
-    if why is None:
+    s = _schedule(group)
+    if s.kind == "gpu.row_group":
+        gv = row_group.analyze(group, f"{fn.sym_name.data}_group{index}")
+        if isinstance(gv, str):
+            raise op_error(group, f"the gpu.row_group schedule cannot run this group: {gv}")
+        lc = LoweringContext(module, group, target, fn)
+        try:
+            row_group.build(gv, s, lc)
+        except NotImplementedError as e:
+            raise op_error(group, f"cannot be lowered to the GPU: {e}") from None
         lc.finish()
-    else:
+    elif s.kind == "gpu.members":
         block = group.parent_block()
         assert block is not None
         for op in list(group.body.block.ops):
             op.detach()
             block.insert_op_before(op, group)
+    else:
+        raise op_error(group, f"schedule kind {s.kind} does not apply to a group")
     group.detach()
     group.erase()
 
 
 @dataclass(frozen=True)
 class LowerToGpuPass(ModulePass):
-    """Lower every aicf_loop.nest of every func.func to GPU kernels and launches."""
+    """Lower every scheduled aicf_loop.group and nest to GPU kernels and launches.
+    `target` names the description the builders read (warp size, limits): a name
+    as for aicf-schedule (h100, a100, sm_90, ...), default: the GPU CuPy finds, else
+    sm_90."""
 
     name = "aicf-lower-to-gpu"
 
+    target: str = "auto"
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        target = DEFAULT_GPU
+        target = resolve_gpu_target(self.target)
         for fn in list(op.ops):
             if not isinstance(fn, func.FuncOp):
                 continue

@@ -83,12 +83,7 @@ from xdsl.ir.affine import (
 
 from aicf.diagnostics import op_error
 from aicf.dialects.loop import Combiner, GroupOp, NestOp, YieldOp
-
-PARALLEL_MIN_POINTS = 1 << 15
-"""A nest with fewer points runs on one thread: forking costs more than it saves."""
-
-PARALLEL_MIN_CHUNKS = 64
-"""Collapse outer parallel loops until there are this many iterations to share."""
+from aicf.dialects.schedule import Schedule, schedule_of
 
 VECTOR_MATH_F32 = ("sinf", "cosf", "tanhf")
 """libmvec functions within 2 ulp of a float64 reference (see the module docstring)."""
@@ -514,21 +509,19 @@ def _loops_c(loops: Sequence[Loop], inner: Sequence[str], indent: str) -> list[s
     return out
 
 
-def _collapse_count(extents: Sequence[int], limit: int) -> int:
-    """How many leading loops to collapse so that there are enough iterations to share."""
-    k, n = 0, 1
-    while k < limit:
-        n *= extents[k]
-        k += 1
-        if n >= PARALLEL_MIN_CHUNKS:
-            break
-    return max(k, 1)
+def _parallel_for(collapse: int, extra: str = "") -> str:
+    c = f" collapse({collapse})" if collapse > 1 else ""
+    return f"omp parallel for{c} schedule(static){extra}"
 
 
-def _parallel_for(extents: Sequence[int], limit: int, extra: str = "") -> tuple[int, str]:
-    k = _collapse_count(extents, limit)
-    collapse = f" collapse({k})" if k > 1 else ""
-    return k, f"omp parallel for{collapse} schedule(static){extra}"
+def _schedule(op: Operation, kind: str) -> Schedule:
+    """The op's schedule, which must be of `kind` (the emitter decides nothing)."""
+    s = schedule_of(op)
+    if s is None:
+        raise op_error(op, f"has no aicf.schedule: run aicf-plan{{target=cpu}} before emitting C")
+    if s.kind != kind:
+        raise op_error(op, f"has a {s.kind} schedule; the C emitter runs {kind} here")
+    return s
 
 
 @dataclass
@@ -552,7 +545,9 @@ class NestEmitter:
         self.dims = [f"i{d}" for d in range(self.ndims)]
         self.in_bufs = [st.bufs[v] for v in nest.inputs]
         self.out_bufs = [st.bufs[v] for v in nest.outputs]
-        self.big = not fixed and nest.num_points() >= PARALLEL_MIN_POINTS
+        # leading loops shared among threads (the schedule's; none inside a slice)
+        self.parallel = 0 if fixed else _schedule(nest, "cpu.nest")["parallel"]
+        self.big = self.parallel > 0
 
     def body_lines(self) -> tuple[list[str], list[str]]:
         """Loads + scalar ops of the body, and the C names of the yielded values."""
@@ -603,7 +598,7 @@ class NestEmitter:
         else:
             loops[-1].pragma = "omp simd"
             if self.big:
-                _, loops[0].pragma = _parallel_for(self.extents, self.ndims - 1)
+                loops[0].pragma = _parallel_for(min(self.parallel, self.ndims - 1))
         return _loops_c(loops, lines, "")
 
     # -- reductions --
@@ -652,7 +647,7 @@ class NestEmitter:
             red_loops[-1].pragma = "omp simd" + clauses
         par_loops = [Loop(d, self.extents[d]) for d in range(self.fixed, prefix)]
         if self.big and par_loops:
-            _, par_loops[0].pragma = _parallel_for(self.extents, prefix)
+            par_loops[0].pragma = _parallel_for(min(self.parallel, prefix))
         elif self.big and simd_ok:
             if len(red_loops) == 1:
                 red_loops[0].pragma = "omp parallel for simd schedule(static)" + clauses
@@ -697,7 +692,7 @@ class NestEmitter:
             loops[-1].pragma = "omp simd"
         wrap = False
         if self.big and prefix > 0:
-            _, loops[0].pragma = _parallel_for(self.extents, prefix)
+            loops[0].pragma = _parallel_for(min(self.parallel, prefix))
         elif self.big:
             j = next(d for d in range(self.ndims) if d not in nest.reduction_dims)
             simd = " simd" if j == self.ndims - 1 else ""
@@ -798,11 +793,9 @@ PER_SLICE_LOCAL_BYTES = 1 << 14
 """The most stack a slice's group-local buffers may take, per thread."""
 
 
-def _per_slice_locals(group: GroupOp) -> dict[SSAValue, set[int]] | None:
+def per_slice_locals(group: GroupOp) -> dict[SSAValue, set[int]] | str:
     """The group-local buffers and, for each, the positions its shared dims index,
-    when the group can run per slice of its shared dims; None when it cannot:
-    - too few slices to share among threads while the members are big (each member's
-      own parallel loops do better then);
+    when the group can run per slice of its shared dims; else why it cannot:
     - a member that, with the shared dims fixed, still has a parallel dim inside a
       reduced dim (it accumulates into a whole buffer);
     - a group-local buffer used after the group, or too big for the stack."""
@@ -811,14 +804,11 @@ def _per_slice_locals(group: GroupOp) -> dict[SSAValue, set[int]] | None:
     shared = group.shared_extents
     k = len(shared)
     if k == 0:
-        return None
-    points = max((m.num_points() for m in group.nests), default=0)
-    if points >= PARALLEL_MIN_POINTS and math.prod(shared) < PARALLEL_MIN_CHUNKS:
-        return None
+        return "no shared dims"
     for nest in group.nests:
         red = nest.reduction_dims
         if red and any(d not in red for d in range(red[0], len(nest.extents))):
-            return None
+            return f"{nest.name} has a parallel dim inside a reduced one"
     inside = set(group.body.block.ops)
     out: dict[SSAValue, set[int]] = {}
     nbytes = 0
@@ -827,7 +817,7 @@ def _per_slice_locals(group: GroupOp) -> dict[SSAValue, set[int]] | None:
             continue
         v = op.memref
         if any(u.operation not in inside for u in v.uses):
-            return None
+            return "a group-local buffer is used after the group"
         t = v.type
         assert isinstance(t, MemRefType)
         sliced: set[int] = set()
@@ -842,7 +832,7 @@ def _per_slice_locals(group: GroupOp) -> dict[SSAValue, set[int]] | None:
         nbytes += n * _C_SIZES.get(c_type(t.get_element_type(), op), 8)
         out[v] = sliced
     if nbytes > PER_SLICE_LOCAL_BYTES:
-        return None
+        return f"{nbytes} bytes of group-local buffers per slice > {PER_SLICE_LOCAL_BYTES} on the stack"
     return out
 
 
@@ -953,7 +943,10 @@ class ModuleEmitter:
         group's plain semantics)."""
         shared = group.shared_extents
         head = f"/* {group.name} shared = {list(shared)}"
-        locals_ = _per_slice_locals(group)
+        sched = _schedule(group, "cpu.group")
+        locals_ = per_slice_locals(group) if sched["per_slice"] else None
+        if isinstance(locals_, str):
+            raise op_error(group, f"the cpu.group schedule asks to run per slice, but {locals_}")
         if locals_ is None:
             lines = [head + " */"]
             for member in group.body.block.ops:
@@ -979,9 +972,8 @@ class ModuleEmitter:
             body.append(f"/* {member.name} domain = {list(member.extents)} */")
             body += NestEmitter(member, st, fixed=k).emit()
         loops = [Loop(d, e) for d, e in enumerate(shared)]
-        points = max((m.num_points() for m in group.nests), default=0)
-        if points >= PARALLEL_MIN_POINTS:
-            _, loops[0].pragma = _parallel_for(shared, k)
+        if sched["parallel"]:
+            loops[0].pragma = _parallel_for(min(sched["parallel"], k))
         return [head + ", per slice */", "{", *("  " + s for s in _loops_c(loops, body, "")), "}"]
 
     def emit_op(self, op: Operation, st: FuncState) -> list[str]:

@@ -50,9 +50,11 @@ def lower_to_gpu(module: ModuleOp) -> ModuleOp:
     """A copy of a loop-level module at the GPU level (verified, as after any pass)."""
     from aicf.compiler import run_pipeline
 
+    from aicf.compiler import target_pipeline
+
     module = module.clone()
     if any(isinstance(op, NestOp) for op in module.walk()):
-        run_pipeline(module, ["aicf-lower-to-gpu"])
+        run_pipeline(module, target_pipeline("cuda"))
     return module
 
 

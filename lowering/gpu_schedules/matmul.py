@@ -1,8 +1,8 @@
 """The tiled matmul schedule: register-blocked GEMM on CUDA cores, f32 accumulation.
 
-For a matmul-shaped nest (aicf/cost_model.py: `match_matmul`) with parameters from
-the cost model (or from the nest's `aicf.tiling`/`aicf.schedule` attributes, written
-by `aicf-tile`/`aicf-plan`), one kernel:
+For a matmul-shaped nest (matmul_space.py: `match_matmul`) with the parameters of its
+`gpu.matmul_tiled` schedule (written by `aicf-plan` or by hand; tile extents refined
+by `aicf.tiling`, written by `aicf-tile`), one kernel:
 
 - grid (ceil(N/BN), ceil(M/BM), batch): block (x, y) computes the BM x BN tile of C
   at (y*BM, x*BN) of batch entry z (z delinearised over the batch dims; a broadcast
@@ -36,25 +36,24 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     StringAttr,
+    UnitAttr,
     VectorType,
     i1,
 )
 from xdsl.ir import Attribute, SSAValue
 
-from aicf import cost_model as cm
 from aicf.dialects import gpu
+from aicf.dialects.schedule import Schedule
 from aicf.target import GpuTarget
 
-from . import Schedule, register_schedule
+from . import matmul_space as cm
+
 from .builder import KernelBuilder, convert
 from .context import LoweringContext
-from .cost import Plan
 from .view import NestView, Operand, annotate, uses_64bit_index
 
 F32 = Float32Type()
-SCHEDULE_ATTR = "aicf.schedule"
 TILING_ATTR = "aicf.tiling"
-KIND = "matmul_tiled"
 
 
 def roles_of(view: NestView) -> cm.MatmulRoles | None:
@@ -74,41 +73,16 @@ def problem_of_view(view: NestView, roles: cm.MatmulRoles, target: GpuTarget) ->
     return cm.problem_of(view.extents, roles, [o.type for o in ops], [o.map for o in ops], target.max_vector_bytes)
 
 
-def applies(view: NestView, target: GpuTarget) -> bool:
+def applies(view: NestView) -> bool:
     return roles_of(view) is not None
 
 
-# --------------------------------------------------------------------------------------
-# Parameters: from the nest's attributes (aicf-plan / aicf-tile) or the cost model
-# --------------------------------------------------------------------------------------
-
-
-def _attr_value(a: Attribute):
-    if isinstance(a, IntegerAttr):
-        v = a.value.data
-        return bool(v) if a.type == i1 else v
-    if isinstance(a, StringAttr):
-        return a.data
-    if isinstance(a, ArrayAttr):
-        return [_attr_value(x) for x in a.data]
-    if hasattr(a, "get_values"):
-        return list(a.get_values())  # type: ignore[attr-defined]
-    return None
-
-
-def params_from_attrs(view: NestView, roles: cm.MatmulRoles) -> dict | None:
-    """Parameters the nest carries: `aicf.schedule` (all of them) refined by
-    `aicf.tiling` (the tile extents per role, which the lowering follows)."""
+def refined_params(view: NestView, s: Schedule) -> dict:
+    """The schedule's parameters refined by `aicf.tiling` (the tile extents per role,
+    which `aicf-tile` writes and the lowering follows)."""
+    p = dict(s.params)
     src = view.source
-    if src is None:
-        return None
-    sched = src.attributes.get(SCHEDULE_ATTR)
-    if not isinstance(sched, DictionaryAttr):
-        return None
-    p = {k: _attr_value(v) for k, v in sched.data.items()}
-    if p.get("kind") != KIND:
-        return None
-    tiling = src.attributes.get(TILING_ATTR)
+    tiling = src.attributes.get(TILING_ATTR) if src is not None else None
     if isinstance(tiling, DictionaryAttr):
         t = {k: _attr_value(v) for k, v in tiling.data.items()}
         roles_list, block, thread = t.get("roles"), t.get("tile"), t.get("thread")
@@ -122,46 +96,16 @@ def params_from_attrs(view: NestView, roles: cm.MatmulRoles) -> dict | None:
     return p
 
 
-def choose(view: NestView, target: GpuTarget) -> tuple[cm.MatmulRoles, cm.MatmulProblem, cm.Estimate, list[cm.Estimate]] | None:
-    memo = getattr(view, "_matmul_choice", None)
-    if memo is not None and memo[0] is target:
-        return memo[1]
-    got = _choose(view, target)
-    view._matmul_choice = (target, got)  # type: ignore[attr-defined]
-    return got
-
-
-def _choose(view: NestView, target: GpuTarget):
-    roles = roles_of(view)
-    if roles is None:
-        return None
-    prob = problem_of_view(view, roles, target)
-    if min(prob.m, prob.n, prob.k, prob.batch) == 0 or prob.batch > 65535:
-        return None  # empty (the fallback writes zeros) or past the grid's z limit
-    given = params_from_attrs(view, roles)
-    if given is not None:
-        est = cm.estimate(cm.candidate_from_params(given, prob), prob, target)
-        if not est.feasible:
-            raise NotImplementedError(f"matmul parameters {given}: {est.reason}")
-        return roles, prob, est, [est]
-    ranked = cm.plan(prob, target)
-    if not ranked[0].feasible:
-        return None
-    return roles, prob, ranked[0], ranked
-
-
-def plan(view: NestView, target: GpuTarget) -> Plan | None:
-    got = choose(view, target)
-    if got is None:
-        return None
-    _, prob, est, ranked = got
-    c = est.cand
-    params = {**c.params(), "bps": est.bps, "regs_est": est.regs}
-    why = [
-        f"{e.cand.short()}: {e.total * 1e6:.1f}us ({e.bound})" for e in ranked[:4] if e.feasible
-    ]
-    p = Plan("matmul-tiled", params, est.total, why)
-    return p
+def _attr_value(a: Attribute):
+    if isinstance(a, IntegerAttr):
+        return a.value.data
+    if isinstance(a, StringAttr):
+        return a.data
+    if isinstance(a, ArrayAttr):
+        return [_attr_value(x) for x in a.data]
+    if hasattr(a, "get_values"):
+        return list(a.get_values())  # type: ignore[attr-defined]
+    return None
 
 
 # --------------------------------------------------------------------------------------
@@ -387,11 +331,17 @@ class _Gen:
         return As, Bs
 
 
-def build(view: NestView, plan_: Plan, lc: LoweringContext) -> None:
-    got = choose(view, lc.target)
-    assert got is not None, "plan() accepted this nest"
-    roles, prob, est, _ = got
-    c = est.cand
+def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
+    roles = roles_of(view)
+    if roles is None:
+        raise NotImplementedError("gpu.matmul_tiled needs a matmul-shaped nest")
+    prob = problem_of_view(view, roles, lc.target)
+    c = cm.candidate_from_params(refined_params(view, s), prob)
+    bad = cm.check_candidate(c, prob)
+    if not bad and c.threads > lc.target.max_threads_per_block:
+        bad = f"{c.threads} threads > {lc.target.max_threads_per_block} a block may have"
+    if bad:
+        raise NotImplementedError(f"gpu.matmul_tiled {c.short()}: {bad}")
     params = [*view.inputs, *view.outputs]
     grid = [math.ceil(prob.n / c.bn), math.ceil(prob.m / c.bm), prob.batch]
     kernel = gpu.KernelOp(
@@ -399,24 +349,18 @@ def build(view: NestView, plan_: Plan, lc: LoweringContext) -> None:
         [o.type for o in params],
         grid,
         [c.threads, 1, 1],
-        launch_bounds=(c.threads, max(1, est.bps)),
+        launch_bounds=(c.threads, s.get("bps", 1)),
         index_bitwidth=64 if uses_64bit_index(view) else 32,
     )
     kernel.attributes["aicf.schedule"] = StringAttr(
-        plan_.describe() + f"; est {prob.flops / est.total / 1e12:.1f} TFLOP/s ({est.bound}-bound)"
-        + ("; " + "; ".join(view.notes) if view.notes else "")
+        s.describe() + ("; " + "; ".join(view.notes) if view.notes else "")
     )
+    if not c.swizzle:  # the schedule asks for row-major tiles: aicf-swizzle-smem keeps them
+        kernel.attributes[gpu.FIXED_LAYOUTS_ATTR] = UnitAttr()
     annotate(kernel, view, params)
     kb = KernelBuilder(kernel.body.block)
     gen = _Gen(view, roles, prob, c, kb, list(kernel.args))
     gen.run()
     kb.add(gpu.ReturnOp())
-    if c.swizzle:
-        from aicf.passes.gpu.swizzle_smem import swizzle_kernel
-
-        swizzle_kernel(kernel)
     lc.add_kernel(kernel)
     lc.launch(kernel, [o.host for o in params])
-
-
-register_schedule(Schedule("matmul-tiled", 10, applies, plan, build))

@@ -18,25 +18,16 @@ order: deterministic, no atomics.
 from __future__ import annotations
 
 import math
-import os
 
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 
 from aicf.dialects import gpu
+from aicf.dialects.schedule import Schedule
 
 from .builder import KernelBuilder, combine, convert
 from .context import LoweringContext
-from .cost import (
-    OP_INSTRUCTIONS,
-    UNROLL,
-    Plan,
-    blocks_per_sm,
-    elementwise_time,
-    plan_elementwise,
-    plan_per_output,
-)
 from .view import (
     annotate,
     SPLAT,
@@ -148,70 +139,13 @@ def linear_expr(dims: list[int], extents: list[int]) -> AffineExpr:
     return expr
 
 
-def plan(view: NestView, lc_target) -> Plan:
-    P, Rd = view.parallel_dims, view.reduction_dims
-    dim = P[-1] if P else None
-    tail_ok = len(P) == 1 and not Rd
-    vec = vector_width(view, dim, lc_target.max_vector_bytes, tail_ok) if dim is not None else 1
-    Ep = [view.extents[d] for d in P]
-    groups = max(1, prod(Ep) // vec)
-    R = prod(view.extents[d] for d in Rd)
-    if P and not Rd:
-        return _plan_elementwise(view, lc_target, dim, vec, groups)
-    vbytes = vec * max(element_bytes(o.type.get_element_type()) for o in view.operands) if view.operands else 4
-    partial = prod(Ep) * sum(element_bytes(t) for t in view.acc_types)
-    p = plan_per_output(lc_target, groups, vbytes, R if Rd else 1, operand_bytes(view), partial)
-    p.params = {"vec": vec, **p.params}
-    if not Rd:
-        p.params["split"] = 1
-    return p
-
-
-def body_instructions(view: NestView) -> float:
-    """SASS instructions per domain point of the body (cost.OP_INSTRUCTIONS)."""
-    if view.source is None:
-        return 1.0
-    n = 0.0
-    for op in view.source.body.block.ops:
-        if op.name in ("arith.constant", "aicf_loop.yield"):
-            continue
-        n += OP_INSTRUCTIONS.get(op.name, 1)
-    return max(n, 1.0)
-
-
-def _plan_elementwise(view: NestView, t, dim: int, vec: int, groups: int) -> Plan:
-    load_bytes, accesses = 0, 0
-    for o in view.operands:
-        cls = access_class(o, dim, vec)
-        if cls == SPLAT:
-            continue
-        eb = element_bytes(o.type.get_element_type())
-        accesses += 1 if cls == VECTOR else vec
-        if o in view.inputs:
-            load_bytes += vec * eb
-    p = plan_elementwise(t, groups, vec, max(load_bytes, 1), operand_bytes(view), body_instructions(view), accesses)
-    p.params = {"vec": vec, **p.params}
-    override = os.environ.get("AICF_PER_OUTPUT_OVERRIDE")  # tuning aid: "unroll=4,block=256,grid_kind=once"
-    if override and view.source is not None:
-        kv = dict(item.split("=") for item in override.split(","))
-        bs, u = int(kv.get("block", p.params["block"])), int(kv.get("unroll", p.params["unroll"]))
-        kind = kv.get("grid_kind", p.params["grid_kind"])
-        cost, d = elementwise_time(t, groups, vec, max(load_bytes, 1), operand_bytes(view), body_instructions(view),
-                                   accesses, bs, u, kind == "once")
-        p.params = {"vec": vec, **d["params"], "grid_kind": kind}
-        p.params.update({k: int(v) for k, v in kv.items() if k in ("grid", "minblocks")})
-        p.cost = cost
-        p.why.append(f"overridden by AICF_PER_OUTPUT_OVERRIDE={override}")
-    return p
-
-
-def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
+def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     P, Rd = view.parallel_dims, view.reduction_dims
     n = len(view.extents)
     E = view.extents
     Ep = [E[d] for d in P]
     Er = [E[d] for d in Rd]
-    vec, bs, grid, S = p.params["vec"], p.params["block"], p.params["grid"], p.params["split"]
+    vec, bs, grid, S = s["vec"], s["block"], s["grid"], s["split"]
     Mp, R = prod(Ep), prod(Er)
     if Mp == 0:
         return  # nothing to write
@@ -220,11 +154,7 @@ def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
     groups = Mp // vec
 
     if S > 1:
-        ws_ops = []
-        for t in view.acc_types:
-            wt = MemRefType(t, [S, Mp])
-            host = lc.workspace(wt)
-            ws_ops.append(Operand(host, wt, AffineMap(2, 0, (AffineDimExpr(0), AffineDimExpr(1)))))
+        ws_ops = [Operand(lc.workspace(w.type), w.type, w.map) for w in split_workspaces(view, S)]
         out_ops = ws_ops
     else:
         out_ops = view.outputs
@@ -236,12 +166,9 @@ def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
         [grid, S, 1],
         [bs, 1, 1],
         index_bitwidth=64 if wide else 32,
-        # elementwise: the cost model's resident blocks for its register estimate;
-        # otherwise at least half occupancy (<= 64 registers): enough loads in flight
-        # for the bandwidth term, and room for the accumulators without spills
-        launch_bounds=(bs, p.params.get("minblocks") or max(1, blocks_per_sm(lc.target, bs) // 2)),
+        launch_bounds=(bs, s["minblocks"]),
     )
-    kernel.attributes["aicf.schedule"] = _str(p.describe() + ("; " + "; ".join(view.notes) if view.notes else ""))
+    kernel.attributes["aicf.schedule"] = _str(s.describe() + ("; " + "; ".join(view.notes) if view.notes else ""))
     annotate(kernel, view, params)
     kb = KernelBuilder(kernel.body.block)
     args = list(kernel.args)
@@ -286,7 +213,7 @@ def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
             hi = kb.min_i(kb.add_i(lo, chunk), R)
         else:
             lo, hi = kb.index(0), kb.index(R)
-        accs = kb.for_(lo, hi, 1, inits, rbody, unroll=UNROLL)
+        accs = kb.for_(lo, hi, 1, inits, rbody, unroll=s["unroll"])
         return [[accs[o * v + k] for k in range(v)] for o in range(len(view.outputs))]
 
     def group_body(g: SSAValue, _):
@@ -309,7 +236,7 @@ def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
                 store_lanes(kb, op, a, dims, dim, lanes[o])
         return []
 
-    U = p.params.get("unroll", 1) if not Rd and S == 1 else 1
+    U = s["unroll"] if not Rd and S == 1 else 1
     rest_from = start
     if U > 1:
         # chunks of bs*U groups, the block's threads take groups tid, tid+bs, ...: each
@@ -353,26 +280,41 @@ def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
     lc.launch(kernel, [o.host for o in params])
 
     if S > 1:
-        # second pass: combine the `split` partials of each output, in order
-        nd = 1 + len(P)
-        new_dims = [AffineConstantExpr(0)] * n
-        for i, d in enumerate(P):
-            new_dims[d] = AffineDimExpr(i + 1)
-        lin = linear_expr(list(range(1, nd)), Ep)
-        ins = [Operand(w.host, w.type, AffineMap(nd, 0, (AffineDimExpr(0), lin))) for w in ws_ops]
-        outs = [Operand(o.host, o.type, renumber_map(o.map, new_dims, nd)) for o in view.outputs]
-        view2 = NestView(
-            name=view.name + "_combine",
-            extents=(S, *Ep),
-            iterators=("reduction", *(["parallel"] * len(P))),
-            inputs=ins,
-            outputs=outs,
-            combiners=view.combiners,
-            acc_types=list(view.acc_types),
-            body=lambda kb, xs: list(xs),
-            notes=[f"second pass over {S} partials"],
-        )
-        lc.lower_view(view2)
+        lc.lower_view(combine_view(view, S, ws_ops), s["combine"])
+
+
+def split_workspaces(view: NestView, S: int) -> list[Operand]:
+    """The partials of a split reduction: [split, outputs] per accumulator (no host
+    value: the builder allocates them, the planner only needs their types)."""
+    Mp = prod(view.extents[d] for d in view.parallel_dims)
+    ident = AffineMap(2, 0, (AffineDimExpr(0), AffineDimExpr(1)))
+    return [Operand(None, MemRefType(t, [S, Mp]), ident) for t in view.acc_types]  # type: ignore[arg-type]
+
+
+def combine_view(view: NestView, S: int, ws_ops: list[Operand]) -> NestView:
+    """The second pass of a split reduction: combine the `split` partials of each
+    output, in order (the planner schedules it; the builder lowers it)."""
+    P = view.parallel_dims
+    n = len(view.extents)
+    Ep = [view.extents[d] for d in P]
+    nd = 1 + len(P)
+    new_dims: list[AffineExpr] = [AffineConstantExpr(0)] * n
+    for i, d in enumerate(P):
+        new_dims[d] = AffineDimExpr(i + 1)
+    lin = linear_expr(list(range(1, nd)), Ep)
+    ins = [Operand(w.host, w.type, AffineMap(nd, 0, (AffineDimExpr(0), lin))) for w in ws_ops]
+    outs = [Operand(o.host, o.type, renumber_map(o.map, new_dims, nd)) for o in view.outputs]
+    return NestView(
+        name=view.name + "_combine",
+        extents=(S, *Ep),
+        iterators=("reduction", *(["parallel"] * len(P))),
+        inputs=ins,
+        outputs=outs,
+        combiners=view.combiners,
+        acc_types=list(view.acc_types),
+        body=lambda kb, xs: list(xs),
+        notes=[f"second pass over {S} partials"],
+    )
 
 
 def _str(s: str):

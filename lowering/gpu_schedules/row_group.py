@@ -43,7 +43,7 @@ overlap the memory stream (`overlapped`) when at least two rows per SM are resid
 or the loop is pipelined (pipeline=1: the loop carries the row's cached vectors and
 issues the next row's loads before this row's reductions and stores).
 
-Measured on the H100 (bench/row_group_variants.py, bench/NOTES.md): softmax 8192^2
+Measured on the H100 (bench/row_group_variants.py, since replaced by bench/calibrate.py; bench/NOTES.md): softmax 8192^2
 0.201 ms with the grid-stride loop, 0.200 pipelined, 0.186 with one row per block
 (launch=once, now picked); layer norm 16384x4096 0.196-0.200 / 0.196 / 0.184.
 
@@ -55,7 +55,6 @@ between members) are run as their member nests, one kernel each, by the caller.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 
 from xdsl.dialects import memref
@@ -65,23 +64,12 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from aicf.dialects import gpu
 from aicf.dialects.loop import GroupOp
+from aicf.dialects.schedule import Schedule
 from aicf.target import GpuTarget
 
-from . import Schedule, register_schedule
 from .reduce_steps import block_totals, warp_totals
 from .builder import KernelBuilder, combine, convert
 from .context import LoweringContext
-from .cost import (
-    BLOCK_REDUCE_CYCLES,
-    BLOCK_START_CYCLES,
-    STRIDE_DRAM_EFFICIENCY,
-    UNROLL,
-    WARP_REDUCE_CYCLES,
-    Plan,
-    lane_efficiency,
-    memory_time,
-    occupancy,
-)
 from .per_output import body_lanes, store_lanes, vector_width
 from .view import (
     SPLAT,
@@ -99,17 +87,10 @@ from .view import (
 )
 
 REDUCE, MAP, ROW = "reduce", "map", "row"
-# Values a thread may hold for the cached row: with ~32 registers of bookkeeping a
-# thread stays under 64 registers, so at least half the SM's threads stay resident.
-CACHE_BUDGET = 32
 BLOCKS = (128, 256, 512, 1024)
 # "stride": the resident blocks loop over the rows; "once": one row (block mode) or one
 # block of warp rows per block, no loop
 LAUNCHES = ("stride", "once")
-# Registers a thread needs besides the cached row (indices, accumulators, the body's
-# temporaries); the launch bound promises ptxas this many plus the cache, so it must
-# not be tight (a 16x2048 layer norm with gamma/beta spilled at 32).
-REGS_BASE = 40
 
 
 @dataclass
@@ -234,109 +215,21 @@ def _row_contiguous(o: Operand, k: int) -> bool:
     )
 
 
-# --- the cost model ------------------------------------------------------------------------
-
-
-def plan_row_group(gv: GroupView, t: GpuTarget) -> Plan:
-    eb = max(element_bytes(p.type.get_element_type()) for p in gv.params)  # type: ignore[union-attr]
-    dram = sum(num_elements(p.type) * element_bytes(p.type.get_element_type()) for p in gv.params)  # type: ignore[union-attr]
-    # bytes each extra phase reads of the row operands (stream mode re-reads them)
-    row_in = sum(
-        num_elements(p.type) * element_bytes(p.type.get_element_type())  # type: ignore[union-attr]
-        for p in gv.params
-        if p not in gv.written and num_elements(p.type) >= gv.rows * gv.row_len  # type: ignore[union-attr]
-    )
-    walking = [m for m in gv.members if m.kind != ROW]
-    nred = sum(1 for m in gv.members if m.kind == REDUCE)
-    M, Ng = gv.rows, gv.row_len // gv.vec
-    vbytes = gv.vec * eb
-    cands: list[Plan] = []
-    for mode in ("warp", "block"):
-        for bs in BLOCKS:
-            if mode == "warp" and bs > 256:
-                continue
-            lanes = 32 if mode == "warp" else bs
-            rows_per_block = 1 if mode == "block" else bs // 32
-            per = math.ceil(Ng / lanes)
-            in_regs = Ng % lanes == 0 and per * gv.vec * max(1, gv.cached) <= CACHE_BUDGET
-            for launch in LAUNCHES:
-                for pipe in (0, 1):
-                    if launch == "once" and math.ceil(M / rows_per_block) > 2**31 - 1:
-                        continue
-                    if pipe and (not in_regs or launch == "once"):
-                        continue  # one row per block has no next row to prefetch
-                    cached_vals = per * gv.vec * gv.cached * (1 + pipe)
-                    regs = REGS_BASE + (cached_vals if in_regs else 4 * gv.vec)
-                    regs = min(255, math.ceil(regs / 8) * 8)
-                    bps = max(1, min(t.max_blocks_per_sm, t.max_threads_per_sm // bs,
-                                     t.registers_per_sm // (regs * bs)))
-                    resident = t.num_sms * bps * bs
-                    rows_at_once = resident // lanes
-                    threads = min(M * lanes, resident)
-                    inflight = vbytes * (per if in_regs else min(UNROLL, per))
-                    occ = occupancy(t, threads, inflight)
-                    lane_eff = lane_efficiency(Ng, lanes)
-                    blocks_needed = math.ceil(M / rows_per_block)
-                    waves = blocks_needed / (t.num_sms * bps)
-                    # long-lived blocks of a grid-stride loop drift apart (cost.py)
-                    eff = lane_eff * (STRIDE_DRAM_EFFICIENCY if launch == "stride" and waves > 1 else 1.0)
-                    reread = 0 if in_regs else row_in * (len(walking) - 1)
-                    step = WARP_REDUCE_CYCLES if mode == "warp" else BLOCK_REDUCE_CYCLES
-                    mem = memory_time(t, dram, occ, eff) + reread / t.l2_bandwidth
-                    red = M * nred * step / t.clock_hz / max(1, min(M, rows_at_once))
-                    # the reductions' barrier phases overlap the memory stream when
-                    # another row on the SM has loads in flight meanwhile: a second
-                    # resident row, or the next row of a pipelined loop (measured,
-                    # bench/NOTES.md: with 3 blocks/SM pipelining gained 1%)
-                    overlap = pipe or rows_at_once >= 2 * t.num_sms
-                    body = max(mem, red) if overlap else mem + red
-                    start = blocks_needed * BLOCK_START_CYCLES / t.clock_hz / (t.num_sms * bps) if launch == "once" else 0.0
-                    cost = body + start + t.launch_overhead_s
-                    if launch == "once":
-                        grid = blocks_needed
-                    elif mode == "block":
-                        grid = max(1, min(M, t.num_sms * bps))
-                    else:
-                        grid = max(1, min(blocks_needed, t.num_sms * bps))
-                    p = Plan(
-                        "row-group",
-                        {"mode": mode, "block": bs, "grid": grid, "vec": gv.vec,
-                         "rows": "registers" if in_regs else "stream", "per": per, "bps": bps,
-                         "launch": launch, "pipeline": pipe},
-                        cost,
-                    )
-                    cands.append(p)
-    best = cands[0]
-    for p in cands[1:]:
-        if p.cost < best.cost * 0.98:
-            best = p
-    override = os.environ.get("AICF_ROW_GROUP_OVERRIDE")  # tuning aid: "mode=block,block=512"
-    if override:
-        want = dict(kv.split("=") for kv in override.split(","))
-        match = [p for p in cands if all(str(p.params[k]) == v for k, v in want.items())]
-        if match:
-            best = match[0]
-            cands.append(Plan("row-group", {"override": override}, best.cost))
-    best.why = [p.describe() for p in cands]
-    return best
-
-
 # --- building the kernel -----------------------------------------------------------------
 
 
-def build(gv: GroupView, p: Plan, lc: LoweringContext) -> None:
+def build(gv: GroupView, s: Schedule, lc: LoweringContext) -> None:
     M = gv.rows
     if M == 0 or gv.row_len == 0:
         return
     mode, bs, grid, vec, in_regs, per = (
-        p.params["mode"], p.params["block"], p.params["grid"], p.params["vec"],
-        p.params["rows"] == "registers", p.params["per"],
+        s["mode"], s["block"], s["grid"], s["vec"], s["rows"] == "registers", s["per"],
     )
-    pipeline = bool(p.params.get("pipeline", 0)) and in_regs
+    pipeline = bool(s["pipeline"]) and in_regs
     k = len(gv.shared)
     rest = gv.rest
     Ng = gv.row_len // vec
-    ws = 32
+    ws = lc.target.warp_size
     wpb = bs // ws
     lanes = ws if mode == "warp" else bs
     types = [v.type for v in gv.params]
@@ -349,10 +242,10 @@ def build(gv: GroupView, p: Plan, lc: LoweringContext) -> None:
         [bs, 1, 1],
         index_bitwidth=64 if wide else 32,
         # the plan's register estimate decides the blocks per SM it counted on
-        launch_bounds=(bs, max(1, p.params["bps"])),
+        launch_bounds=(bs, s["bps"]),
     )
     kernel.attributes["aicf.schedule"] = StringAttr(
-        p.describe() + f"; {len(gv.members)} phases over rows of {list(rest)}"
+        s.describe() + f"; {len(gv.members)} phases over rows of {list(rest)}"
         + ("; " + "; ".join(gv.notes) if gv.notes else "")
     )
     nbytes = sum(num_elements(t) * element_bytes(t.get_element_type()) for t in types)  # type: ignore[union-attr]
@@ -495,7 +388,7 @@ def build(gv: GroupView, p: Plan, lc: LoweringContext) -> None:
                         map_chunk(g, None)
                         return []
 
-                    kb.for_(me, kb.index(Ng), lanes, [], sbody, unroll=UNROLL)
+                    kb.for_(me, kb.index(Ng), lanes, [], sbody, unroll=s["unroll"])
                 continue
             # REDUCE
             inits = []
@@ -516,7 +409,7 @@ def build(gv: GroupView, p: Plan, lc: LoweringContext) -> None:
                 for c in range(per):
                     accs = fold(kb.add_i(me, c * lanes), c, accs)
             else:
-                accs = kb.for_(me, kb.index(Ng), lanes, inits, lambda g, a, fold=fold: fold(g, None, a), unroll=UNROLL)
+                accs = kb.for_(me, kb.index(Ng), lanes, inits, lambda g, a, fold=fold: fold(g, None, a), unroll=s["unroll"])
             finals = warp_totals(kb, v.combiners, accs, vec, ws)
             if mode == "block":
                 finals = block_totals(
@@ -552,33 +445,4 @@ def build(gv: GroupView, p: Plan, lc: LoweringContext) -> None:
     lc.launch(kernel, list(gv.params))
 
 
-# --- the registry entry --------------------------------------------------------------------
-
-
-def _applies(view, t: GpuTarget) -> bool:
-    """Only groups (GroupView); nests never select this schedule."""
-    return isinstance(view, GroupView)
-
-
-register_schedule(Schedule("row-group", 20, _applies, plan_row_group, build))  # type: ignore[arg-type]
-
-
-def lower_group(lc: LoweringContext, group: GroupOp, name: str, target: GpuTarget) -> str | None:
-    """Lower `group` to one kernel through the registered row-group schedule; returns
-    None when done, else the reason the group is left to its member nests."""
-    from . import SCHEDULES
-
-    gv = analyze(group, name)
-    if isinstance(gv, str):
-        return gv
-    sched = SCHEDULES["row-group"]
-    if not sched.applies(gv, target):  # type: ignore[arg-type]
-        return "no group schedule applies"
-    plan = sched.plan(gv, target)  # type: ignore[arg-type]
-    if plan is None:
-        return "the row-group schedule declined"
-    sched.build(gv, plan, lc)  # type: ignore[arg-type]
-    return None
-
-
-__all__ = ["GroupView", "Member", "analyze", "build", "lower_group", "plan_row_group"]
+__all__ = ["GroupView", "Member", "analyze", "build"]

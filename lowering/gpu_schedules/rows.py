@@ -15,19 +15,18 @@ partials in order: deterministic, no atomics. All parameters come from cost.py.
 from __future__ import annotations
 
 import math
-import os
 
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from aicf.dialects import gpu
+from aicf.dialects.schedule import Schedule
 
 from .reduce_steps import block_totals, warp_totals
 from .builder import KernelBuilder, combine, convert
 from .context import LoweringContext
-from .cost import UNROLL, blocks_per_sm, Plan, plan_rows
-from .per_output import body_lanes, linear_expr, load_lanes, vector_width, _str
+from .per_output import body_lanes, linear_expr, load_lanes, _str
 from .view import (
     annotate,
     NestView,
@@ -48,35 +47,7 @@ def applies(view: NestView) -> bool:
     return bool(red) and red == list(range(n - len(red), n)) and not view.is_matmul_shaped()
 
 
-def plan(view: NestView, t) -> Plan:
-    n = len(view.extents)
-    dim = n - 1
-    vec = vector_width(view, dim, t.max_vector_bytes, allow_tail=False)
-    P, Rd = view.parallel_dims, view.reduction_dims
-    M = prod(view.extents[d] for d in P)
-    R = prod(view.extents[d] for d in Rd)
-    eb = max(element_bytes(o.type.get_element_type()) for o in view.inputs) if view.inputs else 4
-    acc = sum(element_bytes(a) for a in view.acc_types)
-    p = plan_rows(t, M, R // vec, vec * eb, operand_bytes(view), acc)
-    p.params = {"vec": vec, **p.params}
-    override = os.environ.get("AICF_ROWS_OVERRIDE")  # tuning aid: "mode=block,block=512"
-    if override and view.source is not None:  # not the second passes
-        for kv in override.split(","):
-            k, v = kv.split("=")
-            p.params[k] = v if k == "mode" else int(v)
-        bs = p.params["block"]
-        cap = t.num_sms * blocks_per_sm(t, bs)
-        if p.params["mode"] == "warp":
-            p.params["grid"] = max(1, min(math.ceil(M / (bs // 32)), cap))
-        elif p.params["mode"] == "block":
-            p.params["grid"], p.params["split"] = max(1, min(M, cap)), 1
-        else:
-            p.params["grid"] = M
-        p.why.append(f"overridden by AICF_ROWS_OVERRIDE={override}")
-    return p
-
-
-def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
+def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     n = len(view.extents)
     P, Rd = view.parallel_dims, view.reduction_dims
     E = view.extents
@@ -84,18 +55,15 @@ def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
     M, R = prod(Ep), prod(Er)
     if M == 0:
         return
-    vec, mode, bs, grid, S = (p.params[k] for k in ("vec", "mode", "block", "grid", "split"))
+    vec, mode, bs, grid, S = (s[k] for k in ("vec", "mode", "block", "grid", "split"))
     dim = n - 1
     Rg = R // vec
-    ws = 32  # warp size
+    ws = lc.target.warp_size
     wpb = bs // ws
     nout = len(view.outputs)
 
     if S > 1:
-        ws_ops = []
-        for at in view.acc_types:
-            wt = MemRefType(at, [M, S])
-            ws_ops.append(Operand(lc.workspace(wt), wt, AffineMap(2, 0, (AffineDimExpr(0), AffineDimExpr(1)))))
+        ws_ops = [Operand(lc.workspace(w.type), w.type, w.map) for w in split_workspaces(view, S)]
         out_ops = ws_ops
         grid_dims = [M, S, 1]
     else:
@@ -109,11 +77,9 @@ def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
         grid_dims,
         [bs, 1, 1],
         index_bitwidth=64 if wide else 32,
-        # at least half occupancy (<= 64 registers): enough loads in flight for the
-        # cost model's bandwidth term, and room for the accumulators without spills
-        launch_bounds=(bs, max(1, blocks_per_sm(lc.target, bs) // 2)),
+        launch_bounds=(bs, s["minblocks"]),
     )
-    kernel.attributes["aicf.schedule"] = _str(p.describe() + ("; " + "; ".join(view.notes) if view.notes else ""))
+    kernel.attributes["aicf.schedule"] = _str(s.describe() + ("; " + "; ".join(view.notes) if view.notes else ""))
     annotate(kernel, view, params)
     kb = KernelBuilder(kernel.body.block)
     args = list(kernel.args)
@@ -164,7 +130,7 @@ def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
             lo = kb.add_i(lo, me)
         else:
             lo, hi = me, kb.index(Rg)
-        accs = kb.for_(lo, hi, G, inits, rbody, unroll=UNROLL)
+        accs = kb.for_(lo, hi, G, inits, rbody, unroll=s["unroll"])
         finals = warp_totals(kb, view.combiners, accs, vec, ws)
         if mode != "warp":
             finals = block_totals(
@@ -195,22 +161,35 @@ def build(view: NestView, p: Plan, lc: LoweringContext) -> None:
     lc.launch(kernel, [o.host for o in params])
 
     if S > 1:
-        nd = len(P) + 1
-        lin = linear_expr(list(range(len(P))), Ep)
-        ins = [Operand(w.host, w.type, AffineMap(nd, 0, (lin, AffineDimExpr(nd - 1)))) for w in ws_ops]
-        # parallel dims are the leading ones: output maps keep their numbering
-        outs = [
-            Operand(o.host, o.type, AffineMap(nd, 0, o.map.results)) for o in view.outputs
-        ]
-        view2 = NestView(
-            name=view.name + "_combine",
-            extents=(*Ep, S),
-            iterators=(*(["parallel"] * len(P)), "reduction"),
-            inputs=ins,
-            outputs=outs,
-            combiners=view.combiners,
-            acc_types=list(view.acc_types),
-            body=lambda kb, xs: list(xs),
-            notes=[f"second pass over {S} partials"],
-        )
-        lc.lower_view(view2)
+        lc.lower_view(combine_view(view, S, ws_ops), s["combine"])
+
+
+def split_workspaces(view: NestView, S: int) -> list[Operand]:
+    """The partials of a split row reduction: [rows, split] per accumulator (no host
+    value: the builder allocates them, the planner only needs their types)."""
+    M = prod(view.extents[d] for d in view.parallel_dims)
+    ident = AffineMap(2, 0, (AffineDimExpr(0), AffineDimExpr(1)))
+    return [Operand(None, MemRefType(t, [M, S]), ident) for t in view.acc_types]  # type: ignore[arg-type]
+
+
+def combine_view(view: NestView, S: int, ws_ops: list[Operand]) -> NestView:
+    """The second pass of a split row reduction: combine each row's `split` partials
+    in order (the planner schedules it; the builder lowers it)."""
+    P = view.parallel_dims
+    Ep = [view.extents[d] for d in P]
+    nd = len(P) + 1
+    lin = linear_expr(list(range(len(P))), Ep)
+    ins = [Operand(w.host, w.type, AffineMap(nd, 0, (lin, AffineDimExpr(nd - 1)))) for w in ws_ops]
+    # parallel dims are the leading ones: output maps keep their numbering
+    outs = [Operand(o.host, o.type, AffineMap(nd, 0, o.map.results)) for o in view.outputs]
+    return NestView(
+        name=view.name + "_combine",
+        extents=(*Ep, S),
+        iterators=(*(["parallel"] * len(P)), "reduction"),
+        inputs=ins,
+        outputs=outs,
+        combiners=view.combiners,
+        acc_types=list(view.acc_types),
+        body=lambda kb, xs: list(xs),
+        notes=[f"second pass over {S} partials"],
+    )

@@ -284,7 +284,7 @@ def assign_layout(op: gpu.AllocSharedOp, explain: bool = False) -> gpu.AllocShar
     kernel = op.parent_op()
     while kernel is not None and not isinstance(kernel, gpu.KernelOp):
         kernel = kernel.parent_op()
-    if kernel is None:
+    if kernel is None or gpu.FIXED_LAYOUTS_ATTR in kernel.attributes:
         return None
     elt = t.get_element_type()
     eb = getattr(elt, "bitwidth", 32) // 8
@@ -321,7 +321,7 @@ class SwizzleSharedBuffers(RewritePattern):
 
 
 def swizzle_kernel(kernel: gpu.KernelOp, explain: bool = False) -> None:
-    """Run the pass on one kernel (schedules call it on the kernels they build)."""
+    """Run the pass on one kernel."""
     for op in [o for o in kernel.walk() if isinstance(o, gpu.AllocSharedOp)]:
         new = assign_layout(op, explain)
         if new is None:

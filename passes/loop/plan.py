@@ -1,20 +1,22 @@
-"""`aicf-plan`: choose the kernel parameters of each matmul-shaped nest by cost.
+"""`aicf-plan`: decide how every loop nest and group runs, and write it down.
 
-Each `aicf_loop.nest` that is a matmul (aicf/cost_model.py: `match_matmul`) gets the
-cheapest feasible point of the tiled-matmul space as an `aicf.schedule` dictionary;
-the GPU lowering (lowering/gpu_schedules/matmul.py) builds exactly that kernel.
-With `explain=true` the ranking (every candidate's cost terms, the rejected ones and
-why) is printed to stderr: `aicf.cost_model.explain(nest)` gives the same table.
+For each `aicf_loop.group` and `aicf_loop.nest` without an `aicf.schedule`, the pass
+lists the candidates for the target (passes/loop/candidates.py: generated kernels as
+points of their parameter spaces, library kernels), filters them by their guards,
+prices them with the cost package (aicf/cost/) over the target description, and
+writes the winner as a schedule attribute (dialects/schedule.py). Existing schedules
+are left alone, as MLIR's ParallelLoopMapper leaves existing mappings: a user or a test
+can write one by hand. The lowerings read the attribute and decide nothing.
 
-    aicf_loop.nest domain = [4096, 4096, 4096] iterators = [parallel, parallel, reduction]
-        ins(%a, %b : ...) outs(%c : ...) maps = [...] combiners = [add] attrs = {
-        aicf.schedule = {kind = "matmul_tiled", bm = 128 : i64, bn = 128 : i64,
-                         bk = 16 : i64, tm = 8 : i64, tn = 8 : i64, threads = 256 : i64,
-                         stages = 2 : i64, vec_a = 4 : i64, dim_a = "k", ...,
-                         est_ns = 3300751 : i64, bound = "fma"}} {...}
+Options:
+- `target`: a description name (h100, sm_90, a100, sm_80, cpu) or auto (the GPU CuPy
+  finds, else the host CPU);
+- `force`: schedule kinds to take whenever their guard passes, first match wins
+  (e.g. `force=gpu.cublas_gemm` or `force=gpu.matmul_tiled`);
+- `explain`: print, per nest and group, every candidate with its guard, predicted
+  time and parameters, and the winner, to stderr.
 
-Nests that are not matmuls, or have an empty dim, are left alone (the generic GPU
-schedules take them). A nest that already has a schedule keeps it.
+    aicf-opt prog.mlir -p 'aicf-infer-shapes,aicf-lower-to-loops,aicf-plan{target=h100 explain=true}'
 """
 
 from __future__ import annotations
@@ -23,59 +25,134 @@ import sys
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i1, i64
-from xdsl.ir import Attribute
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from aicf import cost_model as cm
-from aicf.dialects.loop import NestOp
-from aicf.target import DEFAULT_GPU
-
-SCHEDULE_ATTR = "aicf.schedule"
-KIND = "matmul_tiled"
-
-
-def schedule_attr(est: cm.Estimate) -> DictionaryAttr:
-    vals: dict[str, Attribute] = {"kind": StringAttr(KIND)}
-    for k, v in est.cand.params().items():
-        if isinstance(v, bool):
-            vals[k] = IntegerAttr(int(v), i1)
-        elif isinstance(v, int):
-            vals[k] = IntegerAttr(v, i64)
-        else:
-            vals[k] = StringAttr(str(v))
-    vals["est_ns"] = IntegerAttr(int(round(est.total * 1e9)), i64)
-    vals["bound"] = StringAttr(est.bound)
-    return DictionaryAttr(vals)
+from aicf.dialects.loop import GroupOp, NestOp
+from aicf.dialects.schedule import SCHEDULE_ATTR, schedule_of
+from aicf.lowering.loop_to_gpu import nest_view
+from aicf.passes.loop import candidates as cands
+from aicf.target import CpuTarget, GpuTarget, resolve_target
 
 
-def plan_nest(nest: NestOp, explain: bool = False, top: int = 5) -> cm.Estimate | None:
-    """The chosen estimate for a matmul nest (None: not a matmul / nothing feasible)."""
-    found = cm.nest_problem(nest, DEFAULT_GPU)
-    if found is None:
-        return None
-    _, prob = found
-    if min(prob.m, prob.n, prob.k, prob.batch) == 0 or prob.batch > 65535:
-        return None
-    ranked = cm.plan(prob, DEFAULT_GPU)
-    if explain:
-        print(cm.format_table(prob, ranked, top, DEFAULT_GPU), file=sys.stderr)
-    return ranked[0] if ranked[0].feasible else None
+def _header(op, what: str, target) -> str:
+    if isinstance(op, NestOp):
+        its = ",".join(i.value for i in op.iterators)
+        shape = f"domain={list(op.extents)} [{its}]"
+    else:
+        shape = f"shared={list(op.shared_extents)}, {len(op.nests)} nests"
+    return f"{what} {shape} on {target.name}"
+
+
+def format_candidates(header: str, found: list[cands.Candidate], chosen: cands.Candidate | None,
+                      given: str | None = None, top: int = 5) -> str:  # fmt: skip
+    lines = [header]
+    if given is not None:
+        lines.append(f"  given: {given} (written before aicf-plan: kept)")
+    for c in found:
+        mark = "->" if c is chosen else "  "
+        if not c.applies:
+            lines.append(f"  {mark} {c.kind:<18} does not apply: {c.reason}")
+            continue
+        est = f"{c.cost * 1e6:10.2f} us" if c.cost != float("inf") else "        - us"
+        note = f"  ({c.reason})" if c.reason else ""
+        if chosen is not None and c is not chosen and 0 <= c.tier < chosen.tier:
+            note = (f"  (not taken: {chosen.kind} is built for this shape; this model prices "
+                    "neither operand reuse nor uncoalesced walks)")
+        d = c.schedule.describe(with_estimate=False)  # type: ignore[union-attr]
+        params = d.split(" ", 1)[1] if " " in d else ""
+        lines.append(f"  {mark} {c.kind:<18} {est}  {params}{note}")
+        if c.detail is not None and top > 0:
+            lines += ["       " + ln for ln in c.detail(top).splitlines()]
+    return "\n".join(lines)
+
+
+@dataclass
+class Planner:
+    target: GpuTarget | CpuTarget
+    force: tuple[str, ...] = ()
+    top: int = 5  # points of a candidate's space shown by explain
+
+    def plan_function(self, fn: func.FuncOp, explain: list[str] | None) -> None:
+        if isinstance(self.target, CpuTarget):
+            from aicf.passes.loop import cpu_candidates
+
+            cpu_candidates.plan_function(fn, self.target, self.force, explain, self.top)
+            return
+        fname = fn.sym_name.data
+        groups = [o for o in fn.walk() if isinstance(o, GroupOp)]
+        for i, group in enumerate(groups):
+            found = cands.gpu_group_candidates(group, f"{fname}_group{i}", self.target)
+            self._decide(group, f"@{fname} group #{i}", found, explain)
+        # nests are numbered as aicf-lower-to-gpu numbers them (their kernel names)
+        for nest, i in _lowering_order(fn):
+            view = nest_view(fn, nest, i)
+            found = cands.gpu_nest_candidates(view, self.target)
+            self._decide(nest, f"@{fname} nest #{i}", found, explain)
+
+    def _decide(self, op, what: str, found: list[cands.Candidate], explain: list[str] | None) -> None:
+        decide(op, what, found, self.target, self.force, explain, self.top)
+
+
+def decide(op, what: str, found: list[cands.Candidate], target, force: tuple[str, ...],
+           explain: list[str] | None, top: int = 5) -> None:  # fmt: skip
+    """Write the chosen candidate's schedule on `op` unless it has one; explain."""
+    given = schedule_of(op)
+    if given is not None:
+        if explain is not None:
+            same = [c for c in found if c.applies and c.schedule == given]
+            if same:  # what the planner takes (a compiled program's explanation)
+                explain.append(format_candidates(_header(op, what, target), found, same[0], top=top))
+            else:
+                explain.append(format_candidates(_header(op, what, target), found, None, given.describe(), top))
+        return
+    chosen = cands.select(found, force)
+    op.attributes[SCHEDULE_ATTR] = chosen.schedule.to_attr()  # type: ignore[union-attr]
+    if explain is not None:
+        explain.append(format_candidates(_header(op, what, target), found, chosen, top=top))
+
+
+def _lowering_order(fn: func.FuncOp) -> list[tuple[NestOp, int]]:
+    """The nests aicf-lower-to-gpu lowers one by one, with the index it gives each (its
+    kernel name): in walk order once every `gpu.members` group has been opened."""
+    out: list[tuple[NestOp, int]] = []
+    for o in fn.walk():
+        if isinstance(o, NestOp):
+            parent = o.parent_op()
+            if isinstance(parent, GroupOp):
+                s = schedule_of(parent)
+                if s is None or s.kind != "gpu.members":
+                    continue
+            out.append((o, len(out)))
+    return out
 
 
 @dataclass(frozen=True)
-class PlanPass(ModulePass):
-    """Annotate matmul-shaped nests with the cost model's choice (`aicf.schedule`)."""
+class SchedulePass(ModulePass):
+    """Write a schedule attribute on every nest and group (existing ones are kept)."""
 
     name = "aicf-plan"
 
+    target: str = "auto"
+    force: str = ""
     explain: bool = False
     top: int = 5
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for nest in [o for o in op.walk() if isinstance(o, NestOp)]:
-            if SCHEDULE_ATTR in nest.attributes:
-                continue
-            est = plan_nest(nest, self.explain, self.top)
-            if est is not None:
-                nest.attributes[SCHEDULE_ATTR] = schedule_attr(est)
+        planner = Planner(resolve_target(self.target), tuple(k for k in self.force.split(",") if k), self.top)
+        out: list[str] | None = [] if self.explain else None
+        for fn in [o for o in op.ops if isinstance(o, func.FuncOp)]:
+            planner.plan_function(fn, out)
+        if out:
+            print("\n".join(out), file=sys.stderr)
+
+
+def explain_module(module: ModuleOp, target: GpuTarget | CpuTarget, top: int = 3) -> str:
+    """The explanation of a scheduled module: per nest and group, the candidates the
+    planner weighs now, and the schedule the op carries."""
+    planner = Planner(target, top=top)
+    out: list[str] = []
+    for fn in [o for o in module.ops if isinstance(o, func.FuncOp)]:
+        planner.plan_function(fn, out)
+    return "\n".join(out)

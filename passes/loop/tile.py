@@ -1,7 +1,7 @@
 """`aicf-tile`: make a matmul nest's tiling explicit, as the GPU lowering will run it.
 
-For each nest with an `aicf.schedule` of kind `matmul_tiled` (planned by `aicf-plan`;
-a matmul nest without one is planned here first), the pass records, per domain dim,
+For each nest with an `aicf.schedule` of kind `gpu.matmul_tiled` (planned by
+`aicf-plan` or written by hand; nests without one are left alone), the pass records, per domain dim,
 its role and how it is cut:
 
     attrs = {aicf.tiling = {
@@ -31,10 +31,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.passes import ModulePass
 
-from aicf import cost_model as cm
+from aicf.dialects.schedule import SCHEDULE_ATTR, schedule_of
+from aicf.lowering.gpu_schedules import matmul_space as cm
 from aicf.diagnostics import op_error
 from aicf.dialects.loop import NestOp
-from aicf.passes.loop.plan import KIND, SCHEDULE_ATTR, plan_nest, schedule_attr
 
 TILING_ATTR = "aicf.tiling"
 
@@ -85,22 +85,11 @@ class TilePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for nest in [o for o in op.walk() if isinstance(o, NestOp)]:
+            sched = schedule_of(nest)
+            if sched is None or sched.kind != "gpu.matmul_tiled":
+                continue
             found = cm.nest_problem(nest)
-            sched = nest.attributes.get(SCHEDULE_ATTR)
             if found is None:
-                if sched is not None:
-                    raise op_error(nest, f"has an {SCHEDULE_ATTR} but is not a matmul-shaped nest")
-                continue
-            if sched is None:
-                est = plan_nest(nest)
-                if est is None:
-                    continue
-                sched = schedule_attr(est)
-                nest.attributes[SCHEDULE_ATTR] = sched
-            if not isinstance(sched, DictionaryAttr) or not isinstance(sched.data.get("kind"), StringAttr) or sched.data["kind"].data != KIND:  # type: ignore[union-attr]
-                continue
+                raise op_error(nest, f"has a gpu.matmul_tiled {SCHEDULE_ATTR} but is not a matmul-shaped nest")
             roles, _ = found
-            try:
-                nest.attributes[TILING_ATTR] = tiling_attr(nest, roles, sched)
-            except KeyError as e:
-                raise op_error(nest, f"{SCHEDULE_ATTR} lacks the integer parameter '{e.args[0]}'") from None
+            nest.attributes[TILING_ATTR] = tiling_attr(nest, roles, nest.attributes[SCHEDULE_ATTR])  # type: ignore[arg-type]

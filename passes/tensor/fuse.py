@@ -49,7 +49,7 @@ from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import dce
 
 from aicf.dialects import tensor as t
-from aicf.passes.tensor.fusion_cost import Cost, CostModel, FusionBudget
+from aicf.cost.fusion import Cost, CostModel, FusionBudget
 from aicf.passes.tensor.fusion_domain import (
     NotFusible,
     analyze,
@@ -401,12 +401,16 @@ class FusePass(ModulePass):
     max_inputs: int | None = None
     max_ops: int | None = None
     explain: bool = False
+    # the description the costs are priced on (aicf.target: h100, a100, cpu, auto)
+    target: str = "auto"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Dead ops would be grouped too, and a dead group is never built: its members
         # would stay behind reading values their group does not export.
         dce(op)
-        model = CostModel()
+        from aicf.target import resolve_target
+
+        model = CostModel(resolve_target(self.target))
         budget = model.budget()
         budget = FusionBudget(
             self.max_inputs if self.max_inputs is not None else budget.max_inputs,

@@ -92,12 +92,13 @@ def test_cuda_without_gpu_is_a_clear_error():
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_examples_emit_c_that_cc_compiles(path, tmp_path):
-    """What `aicf-opt -p aicf-infer-shapes,aicf-lower-to-loops -t c` prints, then cc -fopenmp."""
+    """What `aicf-opt -p aicf-infer-shapes,aicf-lower-to-loops,aicf-plan{target=cpu} -t c`
+    prints, then cc -fopenmp."""
     from aicf.backend.c.emit import emit_c
     from aicf.compiler import run_pipeline
 
     module = parse_module(make_context(), path.read_text(), str(path))
-    run_pipeline(module, ["aicf-infer-shapes", "aicf-lower-to-loops"])
+    run_pipeline(module, ["aicf-infer-shapes", "aicf-lower-to-loops", "aicf-plan{target=cpu}"])
     c = emit_c(module)
     src = tmp_path / (path.stem + ".c")
     src.write_text(c)
@@ -139,12 +140,19 @@ func.func @softmax(%x: tensor<8x16xf32>) -> tensor<*xf32> {
   func.return %y : tensor<*xf32>
 }
 """
-    fused = aicf.compile(text, target="cpu").explain().splitlines()
-    assert fused[1] == "group shared=[8]: 3 nests"
-    assert fused[2].startswith("  nest domain=[8, 16] iterators=[parallel, reduction] combiners=[max]")
+    exe = aicf.compile(text, target="cpu")
+    fused = exe.explain().splitlines()
+    assert fused[1] == "pipeline: " + ",".join(exe.pipeline)
+    # the planner's view: the group's candidates, the winner marked
+    assert fused[2].startswith("@softmax group #0 shared=[8], 3 nests on ")
+    assert any(line.startswith("  -> cpu.group") and "per_slice=True" in line for line in fused)
+    # then what was built
+    i = fused.index("group shared=[8]: 3 nests")
+    assert fused[i + 1].startswith("  nest domain=[8, 16] iterators=[parallel, reduction] combiners=[max]")
     unfused = aicf.compile(text, target="cpu", fuse=False).explain().splitlines()
     assert not any(line.startswith("group") for line in unfused)
     assert sum(line.startswith("nest") for line in unfused) == 5
+    assert sum(line.startswith("  -> cpu.nest") for line in unfused) == 5
 
 
 def test_public_api_surface():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import NoneAttr
 
-from aicf import cost_model as cm
+from aicf.cost import matmul as cm
 from aicf.dialects.gpu import PaddedLayoutAttr, SwizzleLayoutAttr
 from aicf.passes.gpu.bank_conflicts import (
     access_cost,
@@ -124,7 +124,7 @@ def test_generated_kernel_is_conflict_free():
     from aicf.context import make_context
     from aicf.diagnostics import parse_module
     from aicf.dialects import gpu
-    from aicf.lowering.loop_to_gpu import LowerToGpuPass
+    from aicf.compiler import run_pipeline, target_pipeline
     from aicf.passes.gpu.swizzle_smem import LaneEvaluator, accesses_of
 
     text = """
@@ -139,7 +139,7 @@ func.func @main(%a: memref<4096x4096xf32>, %b: memref<4096x4096xf32>, %c: memref
   func.return
 }"""
     mod = parse_module(make_context(), text, "<mm>")
-    LowerToGpuPass().apply(make_context(), mod)
+    run_pipeline(mod, target_pipeline("cuda", gpu="h100"))
     (k,) = [o for o in mod.walk() if isinstance(o, gpu.KernelOp)]
     allocs = [o for o in k.walk() if isinstance(o, gpu.AllocSharedOp)]
     a_tile = allocs[0].result

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from aicf import cost_model as cm
+from aicf.cost import matmul as cm
 from aicf.context import make_context
 from aicf.diagnostics import parse_module
 from aicf.dialects.loop import NestOp
@@ -61,18 +61,18 @@ def test_rejects_non_matmuls():
                  "parallel, reduction", "(d0, d1) -> (d0, d1), (d0, d1) -> (d1), (d0, d1) -> (d0)",
                  "%a: memref<8x4xf32>, %v: memref<4xf32>, %c: memref<8xf32>")
     assert cm.nest_problem(mv) is None
-    assert "not a matmul" in cm.explain(mv)
+    assert "not a matmul" in cm.explain(mv, H100)
 
 
 def test_infeasible_candidates_say_why():
     p = cm.MatmulProblem(1, 4096, 4096, 4096, 4, 4, 4, {"k": 4, "m": 1}, {"k": 1, "n": 4}, 4)
-    big_smem = cm.estimate(cm.Candidate(32, 256, 32, 4, 8, 2, 4, 4, "k", "n", 4), p)  # 72 KB
+    big_smem = cm.estimate(cm.Candidate(32, 256, 32, 4, 8, 2, 4, 4, "k", "n", 4), p, H100)  # 72 KB
     assert not big_smem.feasible and "shared tiles" in big_smem.reason
-    regs = cm.estimate(cm.Candidate(128, 256, 16, 8, 8, 2, 4, 4, "k", "n", 4), p)  # 512 threads: 128 regs max
+    regs = cm.estimate(cm.Candidate(128, 256, 16, 8, 8, 2, 4, 4, "k", "n", 4), p, H100)  # 512 threads: 128 regs max
     assert not regs.feasible and "registers" in regs.reason
-    odd = cm.estimate(cm.Candidate(32, 32, 8, 4, 4, 2, 4, 4, "k", "n", 4), p)  # 64 threads, 256 floats of A
+    odd = cm.estimate(cm.Candidate(32, 32, 8, 4, 4, 2, 4, 4, "k", "n", 4), p, H100)  # 64 threads, 256 floats of A
     assert odd.feasible
-    split = cm.estimate(cm.Candidate(32, 256, 8, 4, 4, 2, 1, 4, "k", "n", 4), p)
+    split = cm.estimate(cm.Candidate(32, 256, 8, 4, 4, 2, 1, 4, "k", "n", 4), p, H100)
     assert not split.feasible and "divide" in split.reason
 
 
@@ -88,7 +88,7 @@ def test_4096_choice_and_prediction():
     # what matters of the choice: feasible, FMA-bound (arithmetic intensity ~680), and
     # predicting the measured rate; not which tile it is
     p = cm.MatmulProblem(1, 4096, 4096, 4096, 4, 4, 4, {"k": 4, "m": 1}, {"k": 1, "n": 4}, 4)
-    best = cm.best(p)
+    best = cm.best(p, H100)
     assert best.feasible and best.bound == "fma"
     c = best.cand
     assert 4096 % c.bm == 0 and 4096 % c.bn == 0  # no guarded tiles on a divisible shape
@@ -99,16 +99,16 @@ def test_4096_choice_and_prediction():
 
 def test_terms_scale_sensibly():
     def total(m, n, k):
-        return cm.best(cm.MatmulProblem(1, m, n, k, 4, 4, 4, {"k": 4, "m": 1}, {"k": 1, "n": 4}, 4)).total
+        return cm.best(cm.MatmulProblem(1, m, n, k, 4, 4, 4, {"k": 4, "m": 1}, {"k": 1, "n": 4}, 4), H100).total
 
     assert 1.8 < total(4096, 4096, 8192) / total(4096, 4096, 4096) < 2.2
     # a problem too small to fill the GPU is latency/launch bound, not FMA bound
-    small = cm.best(cm.MatmulProblem(1, 64, 64, 64, 4, 4, 4, {"k": 4, "m": 1}, {"k": 1, "n": 4}, 4))
+    small = cm.best(cm.MatmulProblem(1, 64, 64, 64, 4, 4, 4, {"k": 4, "m": 1}, {"k": 1, "n": 4}, 4), H100)
     assert small.bound in ("latency", "fma") and small.total < 20e-6
 
 
 def test_explain_table():
-    text = cm.explain(mm(1024, 1024, 1024), top=3)
+    text = cm.explain(mm(1024, 1024, 1024), H100, top=3)
     lines = text.splitlines()
     assert lines[0].startswith("matmul 1024x1024x1024 (M x N x K) on NVIDIA H100")
     for col in ("regs", "smem", "bps", "waves", "tail", "fma_us", "smem_us", "lat_us", "dram_us", "l2_us", "total_us"):

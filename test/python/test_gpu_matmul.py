@@ -27,7 +27,7 @@ from aicf.backend.cuda.emit import PRELUDE, emit_kernel, kernels_of
 from aicf.context import make_context
 from aicf.diagnostics import parse_module
 from aicf.dialects import gpu as gpu_d
-from aicf.lowering.loop_to_gpu import LowerToGpuPass
+from aicf.compiler import run_pipeline, target_pipeline
 from xdsl.dialects.builtin import StridedLayoutAttr
 
 from gpu_support import cp, gpu
@@ -111,7 +111,7 @@ func.func @main(%a: {at}, %b: {bt}, %c: {ct}) attributes {{aicf.num_outputs = 1 
 
 def lower(text: str):
     mod = parse_module(make_context(), text, "<matmul>")
-    LowerToGpuPass().apply(make_context(), mod)
+    run_pipeline(mod, target_pipeline("cuda", gpu="h100"))
     return mod
 
 
@@ -311,12 +311,12 @@ def emulated(tmp_path_factory):
         cases[f"c{i}"] = (info, case.get("strided", (False, False)))
         mods[f"c{i}"] = lower(text)
     for i, params in enumerate(FORCED):
-        text, info = mm_program(37, 70, 45, attrs=f'aicf.schedule = {{kind = "matmul_tiled", {params}}}')
+        text, info = mm_program(37, 70, 45, attrs=f'aicf.schedule = {{kind = "gpu.matmul_tiled", {params}}}')
         cases[f"f{i}"] = (info, (False, False))
         mods[f"f{i}"] = lower(text)
     for mod in mods.values():
         ks = kernels_of(mod)
-        assert len(ks) == 1 and "matmul-tiled" in ks[0].attributes["aicf.schedule"].data  # type: ignore[union-attr]
+        assert len(ks) == 1 and "gpu.matmul_tiled" in ks[0].attributes["aicf.schedule"].data  # type: ignore[union-attr]
     return Emulated(mods, tmp_path_factory.mktemp("emu")), cases
 
 
@@ -352,7 +352,7 @@ def test_matmul_kernels_compile_without_spills(tmp_path):
     parts, names = [PRELUDE], []
     for i, text in enumerate(NVCC_PROGRAMS):
         for k in kernels_of(lower(text)):
-            assert "matmul-tiled" in k.attributes["aicf.schedule"].data  # type: ignore[union-attr]
+            assert "gpu.matmul_tiled" in k.attributes["aicf.schedule"].data  # type: ignore[union-attr]
             parts.append(emit_kernel(k).replace(f" {k.kernel_name}(", f" mm{i}_{k.kernel_name}("))
             names.append(f"mm{i}_{k.kernel_name}")
     cu = tmp_path / "mm.cu"

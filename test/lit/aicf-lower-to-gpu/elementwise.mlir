@@ -14,7 +14,7 @@
 func.func @flat(%x: memref<7x143xf32>, %y: memref<7x143xf32>) attributes {aicf.num_outputs = 1 : i64} {
   aicf_loop.nest domain = [7, 143] iterators = [parallel, parallel]
       ins(%x : memref<7x143xf32>) outs(%y : memref<7x143xf32>)
-      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0, d1)] {
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0, d1)] attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 4 : i64, block = 512 : i64, grid = 1 : i64, split = 1 : i64, unroll = 1 : i64, minblocks = 4 : i64, grid_kind = "once", est_ns = 5555 : i64}} {
   ^bb0(%a : f32):
     %s = math.sin %a : f32
     aicf_loop.yield %s : f32
@@ -33,7 +33,7 @@ func.func @bcast(%x: memref<4x8xf32, strided<[?, ?], offset: ?>>, %b: memref<8xf
   aicf_loop.nest domain = [4, 8] iterators = [parallel, parallel]
       ins(%x, %b : memref<4x8xf32, strided<[?, ?], offset: ?>>, memref<8xf32>)
       outs(%y : memref<4x8xf32>)
-      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1), (d0, d1) -> (d0, d1)] {
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1), (d0, d1) -> (d0, d1)] attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 4 : i64, block = 512 : i64, grid = 1 : i64, split = 1 : i64, unroll = 1 : i64, minblocks = 3 : i64, grid_kind = "once", est_ns = 4813 : i64}} {
   ^bb0(%a : f32, %c : f32):
     %s = arith.addf %a, %c : f32
     aicf_loop.yield %s : f32

@@ -2,7 +2,7 @@
 
 // Short rows: a warp per row, vector loads, warp shuffle reduce, lane 0 stores.
 // CHECK-LABEL: aicf_gpu.kernel @short_nest0
-// CHECK-SAME: aicf.schedule = "rows vec=4 mode=warp
+// CHECK-SAME: aicf.schedule = "gpu.rows vec=4 mode=warp
 // CHECK: aicf_gpu.load_vector
 // CHECK: aicf_gpu.warp_reduce add %{{.*}} width = 32 : f32
 // CHECK-NOT: aicf_gpu.barrier
@@ -10,7 +10,7 @@
 func.func @short(%x: memref<4096x128xf32>, %y: memref<4096xf32>) attributes {aicf.num_outputs = 1 : i64} {
   aicf_loop.nest domain = [4096, 128] iterators = [parallel, reduction]
       ins(%x : memref<4096x128xf32>) outs(%y : memref<4096xf32>)
-      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add] {
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add] attrs = {aicf.schedule = {kind = "gpu.rows", vec = 4 : i64, mode = "warp", block = 256 : i64, grid = 512 : i64, split = 1 : i64, unroll = 4 : i64, minblocks = 4 : i64, est_ns = 5599 : i64}} {
   ^bb0(%a : f32):
     aicf_loop.yield %a : f32
   }
@@ -33,7 +33,7 @@ func.func @short(%x: memref<4096x128xf32>, %y: memref<4096xf32>) attributes {aic
 func.func @few(%x: memref<2x1048576xf32>, %y: memref<2xf32>) attributes {aicf.num_outputs = 1 : i64} {
   aicf_loop.nest domain = [2, 1048576] iterators = [parallel, reduction]
       ins(%x : memref<2x1048576xf32>) outs(%y : memref<2xf32>)
-      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [max] {
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [max] attrs = {aicf.schedule = {kind = "gpu.rows", vec = 4 : i64, mode = "split", block = 256 : i64, grid = 2 : i64, split = 64 : i64, unroll = 4 : i64, minblocks = 4 : i64, combine = {kind = "gpu.rows", vec = 4 : i64, mode = "warp", block = 256 : i64, grid = 1 : i64, split = 1 : i64, unroll = 4 : i64, minblocks = 4 : i64, est_ns = 5237 : i64}, est_ns = 12831 : i64}} {
   ^bb0(%a : f32):
     aicf_loop.yield %a : f32
   }
@@ -43,7 +43,7 @@ func.func @few(%x: memref<2x1048576xf32>, %y: memref<2xf32>) attributes {aicf.nu
 // Reduction over the outer axis: threads own columns (per-output), split over the
 // rows with a second pass when columns are few.
 // CHECK-LABEL: aicf_gpu.kernel @cols_nest0(
-// CHECK-SAME: per-output vec=4
+// CHECK-SAME: gpu.per_output vec=4
 // CHECK: scf.for
 // CHECK: scf.for {{.*}} iter_args
 // CHECK-LABEL: aicf_gpu.kernel @cols_nest0_combine
@@ -53,7 +53,7 @@ func.func @few(%x: memref<2x1048576xf32>, %y: memref<2xf32>) attributes {aicf.nu
 func.func @cols(%x: memref<8192x256xf32>, %y: memref<256xf32>) attributes {aicf.num_outputs = 1 : i64} {
   aicf_loop.nest domain = [8192, 256] iterators = [reduction, parallel]
       ins(%x : memref<8192x256xf32>) outs(%y : memref<256xf32>)
-      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1)] combiners = [add] {
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1)] combiners = [add] attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 4 : i64, block = 256 : i64, grid = 1 : i64, split = 64 : i64, unroll = 4 : i64, minblocks = 4 : i64, combine = {kind = "gpu.per_output", vec = 4 : i64, block = 256 : i64, grid = 1 : i64, split = 8 : i64, unroll = 4 : i64, minblocks = 4 : i64, combine = {kind = "gpu.per_output", vec = 4 : i64, block = 256 : i64, grid = 1 : i64, split = 1 : i64, unroll = 4 : i64, minblocks = 4 : i64, est_ns = 6375 : i64}, est_ns = 12772 : i64}, est_ns = 43553 : i64}} {
   ^bb0(%a : f32):
     aicf_loop.yield %a : f32
   }

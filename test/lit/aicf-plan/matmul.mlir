@@ -1,11 +1,10 @@
-// RUN: aicf-opt %s -p aicf-plan --split-input-file | filecheck %s
-// aicf-plan puts the cost model's choice on each matmul-shaped nest as an
-// aicf.schedule dictionary; other nests are left alone.
+// RUN: aicf-opt %s -p 'aicf-plan{target=h100}' --split-input-file | filecheck %s
+// On a GPU, matmul-shaped nests get a gpu.matmul_tiled schedule: a point of the
+// tiled space the cost model ranks first, written as the aicf.schedule dictionary.
 
-// A 4096^3 f32 matmul: 128x128 block tiles of 8x8 per thread, 256 threads, 2 blocks
-// per SM, float4 loads of A along k and of B along n.
+// A 4096^3 f32 matmul: FMA-bound, float4 loads of A along k and of B along n.
 // CHECK-LABEL: func.func @big
-// CHECK: aicf.schedule = {kind = "matmul_tiled", bm = 128 : i64, bn = 128 : i64, bk = 16 : i64, tm = 8 : i64, tn = 8 : i64, threads = 256 : i64, stages = 2 : i64, vec_a = 4 : i64, dim_a = "k", vec_b = 4 : i64, dim_b = "n", vec_c = 4 : i64, swizzle = true, est_ns = {{[0-9]+}} : i64, bound = "fma"}
+// CHECK: aicf.schedule = {kind = "gpu.matmul_tiled", bm = {{[0-9]+}} : i64, bn = {{[0-9]+}} : i64, bk = {{[0-9]+}} : i64, tm = {{[0-9]+}} : i64, tn = {{[0-9]+}} : i64, threads = {{[0-9]+}} : i64, stages = 2 : i64, vec_a = 4 : i64, dim_a = "k", vec_b = 4 : i64, dim_b = "n", vec_c = 4 : i64, swizzle = {{true|false}}, bps = {{[0-9]+}} : i64, regs_est = {{[0-9]+}} : i64, bound = "fma", est_ns = {{[0-9]+}} : i64}
 func.func @big(%a: memref<4096x4096xf32>, %b: memref<4096x4096xf32>, %c: memref<4096x4096xf32>) attributes {aicf.num_outputs = 1 : i64} {
   aicf_loop.nest domain = [4096, 4096, 4096] iterators = [parallel, parallel, reduction]
       ins(%a, %b : memref<4096x4096xf32>, memref<4096x4096xf32>) outs(%c : memref<4096x4096xf32>)
@@ -21,7 +20,7 @@ func.func @big(%a: memref<4096x4096xf32>, %b: memref<4096x4096xf32>, %c: memref<
 
 // N = 33 is odd: no vector access to B or C along n; f16 inputs take 8-wide loads.
 // CHECK-LABEL: func.func @odd_f16
-// CHECK: aicf.schedule = {kind = "matmul_tiled"
+// CHECK: aicf.schedule = {kind = "gpu.matmul_tiled"
 // CHECK-SAME: vec_a = 8 : i64, dim_a = "k", vec_b = 1 : i64
 // CHECK-SAME: vec_c = 1 : i64
 func.func @odd_f16(%a: memref<2x64x128xf16>, %b: memref<128x33xf16>, %c: memref<2x64x33xf16>) attributes {aicf.num_outputs = 1 : i64} {
@@ -40,9 +39,13 @@ func.func @odd_f16(%a: memref<2x64x128xf16>, %b: memref<128x33xf16>, %c: memref<
 // -----
 
 // Not matmuls: an elementwise nest, a matrix-vector product (one input misses no
-// parallel dim), a sum whose body is not a product. No schedule.
+// parallel dim), a sum whose body is not a product: the generic schedules (the
+// last reads x across rows: threads owning outputs, not a row reduction).
 // CHECK-LABEL: func.func @others
-// CHECK-NOT: aicf.schedule
+// CHECK: aicf.schedule = {kind = "gpu.per_output"
+// CHECK: aicf.schedule = {kind = "gpu.rows"
+// CHECK: aicf.schedule = {kind = "gpu.per_output"
+// CHECK-NOT: gpu.matmul_tiled
 func.func @others(%x: memref<8x16xf32>, %v: memref<16xf32>, %y: memref<8x16xf32>, %z: memref<8xf32>, %s: memref<8x16xf32>) attributes {aicf.num_outputs = 3 : i64} {
   aicf_loop.nest domain = [8, 16] iterators = [parallel, parallel]
       ins(%x : memref<8x16xf32>) outs(%y : memref<8x16xf32>)

@@ -1,4 +1,4 @@
-// RUN: aicf-opt %s -p aicf-infer-shapes,aicf-fuse,aicf-lower-to-loops -t c | filecheck %s
+// RUN: aicf-opt %s -p aicf-infer-shapes,aicf-fuse,aicf-lower-to-loops,aicf-plan{target=cpu} -t c | filecheck %s
 
 // A fused softmax group runs per row: the threads split the shared dim, every member
 // nest runs on the row in turn (it stays in cache), and the group-local row max and

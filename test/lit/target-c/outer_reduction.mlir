@@ -1,4 +1,4 @@
-// RUN: aicf-opt %s -p aicf-infer-shapes,aicf-lower-to-loops -t c | filecheck %s
+// RUN: aicf-opt %s -p aicf-infer-shapes,aicf-lower-to-loops,aicf-plan{target=cpu} -t c | filecheck %s
 
 // A sum over axis 0: accumulate into a buffer shaped like the output, in domain order,
 // with the threads splitting the inner parallel loop statically.

@@ -1,4 +1,4 @@
-// RUN: aicf-opt %s -p aicf-infer-shapes,aicf-lower-to-loops -t c | filecheck %s
+// RUN: aicf-opt %s -p aicf-infer-shapes,aicf-lower-to-loops,aicf-plan{target=cpu} -t c | filecheck %s
 
 // The ABI: one uniform signature per function; identity-layout args use constant strides.
 // CHECK: int aicf_sin_sum(void *const *bufs, const int64_t *const *strides) {

@@ -1,4 +1,4 @@
-// RUN: aicf-opt %s -t c | filecheck %s
+// RUN: aicf-opt %s -p aicf-plan{target=cpu} -t c | filecheck %s
 
 // A strided<[?, ?], offset: ?> argument reads its strides at run time; a small nest
 // stays on one thread; max propagates NaN.

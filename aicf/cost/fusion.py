@@ -11,7 +11,7 @@ estimated time on the target is
 - bytes_written: every group output once; group-local buffers (per-row reductions)
   stay on chip and cost nothing;
 - flops: for every nest of the group's plan (`fusion_domain.GroupDomain.plan`), each
-  member op it inlines, once per point of the nest (`OP_FLOPS` per element). This is
+  member op it inlines, once per point of the nest (`aicf.cost.ops.tensor_op_cost` per element). This is
   where recomputation shows: a producer inlined into two nests, or a small operand
   broadcast up to a big domain, is paid for every time.
 
@@ -36,22 +36,8 @@ from xdsl.ir import Operation, SSAValue
 
 from aicf.dialects import tensor as t
 from aicf.passes.tensor.fusion_domain import GroupDomain, static_shape
-from aicf.target import DEFAULT_GPU, GpuTarget
-
-OP_FLOPS: dict[str, int] = {
-    **{op.name: 1 for op in (t.AddOp, t.SubOp, t.MulOp, t.MaxOp, t.MinOp)},
-    **{op.name: 1 for op in (t.NegOp, t.AbsOp, t.ReluOp, t.CastOp)},
-    t.DivOp.name: 4,
-    t.SqrtOp.name: 4,
-    t.RsqrtOp.name: 4,
-    **{op.name: 8 for op in (t.ExpOp, t.LogOp, t.SinOp, t.CosOp)},
-    **{op.name: 16 for op in (t.TanhOp, t.SigmoidOp, t.GeluOp, t.PowOp)},
-    **{op.name: 1 for op in t.REDUCE_OPS},
-}
-"""Rough cost of one element of each op, in fp32 FMA-pipe operations: special
-functions go through range reduction and the SFU, a division through a reciprocal
-and a Newton step."""
-
+from aicf.cost.ops import tensor_op_cost
+from aicf.target import CpuTarget, GpuTarget
 
 def nbytes(v: SSAValue) -> int:
     shape = static_shape(v)
@@ -67,7 +53,11 @@ class FusionBudget:
     max_ops: int
 
     @classmethod
-    def from_target(cls, target: GpuTarget) -> FusionBudget:
+    def from_target(cls, target: GpuTarget | CpuTarget) -> FusionBudget:
+        if isinstance(target, CpuTarget):
+            # a C body that outgrows the registers spills to the stack at L1 speed:
+            # the bounds only keep functions (and their compile time) reasonable
+            return cls(max_inputs=16, max_ops=64)
         # A body needs about one register per live value plus ~3 per input (a 64-bit
         # address and the loaded element); keep a quarter of the per-thread maximum
         # for them so tiles and indices have room and occupancy stays up.
@@ -82,7 +72,7 @@ class Cost:
     bytes_written: int
     flops: int
 
-    def seconds(self, target: GpuTarget) -> float:
+    def seconds(self, target: GpuTarget | CpuTarget) -> float:
         return (
             self.kernels * target.launch_overhead_s
             + (self.bytes_read + self.bytes_written) / target.dram_bandwidth
@@ -106,7 +96,7 @@ class Cost:
 
 @dataclass(frozen=True)
 class CostModel:
-    target: GpuTarget = DEFAULT_GPU
+    target: GpuTarget | CpuTarget
 
     def budget(self) -> FusionBudget:
         return FusionBudget.from_target(self.target)
@@ -121,7 +111,7 @@ class CostModel:
         for nest in dom.plan():
             points = dom.nest_points(nest)
             for op in dom.inlined(nest):
-                flops += points * OP_FLOPS.get(op.name, 1)
+                flops += points * tensor_op_cost(op.name)
         return Cost(
             kernels=1,
             bytes_read=sum(nbytes(v) for v in inputs),
@@ -137,7 +127,7 @@ class CostModel:
             kernels=1,
             bytes_read=sum(nbytes(v) for v in op.operands),
             bytes_written=sum(nbytes(v) for v in op.results),
-            flops=elements * OP_FLOPS.get(op.name, 1),
+            flops=elements * tensor_op_cost(op.name),
         )
 
     def seconds(self, cost: Cost) -> float:

@@ -37,18 +37,8 @@ UNROLL = 4
 BLOCK_SIZES = (256, 128, 512, 1024)
 
 # --- elementwise (parallel-only) nests: see plan_elementwise ------------------------------
-# SASS instructions per scalar op on sm_90, fast path (counted in `cuobjdump -sass` of the
-# issue-4 chain kernel, nvcc 13.0 -arch=sm_90): sinf is 28 with its range reduction
-# (3-FFMA Cody-Waite, the |x| >= 105615 test and the branch around the Payne-Hanek path,
-# which normal inputs never take) and the quadrant polynomial; tanhf is 14 (two MUFU:
-# ex2, rcp). Ops not listed cost 1 (an FFMA/FMUL/FADD/compare).
-OP_INSTRUCTIONS = {
-    "math.sin": 28, "math.cos": 28, "math.tan": 40, "math.tanh": 14, "math.exp": 8,
-    "math.exp2": 4, "math.expm1": 20, "math.log": 14, "math.log2": 10, "math.log1p": 20,
-    "math.sqrt": 8, "math.rsqrt": 6, "math.erf": 16, "math.atan": 20, "math.atan2": 30,
-    "math.powf": 40, "arith.divf": 10, "arith.remf": 30, "arith.divsi": 20, "arith.divui": 20,
-    "arith.remsi": 20, "arith.remui": 20,
-}
+from aicf.cost.ops import OP_INSTRUCTIONS  # noqa: E402  (re-exported for the planners)
+
 LOOP_INSTRUCTIONS = 8  # per loop iteration: index update, compare, branch, base address
 ACCESS_INSTRUCTIONS = 3  # per vector load/store: address arithmetic and the access
 # Share of a scheduler's issue slots the math fills (the chain kernel's measured 0.813 ms
@@ -64,7 +54,7 @@ ELEMENTWISE_UNROLLS = (1, 2, 4, 8)
 # bounds never force a spill).
 REG_BASE = 26
 # a block's launch and first index math, where blocks overlap (one-shot grids); small:
-# 262144 blocks of 128 ran as fast as 65536 of 256 (bench/elementwise_variants.py)
+# 262144 blocks of 128 ran as fast as 65536 of 256 (bench/elementwise_variants.py, since replaced by bench/calibrate.py)
 BLOCK_START_CYCLES = 50
 # Share of the copy bandwidth a grid-stride loop on the resident blocks reaches over a
 # large array, against one chunk per block: measured on the H100 (2026-11-22,
@@ -85,6 +75,7 @@ class Plan:
     params: dict
     cost: float
     why: list[str] = field(default_factory=list)
+    space: list[Plan] = field(default_factory=list)  # every point priced, the chosen one included
 
     def describe(self) -> str:
         ps = " ".join(f"{k}={v}" for k, v in self.params.items())
@@ -127,6 +118,7 @@ def plan_per_output(
     pass)."""
     best: Plan | None = None
     why = []
+    space: list[Plan] = []
     splits = [1]
     if reduce_len > 1:
         s = 2
@@ -144,12 +136,14 @@ def plan_per_output(
             if s > 1:  # the second pass is itself latency bound on few outputs
                 cost += memory_time(t, partial_bytes * s, occupancy(t, min(groups, cap), vec_bytes * UNROLL))
             grid = max(1, min(math.ceil(groups / bs), cap // bs))
-            p = Plan("per-output", {"block": bs, "grid": grid, "split": s}, cost)
+            p = Plan("gpu.per_output", {"block": bs, "grid": grid, "split": s}, cost)
             why.append(p.describe())
+            space.append(p)
             if best is None or cost < best.cost * 0.98:
                 best = p
     assert best is not None
     best.why = why
+    best.space = space
     return best
 
 
@@ -176,7 +170,7 @@ def plan_rows(
             + rows * WARP_REDUCE_CYCLES / clk / warps
         )
         grid = max(1, min(math.ceil(rows / wpb), cap // bs))
-        cands.append(Plan("rows", {"mode": "warp", "block": bs, "grid": grid, "split": 1}, cost))
+        cands.append(Plan("gpu.rows", {"mode": "warp", "block": bs, "grid": grid, "split": 1}, cost))
     # a block per row (split over blocks when rows are few)
     for bs in BLOCK_SIZES:
         cap = resident_threads(t, bs)
@@ -196,24 +190,42 @@ def plan_rows(
             )
             mode = "block" if s == 1 else "split"
             grid = max(1, min(rows, cap // bs)) if s == 1 else rows
-            cands.append(Plan("rows", {"mode": mode, "block": bs, "grid": grid, "split": s}, cost))
+            cands.append(Plan("gpu.rows", {"mode": mode, "block": bs, "grid": grid, "split": s}, cost))
             s *= 2
             if s > 64 or per < bs * 2 or rows * s > 65535 * 4:
                 break
+    return pick(cands)
+
+
+def pick(cands: list[Plan], resolution: float = 0.02) -> Plan:
+    """The cheapest plan, keeping the earlier one when within the model's resolution
+    (the space lists the preferred shapes first); it carries the whole space."""
     best = cands[0]
     for p in cands[1:]:
-        if p.cost < best.cost * 0.98:
+        if p.cost < best.cost * (1 - resolution):
             best = p
     best.why = [p.describe() for p in cands]
+    best.space = cands
     return best
 
 
+def blocks_by_registers(t: GpuTarget, regs: int, warps: int) -> int:
+    """Blocks of `warps` warps at `regs` registers per thread that fit on one SM. Each
+    sub-partition holds a quarter of the register file and the warps are spread over
+    the sub-partitions, so the fullest one decides (this is also how ptxas turns
+    `__launch_bounds__(threads, blocks)` into a register cap)."""
+    per_warp = -(-regs * t.warp_size // t.reg_alloc_unit) * t.reg_alloc_unit
+    per_part = t.registers_per_sm // t.sub_partitions
+    b = 0
+    while -(-(b + 1) * warps // t.sub_partitions) * per_warp <= per_part and b < t.max_blocks_per_sm:
+        b += 1
+    return b
+
+
 def register_blocks(t: GpuTarget, block: int, regs: int) -> int:
-    """Resident blocks per SM for `regs` registers per thread (allocated per warp in
-    units of t.reg_alloc_unit); the launch-bounds minimum the emitter asks for."""
-    per_warp = math.ceil(regs * t.warp_size / t.reg_alloc_unit) * t.reg_alloc_unit
-    by_regs = t.registers_per_sm // (per_warp * (block // t.warp_size))
-    return max(1, min(blocks_per_sm(t, block), by_regs))
+    """Resident blocks per SM of `block` threads at `regs` registers each, by registers
+    and threads; the launch-bounds minimum the emitter asks for."""
+    return max(1, min(blocks_per_sm(t, block), blocks_by_registers(t, regs, block // t.warp_size)))
 
 
 def elementwise_time(
@@ -275,6 +287,7 @@ def plan_elementwise(
     launch-bounds minimum of blocks for a parallel-only nest (see elementwise_time)."""
     best: Plan | None = None
     why = []
+    space: list[Plan] = []
     for bs in BLOCK_SIZES[:3]:
         for u in ELEMENTWISE_UNROLLS:
             if u > 1 and groups < bs * u * t.num_sms:
@@ -283,12 +296,14 @@ def plan_elementwise(
                 if one_shot and math.ceil(groups / (bs * u)) > MAX_GRID_X:
                     continue
                 cost, d = elementwise_time(t, groups, vec, load_bytes, nbytes, instr_per_point, accesses, bs, u, one_shot)
-                p = Plan("per-output", {**d["params"], "grid_kind": "once" if one_shot else "stride"}, cost)
+                p = Plan("gpu.per_output", {**d["params"], "grid_kind": "once" if one_shot else "stride"}, cost)
                 why.append(p.describe())
+                space.append(p)
                 # within the model's resolution keep the earlier (block 256 first,
                 # then fewer vectors a thread)
                 if best is None or cost < best.cost * (1 - ELEMENTWISE_RESOLUTION):
                     best = p
     assert best is not None
     best.why = why
+    best.space = space
     return best

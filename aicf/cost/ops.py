@@ -1,0 +1,50 @@
+"""The one op-cost table: what an element of each op costs, in instructions.
+
+Scalar ops (arith/math, what loop-level bodies hold) are counted in SASS on sm_90;
+tensor-level ops cost what their loop-level expansion (lowering/tensor_to_loop/
+scalar.py) costs, so fusion (tensor level) and the schedules (loop level) price the
+same work the same way.
+"""
+
+from __future__ import annotations
+
+# SASS instructions per scalar op on sm_90, fast path (counted in `cuobjdump -sass` of the
+# issue-4 chain kernel, nvcc 13.0 -arch=sm_90): sinf is 28 with its range reduction
+# (3-FFMA Cody-Waite, the |x| >= 105615 test and the branch around the Payne-Hanek path,
+# which normal inputs never take) and the quadrant polynomial; tanhf is 14 (two MUFU:
+# ex2, rcp). Ops not listed cost 1 (an FFMA/FMUL/FADD/compare).
+OP_INSTRUCTIONS: dict[str, int] = {
+    "math.sin": 28, "math.cos": 28, "math.tan": 40, "math.tanh": 14, "math.exp": 8,
+    "math.exp2": 4, "math.expm1": 20, "math.log": 14, "math.log2": 10, "math.log1p": 20,
+    "math.sqrt": 8, "math.rsqrt": 6, "math.erf": 16, "math.atan": 20, "math.atan2": 30,
+    "math.powf": 40, "arith.divf": 10, "arith.remf": 30, "arith.divsi": 20, "arith.divui": 20,
+    "arith.remsi": 20, "arith.remui": 20,
+}
+
+
+def scalar_cost(name: str) -> int:
+    """Instructions of one scalar op (ops not listed: 1, an FFMA/FMUL/FADD/compare)."""
+    return OP_INSTRUCTIONS.get(name, 1)
+
+
+# Tensor ops by their scalar expansion (lowering/tensor_to_loop/scalar.py).
+_TENSOR_EXPANSION: dict[str, tuple[str, ...]] = {
+    "aicf_tensor.div": ("arith.divf",),
+    "aicf_tensor.sqrt": ("math.sqrt",),
+    "aicf_tensor.rsqrt": ("math.rsqrt",),
+    "aicf_tensor.exp": ("math.exp",),
+    "aicf_tensor.log": ("math.log",),
+    "aicf_tensor.sin": ("math.sin",),
+    "aicf_tensor.cos": ("math.cos",),
+    "aicf_tensor.tanh": ("math.tanh",),
+    "aicf_tensor.pow": ("math.powf",),
+    # 1 / (1 + exp(-x))
+    "aicf_tensor.sigmoid": ("arith.negf", "math.exp", "arith.addf", "arith.divf"),
+    # 0.5 x (1 + erf(x / sqrt 2))
+    "aicf_tensor.gelu": ("arith.mulf", "math.erf", "arith.addf", "arith.mulf", "arith.mulf"),
+}
+
+
+def tensor_op_cost(name: str) -> int:
+    """Instructions per element of a tensor-level op."""
+    return sum(scalar_cost(s) for s in _TENSOR_EXPANSION.get(name, ("arith.addf",)))

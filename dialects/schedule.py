@@ -1,0 +1,260 @@
+"""Schedule attributes: how a loop nest or group is run, decided before any lowering.
+
+`aicf-schedule` (passes/loop/schedule.py) writes one on every `aicf_loop.nest` and
+`aicf_loop.group`; the lowerings (`aicf-lower-to-gpu`, the C emitter) only read it, so
+a user or a lit test can write one by hand and get exactly that kernel:
+
+    aicf_loop.nest ... attrs = {aicf.schedule = {kind = "gpu.rows", vec = 4 : i64,
+        mode = "block", block = 256 : i64, grid = 132 : i64, split = 1 : i64,
+        unroll = 4 : i64, minblocks = 4 : i64, est_ns = 101250 : i64}} {...}
+
+The attribute is a builtin dictionary with a `kind` and the kind's parameters. Each
+kind declares its parameters and their types here (`KINDS`), so the nest and group
+verifiers reject a schedule with an unknown kind, a missing or mistyped parameter,
+or a value outside its range, at the op's location. Common to every kind and
+optional: `est_ns` (the planner's predicted time) and `why` (a one-line reason).
+A parameter typed `schedule` holds a nested schedule (the second pass of a split
+reduction), verified the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i1, i64
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import VerifyException
+
+SCHEDULE_ATTR = "aicf.schedule"
+
+INT, STR, BOOL, SCHEDULE = "int", "str", "bool", "schedule"
+
+
+@dataclass(frozen=True)
+class Param:
+    type: str
+    choices: tuple = ()  # allowed values, when a closed set
+    minimum: int | None = None
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class ScheduleKind:
+    """One way to run a nest or group: its name, where it runs, what it applies to
+    and its typed parameters."""
+
+    name: str
+    target: str  # "gpu" | "cpu"
+    applies_to: str  # "nest" | "group"
+    params: Mapping[str, Param] = field(default_factory=dict)
+    doc: str = ""
+
+
+COMMON = {"est_ns": Param(INT, minimum=0, optional=True), "why": Param(STR, optional=True)}
+
+_pos = Param(INT, minimum=1)
+
+KINDS: dict[str, ScheduleKind] = {}
+
+
+def register_kind(kind: ScheduleKind) -> ScheduleKind:
+    KINDS[kind.name] = kind
+    return kind
+
+
+register_kind(ScheduleKind(
+    "gpu.per_output", "gpu", "nest",
+    {
+        "vec": _pos, "block": _pos, "grid": _pos, "split": _pos, "minblocks": _pos,
+        # vectors a thread loads before its math (elementwise), or the unroll of
+        # the reduction loop
+        "unroll": _pos,
+        "grid_kind": Param(STR, ("stride", "once"), optional=True),
+        "combine": Param(SCHEDULE, optional=True),
+    },
+    "threads own output vectors; elementwise nests and outer-axis reductions "
+    "(split > 1: partials in a workspace, combined by the nested `combine` schedule)",
+))
+register_kind(ScheduleKind(
+    "gpu.rows", "gpu", "nest",
+    {
+        "vec": _pos, "mode": Param(STR, ("warp", "block", "split")), "block": _pos,
+        "grid": _pos, "split": _pos, "unroll": _pos, "minblocks": _pos,
+        "combine": Param(SCHEDULE, optional=True),
+    },
+    "a warp or a block per row of an innermost-axis reduction (split: a row over "
+    "several blocks, partials combined by the nested `combine` schedule)",
+))
+register_kind(ScheduleKind(
+    "gpu.matmul_tiled", "gpu", "nest",
+    {
+        "bm": _pos, "bn": _pos, "bk": _pos, "tm": _pos, "tn": _pos,
+        "threads": Param(INT, minimum=1, optional=True), "stages": Param(INT, minimum=1, optional=True),
+        # global vector widths and the dim they run along (default: what the operands allow)
+        "vec_a": Param(INT, minimum=1, optional=True), "dim_a": Param(STR, ("k", "m"), optional=True),
+        "vec_b": Param(INT, minimum=1, optional=True), "dim_b": Param(STR, ("k", "n"), optional=True),
+        "vec_c": Param(INT, minimum=1, optional=True),
+        # tiles staged through XOR-swizzled (true) or padded (false) shared memory
+        "swizzle": Param(BOOL, optional=True),
+        "bps": Param(INT, minimum=1, optional=True),  # resident blocks an SM (launch bounds)
+        "regs_est": Param(INT, optional=True), "bound": Param(STR, optional=True),
+    },
+    "CUDA-core tiled matmul: block tile bm x bn over k-tiles of bk through shared "
+    "memory, a tm x tn register tile per thread",
+))
+register_kind(ScheduleKind(
+    "gpu.row_group", "gpu", "group",
+    {
+        "mode": Param(STR, ("warp", "block")), "block": _pos, "grid": _pos, "vec": _pos,
+        "rows": Param(STR, ("registers", "stream")), "per": _pos, "bps": _pos,
+        "launch": Param(STR, ("stride", "once")), "pipeline": Param(INT, (0, 1)),
+        "unroll": _pos,  # vectors in flight in the streaming (rows=stream) loops
+    },
+    "one kernel for a row group (softmax, layer norm): a warp or block per row, the "
+    "members as phases",
+))
+register_kind(ScheduleKind(
+    "gpu.members", "gpu", "group", {},
+    "the group runs as its member nests, each with its own schedule",
+))
+register_kind(ScheduleKind(
+    "cpu.nest", "cpu", "nest",
+    {
+        # leading loops collapsed into the OpenMP parallel loop (0: one thread)
+        "parallel": Param(INT, minimum=0),
+    },
+    "a C loop nest, OpenMP over its leading parallel loops",
+))
+register_kind(ScheduleKind(
+    "cpu.group", "cpu", "group",
+    {"parallel": Param(INT, minimum=0), "per_slice": Param(BOOL)},
+    "a row group in C: per slice of the shared dims (group-local values on the stack) "
+    "when `per_slice`, else its member nests in order",
+))
+
+
+# --- reading and writing --------------------------------------------------------------
+
+
+def _py(a: Attribute):
+    if isinstance(a, IntegerAttr):
+        v = a.value.data
+        return bool(v) if a.type == i1 else v
+    if isinstance(a, StringAttr):
+        return a.data
+    if isinstance(a, DictionaryAttr):
+        return {k: _py(v) for k, v in a.data.items()}
+    return a
+
+
+def _attr(v) -> Attribute:
+    if isinstance(v, Attribute):
+        return v
+    if isinstance(v, bool):
+        return IntegerAttr(int(v), i1)
+    if isinstance(v, int):
+        return IntegerAttr(v, i64)
+    if isinstance(v, str):
+        return StringAttr(v)
+    if isinstance(v, Mapping):
+        return DictionaryAttr({k: _attr(x) for k, x in v.items()})
+    raise TypeError(f"schedule parameter value {v!r} ({type(v).__name__})")
+
+
+def schedule_attr(kind: str, params: Mapping[str, object]) -> DictionaryAttr:
+    return _attr({"kind": kind, **params})  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A decoded schedule: its kind and parameters as Python values (nested
+    schedules as Schedule)."""
+
+    kind: str
+    params: Mapping[str, object]
+
+    def __getitem__(self, k: str):
+        return self.params[k]
+
+    def get(self, k: str, default=None):
+        return self.params.get(k, default)
+
+    def to_attr(self) -> DictionaryAttr:
+        return schedule_attr(self.kind, {k: (v.to_attr() if isinstance(v, Schedule) else v)
+                                         for k, v in self.params.items()})
+
+    def describe(self, with_estimate: bool = True) -> str:
+        ps = " ".join(
+            f"{k}=({v.describe(False)})" if isinstance(v, Schedule) else f"{k}={v}"
+            for k, v in self.params.items()
+            if k != "why" and (with_estimate or k != "est_ns")
+        )
+        return f"{self.kind} {ps}".strip()
+
+
+def decode(attr: Attribute, where: str = "aicf.schedule") -> Schedule:
+    """The Schedule an attribute holds; VerifyException saying what is wrong."""
+    if not isinstance(attr, DictionaryAttr):
+        raise VerifyException(f"{where} must be a dictionary with a 'kind', got {attr}")
+    data = attr.data
+    kind_a = data.get("kind")
+    if not isinstance(kind_a, StringAttr):
+        raise VerifyException(f"{where} needs kind = \"...\" (one of {', '.join(sorted(KINDS))})")
+    kind = KINDS.get(kind_a.data)
+    if kind is None:
+        raise VerifyException(
+            f"{where}: unknown schedule kind '{kind_a.data}' (known: {', '.join(sorted(KINDS))})"
+        )
+    spec = {**kind.params, **COMMON}
+    params: dict[str, object] = {}
+    for k, a in data.items():
+        if k == "kind":
+            continue
+        p = spec.get(k)
+        if p is None:
+            raise VerifyException(
+                f"{where}: '{k}' is not a parameter of {kind.name} "
+                f"(parameters: {', '.join(kind.params) or 'none'})"
+            )
+        params[k] = _check(kind.name, k, p, a, where)
+    missing = [k for k, p in kind.params.items() if not p.optional and k not in params]
+    if missing:
+        raise VerifyException(f"{where}: {kind.name} needs {', '.join(missing)}")
+    return Schedule(kind.name, params)
+
+
+def _check(kind: str, k: str, p: Param, a: Attribute, where: str):
+    bad = f"{where}: {kind} parameter '{k}'"
+    if p.type == SCHEDULE:
+        return decode(a, f"{where}.{k}")
+    if p.type == BOOL:
+        if not (isinstance(a, IntegerAttr) and (a.type == i1 or a.value.data in (0, 1))):
+            raise VerifyException(f"{bad} must be true or false, got {a}")
+        return bool(a.value.data)
+    if p.type == INT:
+        if not isinstance(a, IntegerAttr) or a.type == i1:
+            raise VerifyException(f"{bad} must be an integer, got {a}")
+        v = a.value.data
+        if p.minimum is not None and v < p.minimum:
+            raise VerifyException(f"{bad} must be at least {p.minimum}, got {v}")
+    else:
+        if not isinstance(a, StringAttr):
+            raise VerifyException(f"{bad} must be a string, got {a}")
+        v = a.data
+    if p.choices and v not in p.choices:
+        raise VerifyException(f"{bad} must be one of {', '.join(map(str, p.choices))}, got {v}")
+    return v
+
+
+def schedule_of(op: Operation) -> Schedule | None:
+    a = op.attributes.get(SCHEDULE_ATTR)
+    return None if a is None else decode(a)
+
+
+def verify_schedule(op: Operation, applies_to: str) -> None:
+    """For the nest and group verifiers: a schedule, if present, is well formed and of
+    a kind for this op."""
+    s = schedule_of(op)
+    if s is not None and KINDS[s.kind].applies_to != applies_to:
+        raise VerifyException(f"schedule kind {s.kind} applies to a {KINDS[s.kind].applies_to}, not a {applies_to}")

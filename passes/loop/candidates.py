@@ -1,0 +1,249 @@
+"""The registry the planner selects from: for a loop nest or group, every way to run
+it on the target (generated kernels and library kernels), each with its guard (does
+it apply, and if not, why), its parameters (the cheapest point of its space under
+the cost model) and its predicted time.
+
+A `Candidate` is what `aicf-schedule` weighs and what its explanation prints. The
+guards and spaces are here; the prices come from aicf/cost/; the builders that turn
+a chosen candidate into kernels are in lowering/ and read only the attribute.
+
+Generated GPU kernels come in tiers of specificity: a schedule built for a shape
+(the tiled matmul for matmuls, the row reduction for innermost-axis reductions) is
+preferred over the general per-output schedule whenever its guard passes, because
+the general schedule's model prices neither operand reuse nor uncoalesced walks and
+would look cheaper than it runs. Library kernels compete by cost with the chosen
+generated kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from aicf.cost import gpu as gcost
+from aicf.cost import matmul as mcost
+from aicf.cost.row_group import plan_row_group
+from aicf.dialects.loop import GroupOp, NestOp
+from aicf.dialects.schedule import Schedule
+from aicf.lowering.gpu_schedules import matmul, per_output, row_group, rows
+from aicf.lowering.gpu_schedules.view import (
+    SPLAT,
+    VECTOR,
+    NestView,
+    access_class,
+    element_bytes,
+    operand_bytes,
+    prod,
+)
+from aicf.target import GpuTarget
+
+
+@dataclass
+class Candidate:
+    kind: str
+    tier: int  # generated kernels: higher is more specific; library kernels: -1
+    schedule: Schedule | None = None  # None: the guard failed
+    cost: float = float("inf")  # predicted seconds
+    reason: str = ""  # why the guard failed, or a note on the choice
+    alternatives: list[str] = field(default_factory=list)  # other points of its space
+    # the full table of its space's points with every cost term (explain), lazily
+    detail: Callable[[int], str] | None = None
+    # every point of its space with its predicted seconds (calibration, tuning)
+    space: Callable[[], list[tuple[Schedule, float]]] | None = None
+
+    @property
+    def applies(self) -> bool:
+        return self.schedule is not None
+
+
+# --- generated GPU kernels for nests ---------------------------------------------------
+
+
+def _with_cost(kind: str, params: dict, cost: float) -> Schedule:
+    return Schedule(kind, {**params, "est_ns": int(round(cost * 1e9))})
+
+
+def _combine(view: NestView, S: int, t: GpuTarget, split_workspaces, combine_view) -> Schedule:
+    """The schedule of a split reduction's second pass (over the partials)."""
+    v2 = combine_view(view, S, split_workspaces(view, S))
+    return plan_view(v2, t).schedule  # type: ignore[return-value]
+
+
+def per_output_candidate(view: NestView, t: GpuTarget) -> Candidate:
+    P, Rd = view.parallel_dims, view.reduction_dims
+    dim = P[-1] if P else None
+    tail_ok = len(P) == 1 and not Rd
+    vec = per_output.vector_width(view, dim, t.max_vector_bytes, tail_ok) if dim is not None else 1
+    Ep = [view.extents[d] for d in P]
+    groups = max(1, prod(Ep) // vec)
+    if P and not Rd:
+        load_bytes, accesses = 0, 0
+        for o in view.operands:
+            cls = access_class(o, dim, vec)  # type: ignore[arg-type]
+            if cls == SPLAT:
+                continue
+            accesses += 1 if cls == VECTOR else vec
+            if o in view.inputs:
+                load_bytes += vec * element_bytes(o.type.get_element_type())
+        p = gcost.plan_elementwise(
+            t, groups, vec, max(load_bytes, 1), operand_bytes(view), body_instructions(view), accesses
+        )
+
+        def point(q: gcost.Plan) -> Schedule:
+            return _with_cost("gpu.per_output", {"vec": vec, **q.params}, q.cost)
+    else:
+        R = prod(view.extents[d] for d in Rd)
+        vbytes = vec * max((element_bytes(o.type.get_element_type()) for o in view.operands), default=4)
+        partial = prod(Ep) * sum(element_bytes(a) for a in view.acc_types)
+        p = gcost.plan_per_output(t, groups, vbytes, R if Rd else 1, operand_bytes(view), partial)
+
+        def point(q: gcost.Plan) -> Schedule:
+            params = {"vec": vec, **q.params, "unroll": gcost.UNROLL,
+                      "minblocks": max(1, gcost.blocks_per_sm(t, q.params["block"]) // 2)}
+            if not Rd:
+                params["split"] = 1
+            if params["split"] > 1:
+                params["combine"] = _combine(
+                    view, params["split"], t, per_output.split_workspaces, per_output.combine_view
+                )
+            return _with_cost("gpu.per_output", params, q.cost)
+
+    return Candidate("gpu.per_output", 0, point(p), p.cost, alternatives=p.why,
+                     space=lambda: [(point(q), q.cost) for q in p.space])
+
+
+def body_instructions(view: NestView) -> float:
+    """Instructions per domain point of the body (aicf.cost.ops)."""
+    from aicf.cost.ops import scalar_cost
+
+    if view.source is None:
+        return 1.0
+    n = sum(
+        scalar_cost(op.name)
+        for op in view.source.body.block.ops
+        if op.name not in ("arith.constant", "aicf_loop.yield")
+    )
+    return max(float(n), 1.0)
+
+
+def rows_candidate(view: NestView, t: GpuTarget) -> Candidate:
+    if not rows.applies(view):
+        return Candidate("gpu.rows", 1, reason="not a reduction over the innermost dims")
+    n = len(view.extents)
+    vec = per_output.vector_width(view, n - 1, t.max_vector_bytes, allow_tail=False)
+    M = prod(view.extents[d] for d in view.parallel_dims)
+    R = prod(view.extents[d] for d in view.reduction_dims)
+    eb = max((element_bytes(o.type.get_element_type()) for o in view.inputs), default=4)
+    acc = sum(element_bytes(a) for a in view.acc_types)
+    p = gcost.plan_rows(t, M, R // vec, vec * eb, operand_bytes(view), acc)
+
+    def point(q: gcost.Plan) -> Schedule:
+        params = {"vec": vec, **q.params, "unroll": gcost.UNROLL,
+                  "minblocks": max(1, gcost.blocks_per_sm(t, q.params["block"]) // 2)}
+        if params["split"] > 1:
+            params["combine"] = _combine(view, params["split"], t, rows.split_workspaces, rows.combine_view)
+        return _with_cost("gpu.rows", params, q.cost)
+
+    return Candidate("gpu.rows", 1, point(p), p.cost, alternatives=p.why,
+                     space=lambda: [(point(q), q.cost) for q in p.space])
+
+
+def matmul_candidate(view: NestView, t: GpuTarget) -> Candidate:
+    roles = matmul.roles_of(view)
+    if roles is None:
+        return Candidate("gpu.matmul_tiled", 10, reason="not a matmul (body a*b summed over one k)")
+    prob = matmul.problem_of_view(view, roles, t)
+    if min(prob.m, prob.n, prob.k, prob.batch) == 0:
+        return Candidate("gpu.matmul_tiled", 10, reason=f"matmul {prob.describe()} has an empty dim")
+    if prob.batch > t.max_grid_z:
+        return Candidate("gpu.matmul_tiled", 10, reason=f"batch {prob.batch} > the grid's z limit {t.max_grid_z}")
+    ranked = mcost.plan(prob, t)
+    best = ranked[0]
+    if not best.feasible:
+        return Candidate("gpu.matmul_tiled", 10, reason=f"no feasible tile: {best.reason}")
+    def point(e) -> Schedule:
+        params = {**e.cand.params(), "bps": e.bps, "regs_est": e.regs, "bound": e.bound}
+        return _with_cost("gpu.matmul_tiled", params, e.total)
+
+    alts = [f"{e.cand.short()}: {e.total * 1e6:.1f}us ({e.bound})" for e in ranked[:6] if e.feasible]
+    return Candidate("gpu.matmul_tiled", 10, point(best), best.total, alternatives=alts,
+                     detail=lambda top: mcost.format_table(prob, ranked, t, top),
+                     space=lambda: [(point(e), e.total) for e in ranked if e.feasible])
+
+
+NestCandidateFn = Callable[[NestView, GpuTarget], Candidate]
+
+GPU_NEST_CANDIDATES: list[NestCandidateFn] = [matmul_candidate, rows_candidate, per_output_candidate]
+"""Generated kernels for a nest; library kernels add themselves (register_library)."""
+
+GPU_LIBRARY_CANDIDATES: list[Callable[[NestOp, NestView, GpuTarget], Candidate]] = []
+
+
+def gpu_nest_candidates(view: NestView, t: GpuTarget, with_library: bool = True) -> list[Candidate]:
+    cands = [f(view, t) for f in GPU_NEST_CANDIDATES]
+    if with_library and view.source is not None:
+        cands += [f(view.source, view, t) for f in GPU_LIBRARY_CANDIDATES]
+    return cands
+
+
+def select(cands: list[Candidate], force: tuple[str, ...] = ()) -> Candidate:
+    """Forced kinds first (the first whose guard passes), else the most specific
+    generated kernel that applies, replaced by a library kernel predicted faster."""
+    for k in force:
+        for c in cands:
+            if c.kind == k and c.applies:
+                c.reason = "forced"
+                return c
+    generated = [c for c in cands if c.applies and c.tier >= 0]
+    top = max(c.tier for c in generated)
+    best = min((c for c in generated if c.tier == top), key=lambda c: c.cost)
+    for c in cands:
+        if c.applies and c.tier < 0 and c.cost < best.cost:
+            best = c
+    return best
+
+
+def plan_view(view: NestView, t: GpuTarget, force: tuple[str, ...] = ()) -> Candidate:
+    """The chosen candidate for a view (second passes of splits: generated only)."""
+    return select(gpu_nest_candidates(view, t, with_library=view.source is not None), force)
+
+
+# --- groups ----------------------------------------------------------------------------
+
+
+def gpu_group_candidates(group: GroupOp, name: str, t: GpuTarget) -> list[Candidate]:
+    gv = row_group.analyze(group, name)
+    if isinstance(gv, str):
+        return [
+            Candidate("gpu.row_group", 1, reason=gv),
+            Candidate("gpu.members", 0, Schedule("gpu.members", {"why": gv}), reason=gv),
+        ]
+    p = plan_row_group(gv, t)
+    return [
+        Candidate("gpu.row_group", 1, _with_cost("gpu.row_group", p.params, p.cost), p.cost,
+                  alternatives=p.why,
+                  space=lambda: [(_with_cost("gpu.row_group", q.params, q.cost), q.cost) for q in p.space]),
+        # running the members one by one is always possible; priced as the sum of
+        # its nests would be, but the one kernel never moves more bytes
+        Candidate("gpu.members", 0, Schedule("gpu.members", {}), reason="one kernel per member nest"),
+    ]
+
+
+def gpu_space(fn, op, t: GpuTarget, top_tier_only: bool = True) -> dict[str, list[tuple[Schedule, float]]]:
+    """Every point of the generated schedule kinds that apply to `op` (a nest or a
+    group of `fn`), with its predicted seconds: what calibration and tuning time.
+    By default only the most specific kind that applies (the one the planner picks
+    among), since a general kind's model is not meant to rank a specialised shape."""
+    from aicf.lowering.loop_to_gpu import nest_view
+
+    if isinstance(op, GroupOp):
+        groups = [o for o in fn.walk() if isinstance(o, GroupOp)]
+        found = gpu_group_candidates(op, f"{fn.sym_name.data}_group{groups.index(op)}", t)
+    else:
+        found = gpu_nest_candidates(nest_view(fn, op, 0), t, with_library=False)
+    found = [c for c in found if c.applies and c.space is not None and c.tier >= 0]
+    if top_tier_only and found:
+        top = max(c.tier for c in found)
+        found = [c for c in found if c.tier == top]
+    return {c.kind: c.space() for c in found}  # type: ignore[misc]
+

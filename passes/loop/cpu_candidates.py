@@ -1,0 +1,81 @@
+"""The planner's candidates on the cpu target: for each nest a C loop nest
+(`cpu.nest`: how many leading loops OpenMP shares, from aicf/cost/cpu.py), plus any
+library kernel whose guard passes (registered in CPU_LIBRARY_CANDIDATES, picked when
+predicted faster); for each group `cpu.group` (per slice of its shared dims, or its
+members one by one)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from xdsl.dialects import func
+
+from aicf.backend.c.emit import per_slice_locals
+from aicf.cost import cpu as ccost
+from aicf.dialects.loop import GroupOp, NestOp
+from aicf.dialects.schedule import Schedule
+from aicf.passes.loop.candidates import Candidate
+from aicf.target import CpuTarget
+
+
+def _limit(nest: NestOp) -> int:
+    """Leading loops the C emitter can share among threads for this nest's form."""
+    red = nest.reduction_dims
+    n = len(nest.extents)
+    if not red:
+        return max(n - 1, 1)
+    return max(min(red), 1)
+
+
+def nest_candidate(nest: NestOp, t: CpuTarget, inside_slice: bool) -> Candidate:
+    points = nest.num_points()
+    instr = ccost.instructions_per_point([nest])
+    k = 0 if inside_slice else ccost.parallel_loops(t, nest.extents, _limit(nest), instr)
+    cost = ccost.nest_time(t, points, t.cores if k else 1, instr)
+    s = Schedule("cpu.nest", {"parallel": k, "est_ns": int(round(cost * 1e9))})
+    why = "inside a per-slice group: the slice loop is the parallel one" if inside_slice else (
+        "parallel" if k else "too little work to share among threads")
+    return Candidate("cpu.nest", 0, s, cost, reason=why)
+
+
+CPU_LIBRARY_CANDIDATES: list[Callable[[NestOp, CpuTarget], Candidate]] = []
+
+
+def group_candidates(group: GroupOp, t: CpuTarget) -> list[Candidate]:
+    shared = group.shared_extents
+    points = max((m.num_points() for m in group.nests), default=0)
+    locals_ = per_slice_locals(group)
+    big = ccost.worth_parallel(t, points, ccost.instructions_per_point(group.nests))
+    members = Candidate("cpu.group", 0, Schedule("cpu.group", {"parallel": 0, "per_slice": False}),
+                        reason="member nests one after another")
+    if isinstance(locals_, str):
+        return [Candidate("cpu.group", 1, reason=f"per slice: {locals_}"), members]
+    if big and math.prod(shared) < t.cores * ccost.CHUNKS_PER_CORE:
+        return [Candidate("cpu.group", 1, reason="per slice: too few slices to share among threads "
+                          "while the members are big (their own loops do better)"), members]
+    k = ccost.collapse_count(t, shared, len(shared)) if big else 0
+    return [Candidate("cpu.group", 1, Schedule("cpu.group", {"parallel": k, "per_slice": True}),
+                      reason="per slice of the shared dims: the rows stay in cache"), members]
+
+
+def plan_function(fn: func.FuncOp, t: CpuTarget, force: tuple[str, ...], explain: list[str] | None,
+                  top: int = 5) -> None:  # fmt: skip
+    from aicf.passes.loop.plan import decide
+
+    fname = fn.sym_name.data
+    groups = [o for o in fn.walk() if isinstance(o, GroupOp)]
+    for i, g in enumerate(groups):
+        decide(g, f"@{fname} group #{i}", group_candidates(g, t), t, force, explain, top)
+    for i, nest in enumerate(o for o in fn.walk() if isinstance(o, NestOp)):
+        parent = nest.parent_op()
+        inside = False
+        if isinstance(parent, GroupOp):
+            gs = parent.attributes.get("aicf.schedule")
+            from aicf.dialects.schedule import decode
+
+            inside = gs is not None and bool(decode(gs).get("per_slice", False))
+        found = [nest_candidate(nest, t, inside)]
+        if not inside:
+            found += [f(nest, t) for f in CPU_LIBRARY_CANDIDATES]
+        decide(nest, f"@{fname} nest #{i}", found, t, force, explain, top)
