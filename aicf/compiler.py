@@ -28,6 +28,7 @@ from aicf.context import make_context
 from aicf.diagnostics import parse_module, verify_module
 from aicf.dtypes import as_bf16_bits, numpy_dtype
 from aicf.errors import AicfError, ArgumentError, CompileError
+from aicf.interop import as_array
 
 TENSOR_PIPELINE: list[str] = [
     "aicf-infer-shapes",
@@ -215,6 +216,7 @@ class Executable:
         checked = []
         for i, (a, spec) in enumerate(zip(arrays, self.inputs)):
             where = f"argument #{i} ('{spec.name}') of @{self.entry}"
+            a = as_array(a, self.target, where)  # torch, JAX, ...: through DLPack
             if isinstance(a, np.generic):
                 a = np.asarray(a)
             if spec.is_bf16:
