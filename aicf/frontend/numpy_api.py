@@ -38,8 +38,7 @@ def _name(func: Any) -> str:
 def not_yet(what: str, operator: str) -> NoReturn:
     raise located_error(
         None,
-        f"{what} is not supported yet on traced tensors: aicf has no {operator} "
-        "operator yet",
+        f"{what} is not supported yet: aicf has no {operator} operator yet",
     )
 
 
@@ -242,25 +241,28 @@ def dot(a, b, out=None):
 
 
 def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
-    """Two-operand einsum that is a (batched) matmul: one contracted index, at most
-    one free index per operand, every other index a batch index of both operands
-    (or of an ellipsis), in any order."""
+    """Two-operand einsum that is a (batched) matmul: one contracted index, every
+    other index in the output (a row, a column or a batch index; batch indices one
+    operand lacks must lead, as matmul broadcasts them), in any order."""
     _reject("numpy.einsum", out=(out, None))
     if not isinstance(subscripts, str) or len(operands) != 2:
         no_meaning("numpy.einsum other than the two-operand string form")
     a, b = (_tensor(v, "numpy.einsum") for v in operands)
     ins, out_spec = _einsum_specs(subscripts, (a.ndim, b.ndim))
     sa, sb = ins
+    only_a = [c for c in sa if c not in sb]
+    only_b = [c for c in sb if c not in sa]
     contracted = [c for c in sa if c in sb and c not in out_spec]
-    free_a = [c for c in sa if c not in sb]
-    free_b = [c for c in sb if c not in sa]
+    # the last index of one operand only (in output order) is its matmul row/column;
+    # any others are batch dims the other operand broadcasts over
+    free_a = [c for c in out_spec if c in only_a][-1:]
+    free_b = [c for c in out_spec if c in only_b][-1:]
     batch = [c for c in out_spec if c not in free_a + free_b]
     ok = (
-        len(contracted) == 1 and len(free_a) <= 1 and len(free_b) <= 1
-        and all(c in out_spec for c in free_a + free_b)
+        len(contracted) == 1
+        and all(c in out_spec for c in only_a + only_b)
         and all(c in sa or c in sb for c in out_spec)
         and len(set(sa)) == len(sa) and len(set(sb)) == len(sb)
-        and all(c in batch or c in contracted or c in free_a + free_b for c in sa + sb)
     )  # fmt: skip
     for spec in (sa, sb):
         mine = [c for c in batch if c in spec]
