@@ -74,6 +74,9 @@ def as_array(a: Any, target: str, where: str) -> Any:
     try:
         return take(a)
     except Exception as e:  # BufferError, TypeError, RuntimeError: the exporter's words
+        hint = ""
+        if "bfloat16" in str(getattr(a, "dtype", "")):
+            hint = " (aicf takes bf16 as uint16 bits: torch's x.view(torch.uint16))"
         raise ArgumentError(
-            f"{where}: {describe(a)} on {device} cannot be taken through DLPack: {e}"
+            f"{where}: {describe(a)} on {device} cannot be taken through DLPack: {e}{hint}"
         ) from None

@@ -136,15 +136,17 @@ class JitFunction:
         for leaf, path in zip(leaves, paths):
             # path is "[i]..." over the list of dynamic arguments: name the argument
             i, _, rest = path[1:].partition("]")
-            where = f"{self.fn.__name__}: argument '{names[int(i)]}{rest}'"
-            array, spec = self._leaf(leaf, where)
+            array, spec = self._leaf(leaf, f"{names[int(i)]}{rest}")
             arrays.append(array)
             specs.append(spec)
         return _Call(arrays, specs, treedef, tuple(names), tuple(static))
 
-    def _leaf(self, leaf: Any, where: str) -> tuple[Any, TensorSpec]:
+    def _leaf(self, leaf: Any, name: str) -> tuple[Any, TensorSpec]:
         from aicf.interop import as_array
 
+        where = f"{self.fn.__name__}: argument '{name}'"
+        if isinstance(leaf, np.integer | np.bool_):  # as Python's: weak, i32 if it fits
+            leaf = leaf.item()
         if isinstance(leaf, bool | int | float | complex):
             try:
                 spec = scalar_spec(leaf)
@@ -162,7 +164,7 @@ class JitFunction:
         if np.dtype(leaf.dtype) == np.int64:
             raise ArgumentError(
                 f"{where}: an int64 array, and aicf has no i64 element type yet; pass "
-                "x.astype(np.int32)"
+                f"{name}.astype(np.int32)"
             )
         try:
             return leaf, TensorSpec(tuple(int(d) for d in leaf.shape), leaf.dtype)

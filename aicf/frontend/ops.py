@@ -69,6 +69,14 @@ def _array_constant(tracer: Tracer, value: np.ndarray, like: Any, op_name: str) 
     return tracer.constant(array, TensorType(elt, list(array.shape)))
 
 
+_FLOAT_MAX = {
+    "f16": float(np.finfo(np.float16).max),
+    "bf16": 3.3895313892515355e38,  # (2 - 2**-7) * 2**127
+    "f32": float(np.finfo(np.float32).max),
+    "f64": float(np.finfo(np.float64).max),
+}
+
+
 def _scalar_constant(tracer: Tracer, value: Any, dtype: str, op_name: str) -> Tensor:
     if isinstance(value, complex | np.complexfloating):
         raise located_error(op_name, f"complex scalar {value!r}: aicf has no complex type")
@@ -79,6 +87,12 @@ def _scalar_constant(tracer: Tracer, value: Any, dtype: str, op_name: str) -> Te
             )
         if not I32_MIN <= int(value) <= I32_MAX:
             raise located_error(op_name, f"scalar {value!r} is out of {dtype} range")
+    elif isinstance(value, numbers.Integral | np.integer):
+        # an int is exact: one past the float type's range would silently become inf
+        limit = _FLOAT_MAX[dtype]
+        if not -limit <= value <= limit:
+            text = repr(value) if len(repr(value)) < 24 else f"{repr(value)[:12]}... ({len(repr(value))} digits)"
+            raise located_error(op_name, f"scalar {text} is out of {dtype} range")
     return Tensor(
         tracer.constant(np.asarray(value), TensorType(T.dtype_from_name(dtype), [])).value,
         tracer,

@@ -99,6 +99,23 @@ def _api():
     return numpy_api
 
 
+def _method(impl: str):
+    """An ndarray method: numpy_api's function of the same meaning on `self`."""
+
+    def method(self, *args, **kwargs):
+        return getattr(_api(), impl)(self, *args, **kwargs)
+
+    method.__name__ = impl.rstrip("_")
+    return method
+
+
+def _comparison(symbol: str):
+    def compare(self, other):
+        return _api().not_yet(f"the {symbol} operator", "comparison")
+
+    return compare
+
+
 class Tensor:
     """A traced tensor value: NumPy's operators, ndarray methods and (through
     `__array_ufunc__` / `__array_function__`) the NumPy functions listed in
@@ -216,23 +233,12 @@ class Tensor:
     # back to Python's identity comparison (`x == y` would be a silent False).
     __hash__ = object.__hash__
 
-    def __eq__(self, other):
-        return _api().not_yet("the == operator", "comparison")
-
-    def __ne__(self, other):
-        return _api().not_yet("the != operator", "comparison")
-
-    def __lt__(self, other):
-        return _api().not_yet("the < operator", "comparison")
-
-    def __le__(self, other):
-        return _api().not_yet("the <= operator", "comparison")
-
-    def __gt__(self, other):
-        return _api().not_yet("the > operator", "comparison")
-
-    def __ge__(self, other):
-        return _api().not_yet("the >= operator", "comparison")
+    __eq__ = _comparison("==")
+    __ne__ = _comparison("!=")
+    __lt__ = _comparison("<")
+    __le__ = _comparison("<=")
+    __gt__ = _comparison(">")
+    __ge__ = _comparison(">=")
 
     def __getitem__(self, index):
         return _api().getitem(self, index)
@@ -260,40 +266,15 @@ class Tensor:
     def mT(self):
         return _api().swapaxes(self, -1, -2)
 
-    def swapaxes(self, axis1, axis2):
-        return _api().swapaxes(self, axis1, axis2)
-
-    def squeeze(self, axis=None):
-        return _api().squeeze(self, axis)
-
-    def ravel(self, order="C"):
-        return _api().ravel(self, order)
-
-    flatten = ravel
-
-    def sum(self, *args, **kwargs):
-        return _api().sum_(self, *args, **kwargs)
-
-    def mean(self, *args, **kwargs):
-        return _api().mean(self, *args, **kwargs)
-
-    def max(self, *args, **kwargs):
-        return _api().max_(self, *args, **kwargs)
-
-    def min(self, *args, **kwargs):
-        return _api().min_(self, *args, **kwargs)
-
-    def var(self, *args, **kwargs):
-        return _api().var(self, *args, **kwargs)
-
-    def std(self, *args, **kwargs):
-        return _api().std(self, *args, **kwargs)
-
-    def clip(self, *args, **kwargs):
-        return _api().clip(self, *args, **kwargs)
-
-    def dot(self, other):
-        return _api().dot(self, other)
-
-    def astype(self, dtype, *args, **kwargs):
-        return _api().astype(self, dtype, *args, **kwargs)
+    swapaxes = _method("swapaxes")
+    squeeze = _method("squeeze")
+    ravel = flatten = _method("ravel")
+    sum = _method("sum_")
+    mean = _method("mean")
+    max = _method("max_")
+    min = _method("min_")
+    var = _method("var")
+    std = _method("std")
+    clip = _method("clip")
+    dot = _method("dot")
+    astype = _method("astype")

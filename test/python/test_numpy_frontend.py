@@ -280,6 +280,8 @@ def _error_of(fn, *args) -> str:
         ("E-SHAPE", lambda x: x.reshape(8, 4.0), "an extent must be an integer"),  # E-SHAPE
         ("E-SWAP", lambda x: np.swapaxes(x, 0, 2), "axis 2 is out of range for rank 2"),  # E-SWAP
         ("E-BIGINT", lambda x: x.astype(np.int32) + 2**40, "out of i32 range"),  # E-BIGINT
+        ("E-HUGEINT", lambda x: x * 10**400, "(401 digits) is out of f32 range"),  # E-HUGEINT
+        ("E-F16INT", lambda x: x.astype(np.float16) + 70000, "scalar 70000 is out of f16 range"),  # E-F16INT
         ("E-COMPLEX", lambda x: x * 1j, "complex scalar 1j"),  # E-COMPLEX
         ("E-I64ARR", lambda x: x + np.array([2**40] * 8), "out of i32 range"),  # E-I64ARR
         ("E-BOOLARR", lambda x: x * np.ones(8, bool), "unsupported dtype"),  # E-BOOLARR
