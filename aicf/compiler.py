@@ -325,6 +325,9 @@ class SpecializingExecutable:
         return exe
 
     def __call__(self, *arrays):
+        arrays = tuple(
+            as_array(a, self.target, f"argument #{i} of @{self.entry}") for i, a in enumerate(arrays)
+        )
         return self.specialize(self._shapes_of(arrays))(*arrays)
 
 

@@ -136,3 +136,10 @@ def test_cuda_target_takes_device_and_host_dlpack_arrays():
     np.testing.assert_allclose(cp.asnumpy(out), reference(x, w), rtol=1e-6)
     taken = as_array(DLPackOnly(cp.asarray(x)), "cuda", "x")
     assert isinstance(taken, cp.ndarray)
+
+
+def test_dynamic_shape_entry_takes_dlpack_arrays():
+    exe = aicf.compile(PROGRAM.replace("3x4xf32", "?x4xf32"), target="cpu")
+    x = RNG.standard_normal((5, 4)).astype(np.float32)
+    w = RNG.standard_normal(4).astype(np.float32)
+    np.testing.assert_allclose(exe(DLPackOnly(x), DLPackOnly(w)), reference(x, w), rtol=1e-6)
