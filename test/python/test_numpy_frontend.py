@@ -26,8 +26,8 @@ def rel_err(out, ref) -> float:
 
 
 def as64(tree):
-    if isinstance(tree, dict):
-        return {k: as64(v) for k, v in tree.items()}
+    if isinstance(tree, dict | list):
+        return {k: as64(v) for k, v in tree.items()} if isinstance(tree, dict) else [as64(v) for v in tree]
     return tree.astype(np.float64) if isinstance(tree, np.ndarray) else tree
 
 
@@ -44,7 +44,8 @@ def spec(*shape, dtype="f32"):
 # The functions of jaymody/picoGPT's gpt2.py, with the same NumPy calls (written here, not
 # copied). mha, transformer_block and gpt2 need operators aicf lacks yet (np.split and
 # np.hstack for the heads, wte[inputs] for the embedding lookup): see
-# test_mha_waits_for_split_at_the_users_line.
+# test_mha_waits_for_split_at_the_users_line; a transformer block with the heads split by
+# reshape instead runs in test_transformer_block_without_split_matches_numpy_float64.
 
 
 def gelu(x):
@@ -109,10 +110,40 @@ def _params(n_in, n_out):
 )
 def test_picogpt_functions_match_numpy_float64(fn, args):
     out = aicf.jit(fn)(*args)
-    ref = fn(*as64(list(args)))
+    ref = fn(*as64(list(args)))  # the same function on float64 NumPy arrays
     assert out.dtype == np.float32  # float64 scalars and constants kept the program f32
     assert np.isfinite(out).all()
     assert rel_err(out, ref) < 1e-5
+
+
+def mha_without_split(x, q, k, v, c_proj, n_head):
+    """picoGPT's mha with separate q/k/v projections and the heads as a batch dim
+    (reshape + swapaxes instead of np.split / np.hstack)."""
+    n_seq, n_embd = x.shape
+    heads = [linear(x, **p).reshape(n_seq, n_head, -1).swapaxes(0, 1) for p in (q, k, v)]
+    causal_mask = (1 - np.tri(n_seq)) * -1e10
+    scores = np.einsum("hqd,hkd->hqk", heads[0], heads[1]) / np.sqrt(n_embd // n_head)
+    out = softmax(scores + causal_mask) @ heads[2]
+    return linear(out.swapaxes(0, 1).reshape(n_seq, n_embd), **c_proj)
+
+
+def transformer_block(x, mlp, attn, ln_1, ln_2, n_head):
+    x = x + mha_without_split(layer_norm(x, **ln_1), **attn, n_head=n_head)
+    return x + ffn(layer_norm(x, **ln_2), **mlp)
+
+
+def test_transformer_block_without_split_matches_numpy_float64():
+    ln = lambda: {"g": 1 + rand(N_EMBD) / 10, "b": rand(N_EMBD) / 10}  # noqa: E731
+    params = {
+        "mlp": {"c_fc": _params(N_EMBD, 4 * N_EMBD), "c_proj": _params(4 * N_EMBD, N_EMBD)},
+        "attn": {**{p: _params(N_EMBD, N_EMBD) for p in "qkv"}, "c_proj": _params(N_EMBD, N_EMBD)},
+        "ln_1": ln(), "ln_2": ln(),
+    }  # fmt: skip
+    x = rand(N_SEQ, N_EMBD)
+    block = aicf.jit(transformer_block, static_argnames="n_head")
+    out = block(x, **params, n_head=4)
+    ref = transformer_block(x.astype(np.float64), **as64(params), n_head=4)
+    assert out.dtype == np.float32 and rel_err(out, ref) < 1e-5
 
 
 def test_mha_waits_for_split_at_the_users_line():
