@@ -57,7 +57,9 @@ def as_array(a: Any, target: str, where: str) -> Any:
     try:
         device_type, device_id = a.__dlpack_device__()
     except Exception as e:
-        raise ArgumentError(f"{where}: cannot read the DLPack device of {describe(a)}: {e}") from None
+        raise ArgumentError(
+            f"{where}: cannot read the DLPack device of {describe(a)}: {e}"
+        ) from None
     device = f"{_DEVICE_NAMES.get(int(device_type), f'device type {int(device_type)}')}:{device_id}"
     if device_type == _CPU:
         take = np.from_dlpack

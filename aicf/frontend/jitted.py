@@ -95,7 +95,9 @@ class JitFunction:
         self._lock = threading.Lock()
         self._sig = inspect.signature(fn)
         params = list(self._sig.parameters.values())
-        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        positional = [
+            p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
         names = set(_as_tuple(static_argnames))
         for i in _as_tuple(static_argnums):
             if not -len(positional) <= i < len(positional):
@@ -106,7 +108,9 @@ class JitFunction:
             names.add(positional[i])
         unknown = names - set(self._sig.parameters)
         if unknown:
-            raise ArgumentError(f"static_argnames: {fn.__name__} has no parameter {sorted(unknown)}")
+            raise ArgumentError(
+                f"static_argnames: {fn.__name__} has no parameter {sorted(unknown)}"
+            )
         self.static_argnames = tuple(sorted(names))
 
     # --- arguments ---------------------------------------------------------------------------
@@ -181,7 +185,7 @@ class JitFunction:
             dynamic = pytree.unflatten(call.treedef, list(tensors))
             arguments = {**dict(zip(call.names, dynamic)), **static}
             ordered = {n: arguments[n] for n in self._sig.parameters if n in arguments}
-            bound = inspect.BoundArguments(self._sig, OrderedDict(ordered))  # type: ignore[arg-type]
+            bound = inspect.BoundArguments(self._sig, OrderedDict(ordered))  # type: ignore
             leaves, treedef = pytree.flatten(self.fn(*bound.args, **bound.kwargs))
             out_def.append(treedef)
             return tuple(leaves)

@@ -145,6 +145,10 @@ def _normalize_axis(axis: Any, ndim: int, func_name: str) -> int:
     return i % ndim
 
 
+def _normalize_axes(axes: Any, ndim: int, func_name: str) -> list[int]:
+    return [_normalize_axis(v, ndim, func_name) for v in _int_list(axes, "axis", func_name)]
+
+
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     _reject("numpy.reshape", order=(order, "C"))
     return ops.reshape(a, newshape if shape is None else shape)
@@ -173,8 +177,8 @@ def swapaxes(a, axis1, axis2):
 
 def moveaxis(a, source, destination):
     x = _tensor(a, "numpy.moveaxis")
-    src = [_normalize_axis(v, x.ndim, "numpy.moveaxis") for v in _int_list(source, "axis", "numpy.moveaxis")]
-    dst = [_normalize_axis(v, x.ndim, "numpy.moveaxis") for v in _int_list(destination, "axis", "numpy.moveaxis")]
+    src = _normalize_axes(source, x.ndim, "numpy.moveaxis")
+    dst = _normalize_axes(destination, x.ndim, "numpy.moveaxis")
     if len(src) != len(dst):
         raise located_error(None, "numpy.moveaxis: source and destination differ in length")
     return ops.transpose(x, _perm_moving(x.ndim, src, dst))
@@ -183,8 +187,8 @@ def moveaxis(a, source, destination):
 def expand_dims(a, axis):
     x = _tensor(a, "numpy.expand_dims")
     axes = _int_list(axis, "axis", "numpy.expand_dims")
+    new = set(_normalize_axes(axes, x.ndim + len(axes), "numpy.expand_dims"))
     ndim = x.ndim + len(axes)
-    new = {_normalize_axis(v, ndim, "numpy.expand_dims") for v in axes}
     dims = iter(_dims(x.shape))
     return ops.reshape(x, [1 if i in new else next(dims) for i in builtins.range(ndim)])
 
@@ -194,7 +198,7 @@ def squeeze(a, axis=None):
     if axis is None:
         drop = {i for i, d in enumerate(x.shape) if d == 1}
     else:
-        drop = {_normalize_axis(v, x.ndim, "numpy.squeeze") for v in _int_list(axis, "axis", "numpy.squeeze")}
+        drop = set(_normalize_axes(axis, x.ndim, "numpy.squeeze"))
         for i in drop:
             if x.shape[i] != 1:
                 raise located_error(None, f"numpy.squeeze: axis {i} has extent {x.shape[i]}, not 1")
@@ -215,7 +219,7 @@ def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True, *, devi
 
 
 def clip(a, a_min=_NO, a_max=_NO, out=None, *, min=_NO, max=_NO, **kwargs):
-    _reject("numpy.clip", out=(out, None))
+    _reject("numpy.clip", out=(out, None), **{k: (v, None) for k, v in kwargs.items()})
     lo = a_min if a_min is not _NO else min
     hi = a_max if a_max is not _NO else max
     x = a
@@ -236,7 +240,7 @@ def dot(a, b, out=None):
     if 0 in ranks:
         return ops.mul(a, b)
     if builtins.max(ranks) > 2:
-        no_meaning("numpy.dot of an operand of rank > 2 (it is not matmul; use np.matmul or np.einsum)")
+        no_meaning("numpy.dot of an operand of rank > 2 (not a matmul; use np.matmul, np.einsum)")
     return ops.matmul(a, b)
 
 
@@ -244,7 +248,8 @@ def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
     """Two-operand einsum that is a (batched) matmul: one contracted index, every
     other index in the output (a row, a column or a batch index; batch indices one
     operand lacks must lead, as matmul broadcasts them), in any order."""
-    _reject("numpy.einsum", out=(out, None))
+    options = {k: (v, None) for k, v in kwargs.items() if k not in ("order", "casting")}
+    _reject("numpy.einsum", out=(out, None), **options)
     if not isinstance(subscripts, str) or len(operands) != 2:
         no_meaning("numpy.einsum other than the two-operand string form")
     a, b = (_tensor(v, "numpy.einsum") for v in operands)
@@ -278,8 +283,9 @@ def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
         rhs = expand_dims(rhs, -1)
     r = ops.matmul(lhs, rhs)
     order = batch + free_a + free_b
-    if not free_a or not free_b:
-        r = ops.reshape(r, _dims(r.shape[:-2]) + [d for d, f in zip(_dims(r.shape[-2:]), (free_a, free_b)) if f])
+    if not free_a or not free_b:  # drop the unit dims added above
+        rows_cols = [d for d, f in zip(_dims(r.shape[-2:]), (free_a, free_b)) if f]
+        r = ops.reshape(r, _dims(r.shape[:-2]) + rows_cols)
     return _to_order(r, order, list(out_spec))
 
 
@@ -306,7 +312,9 @@ def _einsum_specs(subscripts: str, ranks: tuple[int, ...]) -> tuple[list[list[st
             n = r - len(head) - len(tail)
             s = head + "".join(ell[n_ell - n:]) + tail
         if len(s) != r:
-            raise located_error(None, f"numpy.einsum: {subscripts!r} does not fit an operand of rank {r}")
+            raise located_error(
+                None, f"numpy.einsum: {subscripts!r} does not fit an operand of rank {r}"
+            )
         expanded.append(list(s))
     if arrow:
         out = out.replace("...", "".join(ell))
@@ -327,11 +335,11 @@ def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, 
     return ops.constant(fill_value, x.dtype if dtype is None else dtype, target)
 
 
-def zeros_like(a, dtype=None, order="K", subok=True, shape=None, **kw):
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     return _full_like(a, 0, dtype, order, subok, shape)
 
 
-def ones_like(a, dtype=None, order="K", subok=True, shape=None, **kw):
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     return _full_like(a, 1, dtype, order, subok, shape)
 
 
@@ -342,7 +350,8 @@ def getitem(x: Tensor, index: Any) -> Tensor:
     """`x[...]`, `x[:]` and `x[None]`-style indices (views of the whole tensor); any
     other index waits for the slice and gather operators."""
     items = index if isinstance(index, tuple) else (index,)
-    if not all(i is None or i is Ellipsis or (isinstance(i, slice) and i == slice(None)) for i in items):
+    whole = (i is None or i is Ellipsis or (isinstance(i, slice) and i == slice(None)) for i in items)
+    if not all(whole):
         not_yet("indexing a traced tensor (other than x[...], x[:], x[None])", "slice or gather")
     if builtins.sum(i is Ellipsis for i in items) > 1:
         raise located_error(None, "an index can only have a single ellipsis ('...')")
@@ -467,6 +476,8 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Te
     name = ufunc.__name__
     if method == "reduce" and name in UFUNC_REDUCE:
         (x, *rest) = inputs
+        if len(rest) > 1:
+            no_meaning(f"numpy.{name}.reduce with arguments past axis")
         axis = rest[0] if rest else kwargs.pop("axis", 0)
         keepdims = kwargs.pop("keepdims", False)
         _reject(f"numpy.{name}.reduce", **{k: (v, None) for k, v in kwargs.items()})

@@ -91,7 +91,8 @@ def _scalar_constant(tracer: Tracer, value: Any, dtype: str, op_name: str) -> Te
         # an int is exact: one past the float type's range would silently become inf
         limit = _FLOAT_MAX[dtype]
         if not -limit <= value <= limit:
-            text = repr(value) if len(repr(value)) < 24 else f"{repr(value)[:12]}... ({len(repr(value))} digits)"
+            text = repr(value)
+            text = text if len(text) < 24 else f"{text[:12]}... ({len(text)} digits)"
             raise located_error(op_name, f"scalar {text} is out of {dtype} range")
     return Tensor(
         tracer.constant(np.asarray(value), TensorType(T.dtype_from_name(dtype), [])).value,
@@ -208,7 +209,9 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None) 
         dtype = dtype_of(dtype)
     except TypeError as e:
         raise located_error(T.ConstantOp.name, str(e)) from None
-    target = tuple(_int_list(shape, "an extent", T.ConstantOp.name)) if shape is not None else array.shape
+    target = array.shape
+    if shape is not None:
+        target = tuple(_int_list(shape, "an extent", T.ConstantOp.name))
     try:
         array = np.broadcast_to(array, target)
     except ValueError:
@@ -306,12 +309,14 @@ def reshape(x: Tensor, shape: Any) -> Tensor:
     return _reshape(x, shape)
 
 
-def transpose(x: Tensor, perm: Sequence[int] | None = None, *, axes: Sequence[int] | None = None) -> Tensor:
+def transpose(x: Tensor, perm: Sequence[int] | None = None, *,
+              axes: Sequence[int] | None = None) -> Tensor:  # fmt: skip
     """numpy.transpose: result dim i is x's dim perm[i]; default reverses the dims."""
     if perm is None:
         perm = axes
     if perm is None:
-        perm = list(builtins.range(_as_tensor(x, _tracer_of(x), None, T.TransposeOp.name).ndim))[::-1]
+        ndim = _as_tensor(x, _tracer_of(x), None, T.TransposeOp.name).ndim
+        perm = list(builtins.range(ndim))[::-1]
     return _transpose(x, perm)
 
 
