@@ -111,7 +111,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO
     if correction is not _NO:
         ddof = correction
     axes = _axis(axis, name)
-    x = a if isinstance(a, Tensor) else ops._as_tensor(a, _tracer_of(a), None, name)
+    x = _tensor(a, name)
     d = x - ops.reduce_mean(x, axes, keepdims=True)
     sq = ops.reduce_mean(d * d, axes, keepdims=bool(keepdims))
     if ddof == 0:
@@ -120,6 +120,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO
     if None in extents:
         raise located_error(None, f"{name}: ddof={ddof} over a dynamic extent")
     n = int(np.prod(extents))
+    if n <= ddof:
+        raise located_error(None, f"{name}: ddof={ddof} with only {n} elements per result")
     return sq * (n / (n - ddof))
 
 
@@ -187,8 +189,10 @@ def moveaxis(a, source, destination):
 def expand_dims(a, axis):
     x = _tensor(a, "numpy.expand_dims")
     axes = _int_list(axis, "axis", "numpy.expand_dims")
-    new = set(_normalize_axes(axes, x.ndim + len(axes), "numpy.expand_dims"))
     ndim = x.ndim + len(axes)
+    new = set(_normalize_axes(axes, ndim, "numpy.expand_dims"))
+    if len(new) != len(axes):
+        raise located_error(None, f"numpy.expand_dims: repeated axis in {axis}")
     dims = iter(_dims(x.shape))
     return ops.reshape(x, [1 if i in new else next(dims) for i in builtins.range(ndim)])
 

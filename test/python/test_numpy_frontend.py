@@ -310,6 +310,8 @@ def _error_of(fn, *args) -> str:
         ("E-TPERM", lambda x: x.transpose(1.5, 0), "a perm entry must be an integer"),  # E-TPERM
         ("E-SHAPE", lambda x: x.reshape(8, 4.0), "an extent must be an integer"),  # E-SHAPE
         ("E-SWAP", lambda x: np.swapaxes(x, 0, 2), "axis 2 is out of range for rank 2"),  # E-SWAP
+        ("E-EXPAND", lambda x: np.expand_dims(x, (0, -4)), "repeated axis in (0, -4)"),  # E-EXPAND
+        ("E-VARDDOF", lambda x: np.var(x, axis=0, ddof=4), "ddof=4 with only 4 elements"),  # E-VARDDOF
         ("E-BIGINT", lambda x: x.astype(np.int32) + 2**40, "out of i32 range"),  # E-BIGINT
         ("E-HUGEINT", lambda x: x * 10**400, "(401 digits) is out of f32 range"),  # E-HUGEINT
         ("E-F16INT", lambda x: x.astype(np.float16) + 70000, "scalar 70000 is out of f16 range"),  # E-F16INT
