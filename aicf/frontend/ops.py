@@ -80,20 +80,17 @@ _FLOAT_MAX = {
 def _scalar_constant(tracer: Tracer, value: Any, dtype: str, op_name: str) -> Tensor:
     if isinstance(value, complex | np.complexfloating):
         raise located_error(op_name, f"complex scalar {value!r}: aicf has no complex type")
-    if not _is_float(dtype):
-        if not float(value).is_integer():
-            raise located_error(
-                op_name, f"scalar {value!r} cannot be an {dtype} constant; cast the tensor first"
-            )
-        if not I32_MIN <= int(value) <= I32_MAX:
-            raise located_error(op_name, f"scalar {value!r} is out of {dtype} range")
-    elif isinstance(value, numbers.Integral | np.integer):
-        # an int is exact: one past the float type's range would silently become inf
-        limit = _FLOAT_MAX[dtype]
-        if not -limit <= value <= limit:
-            text = repr(value)
-            text = text if len(text) < 24 else f"{text[:12]}... ({len(text)} digits)"
-            raise located_error(op_name, f"scalar {text} is out of {dtype} range")
+    exact = isinstance(value, numbers.Integral | np.integer)
+    if not _is_float(dtype) and not exact and not float(value).is_integer():
+        raise located_error(
+            op_name, f"scalar {value!r} cannot be an {dtype} constant; cast the tensor first"
+        )
+    # an int is exact: one past i32 would wrap, one past a float type's range become inf
+    low, high = (-_FLOAT_MAX[dtype], _FLOAT_MAX[dtype]) if _is_float(dtype) else (I32_MIN, I32_MAX)
+    if (exact or not _is_float(dtype)) and not low <= value <= high:
+        text = repr(value)
+        text = text if len(text) < 24 else f"{text[:12]}... ({len(text)} digits)"
+        raise located_error(op_name, f"scalar {text} is out of {dtype} range")
     return Tensor(
         tracer.constant(np.asarray(value), TensorType(T.dtype_from_name(dtype), [])).value,
         tracer,
@@ -109,11 +106,7 @@ def _is_scalar(value: Any) -> bool:
 
 
 def _scalar_dtype(value: Any) -> str:
-    if isinstance(value, bool | np.bool_):
-        return "i32"
-    if isinstance(value, numbers.Integral | np.integer):
-        return "i32"
-    return "f32"
+    return "i32" if isinstance(value, numbers.Integral | np.integer | np.bool_) else "f32"
 
 
 def _as_tensor(value: Any, tracer: Tracer, like: Any, op_name: str) -> Tensor:

@@ -313,6 +313,8 @@ def _error_of(fn, *args) -> str:
         ("E-EXPAND", lambda x: np.expand_dims(x, (0, -4)), "repeated axis in (0, -4)"),  # E-EXPAND
         ("E-VARDDOF", lambda x: np.var(x, axis=0, ddof=4), "ddof=4 with only 4 elements"),  # E-VARDDOF
         ("E-BIGINT", lambda x: x.astype(np.int32) + 2**40, "out of i32 range"),  # E-BIGINT
+        ("E-HUGEI32", lambda x: x.astype("i32") - 10**400, "(401 digits) is out of i32 range"),  # E-HUGEI32
+        ("E-I32FLOAT", lambda x: x.astype("i32") * 3e9, "scalar 3000000000.0 is out of i32 range"),  # E-I32FLOAT
         ("E-HUGEINT", lambda x: x * 10**400, "(401 digits) is out of f32 range"),  # E-HUGEINT
         ("E-F16INT", lambda x: x.astype(np.float16) + 70000, "scalar 70000 is out of f16 range"),  # E-F16INT
         ("E-COMPLEX", lambda x: x * 1j, "complex scalar 1j"),  # E-COMPLEX
