@@ -28,6 +28,7 @@ from aicf.context import make_context
 from aicf.diagnostics import parse_module, verify_module
 from aicf.dtypes import as_bf16_bits, numpy_dtype
 from aicf.errors import AicfError, ArgumentError, CompileError
+from aicf.interop import as_array
 
 TENSOR_PIPELINE: list[str] = [
     "aicf-infer-shapes",
@@ -253,6 +254,7 @@ class Executable:
         checked = []
         for i, (a, spec) in enumerate(zip(arrays, self.inputs)):
             where = f"argument #{i} ('{spec.name}') of @{self.entry}"
+            a = as_array(a, self.target, where)  # torch, JAX, ...: through DLPack
             if isinstance(a, np.generic):
                 a = np.asarray(a)
             if spec.is_bf16:
@@ -364,6 +366,9 @@ class SpecializingExecutable:
         return exe
 
     def __call__(self, *arrays):
+        arrays = tuple(
+            as_array(a, self.target, f"argument #{i} of @{self.entry}") for i, a in enumerate(arrays)
+        )
         return self.specialize(self._shapes_of(arrays))(*arrays)
 
 

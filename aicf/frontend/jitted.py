@@ -1,24 +1,46 @@
-"""`aicf.jit`: trace on the first call, compile, cache per (shapes, dtypes, target).
+"""`aicf.jit`: trace on the first call, compile, cache per specialisation.
 
-    @aicf.jit                     # or @aicf.jit(target="cuda")
-    def f(x, w):
-        return ops.relu(x @ w)
+    @aicf.jit                     # or @aicf.jit(target="cuda", static_argnames="n_head")
+    def f(x, params, n_head):
+        return ops.relu(x @ params["w"] + params["b"])
 
-    f(x, w)                       # traces and compiles
-    f(x2, w2)                     # same shapes and dtypes: reuses the executable
+    f(x, {"w": w, "b": b}, n_head=4)   # traces and compiles
+    f(x2, {"w": w2, "b": b2}, n_head=4)   # same structure, shapes, dtypes: reused
+
+Arguments are bound to the function's signature (positional or keyword). Dynamic
+arguments are pytrees (dicts, lists, tuples, nested) of arrays: NumPy, CuPy, or any
+`__dlpack__` array (torch, JAX), and Python int/float scalars, which become weak 0-d
+tensors (i32/f32 taking the dtype of the tensors they meet, as in JAX). Static
+arguments (`static_argnums` / `static_argnames`, as in jax.jit) are plain Python
+values, hashable, seen by the function as they are.
+
+A specialisation is keyed by the arguments' pytree structure, each leaf's shape,
+dtype and weakness, the static values and the target. At most `cache_size` (default
+`DEFAULT_CACHE_SIZE`) are kept, least recently used dropped first.
+
+Called while another function is being traced (nested jit), a jitted function is
+inlined into that trace, as in JAX.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import inspect
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from aicf.errors import AicfError
-from aicf.frontend.tensor import spec_of
-from aicf.frontend.tracer import trace
+from aicf.errors import AicfError, ArgumentError
+from aicf.frontend import pytree
+from aicf.frontend.tensor import TensorSpec, scalar_spec
+from aicf.frontend.tracer import is_tracing, trace_function
+
+DEFAULT_CACHE_SIZE = 64
+"""Specialisations a jitted function keeps (compiled programs stay mapped while kept)."""
 
 
 def _compile(module: ModuleOp, target: str):
@@ -31,42 +53,204 @@ def _compile(module: ModuleOp, target: str):
     return compile_(module, target=target)
 
 
+def _as_tuple(value: Any) -> tuple:
+    if value is None:
+        return ()
+    if isinstance(value, int | str):
+        return (value,)
+    return tuple(value)
+
+
+class _Call:
+    """One call's arguments, split: the leaves of the dynamic arguments (as arrays the
+    executable takes), their specs, the pytree structure, and the static values."""
+
+    def __init__(self, leaves: list[Any], specs: list[TensorSpec], treedef: pytree.TreeDef,
+                 names: tuple[str, ...], static: tuple[tuple[str, Any], ...]):  # fmt: skip
+        self.leaves = leaves
+        self.specs = specs
+        self.treedef = treedef
+        self.names = names
+        self.static = static
+
+    @property
+    def key(self) -> tuple:
+        return (self.names, self.treedef, tuple(self.specs), self.static)
+
+
 class JitFunction:
     """A traced-and-compiled function; see the module docstring. `num_compilations`
-    counts the traces compiled so far."""
+    counts the traces compiled so far; `cache_size` bounds the specialisations kept."""
 
-    def __init__(self, fn: Callable[..., Any], target: str):
+    def __init__(self, fn: Callable[..., Any], target: str = "cpu",
+                 static_argnums: int | Iterable[int] | None = None,
+                 static_argnames: str | Iterable[str] | None = None,
+                 cache_size: int = DEFAULT_CACHE_SIZE):  # fmt: skip
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.target = target
+        self.cache_size = cache_size
         self.num_compilations = 0
-        self._cache: dict[tuple, Any] = {}
+        self._cache: OrderedDict[tuple, tuple[Any, pytree.TreeDef]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._sig = inspect.signature(fn)
+        params = list(self._sig.parameters.values())
+        positional = [
+            p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        names = set(_as_tuple(static_argnames))
+        for i in _as_tuple(static_argnums):
+            if not -len(positional) <= i < len(positional):
+                raise ArgumentError(
+                    f"static_argnums: {i} is out of range for {fn.__name__}'s "
+                    f"{len(positional)} positional parameter(s)"
+                )
+            names.add(positional[i])
+        unknown = names - set(self._sig.parameters)
+        if unknown:
+            raise ArgumentError(
+                f"static_argnames: {fn.__name__} has no parameter {sorted(unknown)}"
+            )
+        self.static_argnames = tuple(sorted(names))
 
-    def _key(self, args: tuple[Any, ...]) -> tuple:
-        specs = tuple(spec_of(a) for a in args)
-        return (tuple((s.shape, s.dtype) for s in specs), self.target)
+    # --- arguments ---------------------------------------------------------------------------
 
-    def lower(self, *args: Any) -> ModuleOp:
-        """The traced module for arguments like `args`, without compiling it."""
-        return trace(self.fn, *args)
+    def _split(self, args: tuple, kwargs: dict) -> _Call:
+        try:
+            bound = self._sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise ArgumentError(f"{self.fn.__name__}: {e}") from None
+        static, dynamic, names = [], [], []
+        for name, value in bound.arguments.items():
+            if name in self.static_argnames:
+                try:
+                    hash(value)
+                except TypeError:
+                    raise ArgumentError(
+                        f"{self.fn.__name__}: static argument '{name}' must be hashable, got "
+                        f"{type(value).__name__} (use a tuple for a list)"
+                    ) from None
+                static.append((name, value))
+            else:
+                dynamic.append(value)
+                names.append(name)
+        leaves, treedef = pytree.flatten(dynamic)
+        paths = pytree.leaf_paths(treedef, "")
+        arrays, specs = [], []
+        for leaf, path in zip(leaves, paths):
+            # path is "[i]..." over the list of dynamic arguments: name the argument
+            i, _, rest = path[1:].partition("]")
+            array, spec = self._leaf(leaf, f"{names[int(i)]}{rest}")
+            arrays.append(array)
+            specs.append(spec)
+        return _Call(arrays, specs, treedef, tuple(names), tuple(static))
 
-    def executable(self, *args: Any):
-        """The executable for arguments like `args` (compiled on first use)."""
-        key = self._key(args)
-        exe = self._cache.get(key)
-        if exe is None:
-            exe = _compile(self.lower(*args), self.target)
+    def _leaf(self, leaf: Any, name: str) -> tuple[Any, TensorSpec]:
+        from aicf.interop import as_array
+
+        where = f"{self.fn.__name__}: argument '{name}'"
+        if isinstance(leaf, np.integer | np.bool_):  # as Python's: weak, i32 if it fits
+            leaf = leaf.item()
+        if isinstance(leaf, bool | int | float | complex):
+            try:
+                spec = scalar_spec(leaf)
+            except TypeError as e:
+                raise ArgumentError(f"{where}: {e}, or make it static (static_argnames)") from None
+            return np.asarray(leaf, dtype=np.float32 if spec.dtype == "f32" else np.int32), spec
+        if isinstance(leaf, np.generic):
+            leaf = np.asarray(leaf)
+        leaf = as_array(leaf, self.target, where)
+        if not (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
+            raise ArgumentError(
+                f"{where}: a {type(leaf).__name__} is not an array; pass an array, or make it "
+                "static (static_argnames)"
+            )
+        if np.dtype(leaf.dtype) == np.int64:
+            raise ArgumentError(
+                f"{where}: an int64 array, and aicf has no i64 element type yet; pass "
+                f"{name}.astype(np.int32)"
+            )
+        try:
+            return leaf, TensorSpec(tuple(int(d) for d in leaf.shape), leaf.dtype)
+        except TypeError as e:
+            raise ArgumentError(f"{where}: {e}") from None
+
+    # --- tracing and compiling ---------------------------------------------------------------
+
+    def _trace(self, call: _Call) -> tuple[ModuleOp, pytree.TreeDef]:
+        out_def: list[pytree.TreeDef] = []
+        static = dict(call.static)
+
+        def flat(*tensors):
+            dynamic = pytree.unflatten(call.treedef, list(tensors))
+            arguments = {**dict(zip(call.names, dynamic)), **static}
+            ordered = {n: arguments[n] for n in self._sig.parameters if n in arguments}
+            bound = inspect.BoundArguments(self._sig, OrderedDict(ordered))  # type: ignore
+            leaves, treedef = pytree.flatten(self.fn(*bound.args, **bound.kwargs))
+            out_def.append(treedef)
+            return tuple(leaves)
+
+        module = trace_function(flat, call.specs, origin=self.fn)
+        return module, out_def[0]
+
+    def lower(self, *args: Any, **kwargs: Any) -> ModuleOp:
+        """The traced module for arguments like these, without compiling it."""
+        return self._trace(self._split(args, kwargs))[0]
+
+    def _entry(self, call: _Call) -> tuple[Any, pytree.TreeDef]:
+        key = call.key
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                return hit
+        module, out_def = self._trace(call)
+        entry = (_compile(module, self.target), out_def)
+        with self._lock:
             self.num_compilations += 1
-            self._cache[key] = exe
-        return exe
+            self._cache[key] = entry
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return entry
 
-    def __call__(self, *args: Any):
-        return self.executable(*args)(*args)
+    def executable(self, *args: Any, **kwargs: Any):
+        """The executable for arguments like these (compiled on first use)."""
+        return self._entry(self._split(args, kwargs))[0]
+
+    def explain(self, *args: Any, **kwargs: Any) -> str:
+        """The executable's `explain()` for arguments like these; without arguments,
+        for every cached specialisation, most recently used last."""
+        if args or kwargs:
+            return self.executable(*args, **kwargs).explain()
+        with self._lock:
+            entries = list(self._cache.items())
+        if not entries:
+            return f"{self.fn.__name__}: no specialisation compiled yet"
+        parts = []
+        for (names, _, specs, static), (exe, _) in entries:
+            shapes = ", ".join(f"{s.dtype}{list(s.shape)}" for s in specs)
+            statics = "".join(f", {n}={v!r}" for n, v in static)
+            parts.append(f"# {self.fn.__name__}({shapes}{statics})\n{exe.explain()}")
+        return "\n\n".join(parts)
+
+    def __call__(self, *args: Any, **kwargs: Any):
+        if is_tracing():
+            return self.fn(*args, **kwargs)  # nested jit: inline into the outer trace
+        call = self._split(args, kwargs)
+        exe, out_def = self._entry(call)
+        out = exe(*call.leaves)
+        flat = list(out) if out_def.num_leaves != 1 else [out]
+        return pytree.unflatten(out_def, flat)
 
 
-def jit(fn: Callable[..., Any] | None = None, *, target: str = "cpu"):
+def jit(fn: Callable[..., Any] | None = None, *, target: str = "cpu",
+        static_argnums: int | Iterable[int] | None = None,
+        static_argnames: str | Iterable[str] | None = None,
+        cache_size: int = DEFAULT_CACHE_SIZE):  # fmt: skip
     """Decorator: compile `fn` for `target` ("cpu" or "cuda") on its first call with
-    each new combination of argument shapes and dtypes."""
+    each new specialisation (see the module docstring)."""
+    options = dict(target=target, static_argnums=static_argnums,
+                   static_argnames=static_argnames, cache_size=cache_size)  # fmt: skip
     if fn is None:
-        return lambda f: JitFunction(f, target)
-    return JitFunction(fn, target)
+        return lambda f: JitFunction(f, **options)
+    return JitFunction(fn, **options)

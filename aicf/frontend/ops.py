@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import builtins
 import numbers
-from collections.abc import Sequence
+import operator
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, TensorType, UnitAttr, i64
 
 from aicf.dialects import tensor as T
-from aicf.frontend.tensor import Tensor, dtype_of
+from aicf.dialects.shape_rules import FLOAT_RANK
+from aicf.frontend.tensor import I32_MAX, I32_MIN, Tensor, dtype_of
 from aicf.frontend.tracer import Tracer, current_tracer, located_error
 
 __all__ = [
@@ -39,39 +41,114 @@ def _tracer_of(*values: Any) -> Tracer:
     return current_tracer()
 
 
-def _array_constant(tracer: Tracer, value: Any) -> Tensor:
+def _is_float(dtype: str) -> bool:
+    return dtype in FLOAT_RANK
+
+
+def _array_constant(tracer: Tracer, value: np.ndarray, like: Any, op_name: str) -> Tensor:
+    """A closed-over NumPy array. Its dtype is kept (arrays are strongly typed, as in
+    JAX), except NumPy's defaults, which are no choice of the user's: float64 becomes
+    the float type of the tensor it meets (f32 beside a non-float), int64 becomes
+    i32 (an error if a value does not fit)."""
     array = np.asarray(value)
-    elt = T.dtype_from_name(dtype_of(array.dtype))
+    if array.dtype == np.float64:
+        other = like.dtype if isinstance(like, Tensor) else "f32"
+        dtype = other if _is_float(other) else "f32"
+    elif array.dtype.kind in "iu" and array.dtype != np.int32:
+        if array.size and not (I32_MIN <= array.min() and array.max() <= I32_MAX):
+            raise located_error(
+                op_name, f"a {array.dtype} array with values out of i32 range cannot be a constant"
+            )
+        dtype = "i32"
+    else:
+        try:
+            dtype = dtype_of(array.dtype)
+        except TypeError as e:
+            raise located_error(op_name, f"a constant array: {e}") from None
+    elt = T.dtype_from_name(dtype)
     return tracer.constant(array, TensorType(elt, list(array.shape)))
 
 
-def _scalar_constant(tracer: Tracer, value: numbers.Number, dtype: str, op_name: str) -> Tensor:
-    if dtype in ("i32",) and not float(value).is_integer():
+_FLOAT_MAX = {
+    "f16": float(np.finfo(np.float16).max),
+    "bf16": 3.3895313892515355e38,  # (2 - 2**-7) * 2**127
+    "f32": float(np.finfo(np.float32).max),
+    "f64": float(np.finfo(np.float64).max),
+}
+
+
+def _scalar_constant(tracer: Tracer, value: Any, dtype: str, op_name: str) -> Tensor:
+    if isinstance(value, complex | np.complexfloating):
+        raise located_error(op_name, f"complex scalar {value!r}: aicf has no complex type")
+    exact = isinstance(value, numbers.Integral | np.integer)
+    if not _is_float(dtype) and not exact and not float(value).is_integer():
         raise located_error(
             op_name, f"scalar {value!r} cannot be an {dtype} constant; cast the tensor first"
         )
-    return tracer.constant(np.asarray(value), TensorType(T.dtype_from_name(dtype), []))
+    # an int is exact: one past i32 would wrap, one past a float type's range become inf
+    low, high = (-_FLOAT_MAX[dtype], _FLOAT_MAX[dtype]) if _is_float(dtype) else (I32_MIN, I32_MAX)
+    if (exact or not _is_float(dtype)) and not low <= value <= high:
+        text = repr(value)
+        text = text if len(text) < 24 else f"{text[:12]}... ({len(text)} digits)"
+        raise located_error(op_name, f"scalar {text} is out of {dtype} range")
+    return Tensor(
+        tracer.constant(np.asarray(value), TensorType(T.dtype_from_name(dtype), [])).value,
+        tracer,
+        weak=True,
+    )
+
+
+def _is_scalar(value: Any) -> bool:
+    """Python and NumPy scalars (and 0-d arrays): weakly typed."""
+    if isinstance(value, np.ndarray):
+        return value.ndim == 0
+    return isinstance(value, numbers.Number | np.generic)
+
+
+def _scalar_dtype(value: Any) -> str:
+    return "i32" if isinstance(value, numbers.Integral | np.integer | np.bool_) else "f32"
 
 
 def _as_tensor(value: Any, tracer: Tracer, like: Any, op_name: str) -> Tensor:
+    """`value` as a tensor of `tracer`, typed against `like` (the other operand): weak
+    values (Python and NumPy scalars, weak tensors) take `like`'s dtype, so a float64
+    scalar keeps an f32 program in f32 (README: weak typing)."""
+    strong_like = isinstance(like, Tensor) and not like.weak
     if isinstance(value, Tensor):
         if value.tracer is not tracer:
             raise located_error(op_name, "operands come from different traces")
+        if value.weak and strong_like and value.dtype != like.dtype:
+            # a weak float beside an integer tensor stays float (a float beats an int)
+            if _is_float(like.dtype) or not _is_float(value.dtype):
+                return tracer.emit(T.CastOp, [value], result_element=T.dtype_from_name(like.dtype))
         return value
-    if isinstance(value, (bool, numbers.Number)) and not isinstance(value, np.ndarray):
-        dtype = like.dtype if isinstance(like, Tensor) else "f32"
+    if _is_scalar(value):
+        if isinstance(value, np.ndarray):
+            value = value[()]
+        dtype = _scalar_dtype(value)
+        if isinstance(like, Tensor) and not (
+            like.weak and _is_float(dtype) and not _is_float(like.dtype)
+        ):
+            dtype = like.dtype
         return _scalar_constant(tracer, value, dtype, op_name)
-    if isinstance(value, np.ndarray | np.generic):
-        return _array_constant(tracer, value)
+    if isinstance(value, np.ndarray):
+        return _array_constant(tracer, value, like, op_name)
     raise located_error(
         op_name, f"expected a tensor, an array or a scalar, got {type(value).__name__}"
     )
 
 
+def _weak_if(result: Tensor, *operands: Tensor) -> Tensor:
+    """A result computed from weak values only stays weak (as in JAX)."""
+    result.weak = all(o.weak for o in operands)
+    return result
+
+
 def _unary(cls: type[T.UnaryOp]):
     def op(x: Any) -> Tensor:
         tracer = _tracer_of(x)
-        return tracer.emit(cls, [_as_tensor(x, tracer, None, cls.name)])
+        a = _as_tensor(x, tracer, None, cls.name)
+        return _weak_if(tracer.emit(cls, [a]), a)
 
     op.__name__ = cls.name.split(".")[1]
     op.__doc__ = f"Elementwise `{cls.name}`."
@@ -82,8 +159,8 @@ def _binary(cls: type[T.BinaryOp]):
     def op(x: Any, y: Any) -> Tensor:
         tracer = _tracer_of(x, y)
         a = _as_tensor(x, tracer, y, cls.name)
-        b = _as_tensor(y, tracer, x, cls.name)
-        return tracer.emit(cls, [a, b])
+        b = _as_tensor(y, tracer, a, cls.name)
+        return _weak_if(tracer.emit(cls, [a, b]), a, b)
 
     op.__name__ = cls.name.split(".")[1]
     op.__doc__ = f"Elementwise `{cls.name}` with NumPy broadcasting."
@@ -120,15 +197,21 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None) 
     tracer = current_tracer()
     array = np.asarray(value)
     if dtype is None:
-        dtype = "f32" if not isinstance(value, np.ndarray | np.generic) else dtype_of(array.dtype)
-    target = tuple(shape) if shape is not None else array.shape
+        dtype = "f32" if not isinstance(value, np.ndarray | np.generic) else array.dtype
+    try:
+        dtype = dtype_of(dtype)
+    except TypeError as e:
+        raise located_error(T.ConstantOp.name, str(e)) from None
+    target = array.shape
+    if shape is not None:
+        target = tuple(_int_list(shape, "an extent", T.ConstantOp.name))
     try:
         array = np.broadcast_to(array, target)
     except ValueError:
         raise located_error(
             T.ConstantOp.name, f"cannot broadcast a value of shape {array.shape} to {target}"
         ) from None
-    return tracer.constant(array, TensorType(T.dtype_from_name(dtype_of(dtype)), list(target)))
+    return tracer.constant(array, TensorType(T.dtype_from_name(dtype), list(target)))
 
 
 def cast(x: Tensor, dtype: Any) -> Tensor:
@@ -141,26 +224,45 @@ def cast(x: Tensor, dtype: Any) -> Tensor:
     return tracer.emit(T.CastOp, [_as_tensor(x, tracer, None, T.CastOp.name)], result_element=elt)
 
 
-def _axes(x: Tensor, axis: Any, axes: Any) -> list[int]:
+def _index(value: Any, what: str, op_name: str) -> int:
+    """An integer argument (`axis`, a `perm` entry, an extent): Python and NumPy
+    integers; anything else (1.7, "0", a tensor) is a located error, not truncated."""
+    if isinstance(value, bool):
+        raise located_error(op_name, f"{what} must be an integer, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise located_error(
+            op_name, f"{what} must be an integer, got {type(value).__name__} {value!r}"
+        ) from None
+
+
+def _int_list(values: Any, what: str, op_name: str) -> list[int]:
+    if isinstance(values, Tensor) or not isinstance(values, Iterable):
+        return [_index(values, what, op_name)]
+    return [_index(v, what, op_name) for v in values]
+
+
+def _axes(x: Tensor, axis: Any, axes: Any, op_name: str) -> list[int]:
     if axis is not None and axes is not None:
-        raise TypeError("give `axis` or `axes`, not both")
+        raise located_error(op_name, "give `axis` or `axes`, not both")
     if axis is None:
         axis = axes
     if axis is None:
         return list(builtins.range(x.ndim))
-    if isinstance(axis, int):
-        return [axis]
-    return [int(a) for a in axis]
+    return _int_list(axis, "axis", op_name)
 
 
 def _reduce(cls: type[T.ReduceOp]):
     def op(x: Tensor, axis: Any = None, keepdims: bool = False, *, axes: Any = None) -> Tensor:
         tracer = _tracer_of(x)
         x = _as_tensor(x, tracer, None, cls.name)
-        props: dict[str, Any] = {"axes": DenseArrayBase.from_list(i64, _axes(x, axis, axes))}
+        props: dict[str, Any] = {
+            "axes": DenseArrayBase.from_list(i64, _axes(x, axis, axes, cls.name))
+        }
         if keepdims:
             props["keepdims"] = UnitAttr()
-        return tracer.emit(cls, [x], props)
+        return _weak_if(tracer.emit(cls, [x], props), x)
 
     op.__name__ = cls.name.split(".")[1]
     op.__doc__ = f"`{cls.name}` over `axis` (default: all axes), NumPy's keepdims."
@@ -176,38 +278,41 @@ def matmul(x: Any, y: Any) -> Tensor:
     """numpy.matmul (2-D, 1-D and batched with broadcast batch dims)."""
     tracer = _tracer_of(x, y)
     a = _as_tensor(x, tracer, y, T.MatmulOp.name)
-    b = _as_tensor(y, tracer, x, T.MatmulOp.name)
+    b = _as_tensor(y, tracer, a, T.MatmulOp.name)
     return tracer.emit(T.MatmulOp, [a, b])
 
 
-def _int_list(shape: Any) -> list[int]:
-    if isinstance(shape, int):
-        return [shape]
-    return [int(d) for d in shape]
+def _layout(cls: type[T.TensorOp], prop: str, what: str):
+    def op(x: Any, values: Any) -> Tensor:
+        tracer = _tracer_of(x)
+        x = _as_tensor(x, tracer, None, cls.name)
+        attr = DenseArrayBase.from_list(i64, _int_list(values, what, cls.name))
+        return _weak_if(tracer.emit(cls, [x], {prop: attr}), x)
+
+    return op
+
+
+_reshape = _layout(T.ReshapeOp, "shape", "an extent")
+_transpose = _layout(T.TransposeOp, "perm", "a perm entry")
+_broadcast_to = _layout(T.BroadcastToOp, "shape", "an extent")
 
 
 def reshape(x: Tensor, shape: Any) -> Tensor:
     """numpy.reshape (row-major); one extent may be -1."""
-    tracer = _tracer_of(x)
-    x = _as_tensor(x, tracer, None, T.ReshapeOp.name)
-    return tracer.emit(T.ReshapeOp, [x], {"shape": DenseArrayBase.from_list(i64, _int_list(shape))})
+    return _reshape(x, shape)
 
 
-def transpose(x: Tensor, perm: Sequence[int] | None = None, *, axes: Sequence[int] | None = None) -> Tensor:
+def transpose(x: Tensor, perm: Sequence[int] | None = None, *,
+              axes: Sequence[int] | None = None) -> Tensor:  # fmt: skip
     """numpy.transpose: result dim i is x's dim perm[i]; default reverses the dims."""
-    tracer = _tracer_of(x)
-    x = _as_tensor(x, tracer, None, T.TransposeOp.name)
     if perm is None:
         perm = axes
     if perm is None:
-        perm = list(builtins.range(x.ndim))[::-1]
-    return tracer.emit(T.TransposeOp, [x], {"perm": DenseArrayBase.from_list(i64, _int_list(perm))})
+        ndim = _as_tensor(x, _tracer_of(x), None, T.TransposeOp.name).ndim
+        perm = list(builtins.range(ndim))[::-1]
+    return _transpose(x, perm)
 
 
 def broadcast_to(x: Any, shape: Any) -> Tensor:
     """numpy.broadcast_to."""
-    tracer = _tracer_of(x)
-    x = _as_tensor(x, tracer, None, T.BroadcastToOp.name)
-    return tracer.emit(
-        T.BroadcastToOp, [x], {"shape": DenseArrayBase.from_list(i64, _int_list(shape))}
-    )
+    return _broadcast_to(x, shape)

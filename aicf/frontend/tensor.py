@@ -46,21 +46,45 @@ def dtype_of(dtype: Any) -> str:
 @dataclass(frozen=True)
 class TensorSpec:
     """An example argument by shape and dtype only: `TensorSpec((4, 8), "f32")`.
-    A None extent is dynamic (`?`)."""
+    A None extent is dynamic (`?`). `weak` marks a Python scalar argument: it takes the
+    dtype of the tensors it meets (JAX's weak typing; see README)."""
 
     shape: tuple[int | None, ...]
     dtype: str
+    weak: bool = False
 
-    def __init__(self, shape: Sequence[int | None], dtype: Any = "f32"):
+    def __init__(self, shape: Sequence[int | None], dtype: Any = "f32", weak: bool = False):
         object.__setattr__(self, "shape", tuple(shape))
         object.__setattr__(self, "dtype", dtype_of(dtype))
+        object.__setattr__(self, "weak", weak)
+
+
+I32_MIN, I32_MAX = -(2**31), 2**31 - 1
+
+
+def scalar_spec(value: Any) -> TensorSpec:
+    """The spec of a Python scalar argument, as JAX types it: a weak 0-d f32 for a
+    float, i32 for an int. bool (no aicf element type), ints out of i32 range and
+    complex numbers raise TypeError."""
+    if isinstance(value, bool):
+        raise TypeError("a bool has no aicf element type; make it a static argument")
+    if isinstance(value, int):
+        if not I32_MIN <= value <= I32_MAX:
+            raise TypeError(f"the int {value} is out of i32 range; pass a float or an array")
+        return TensorSpec((), "i32", weak=True)
+    if isinstance(value, float):
+        return TensorSpec((), "f32", weak=True)
+    raise TypeError(f"a {type(value).__name__} scalar has no aicf element type")
 
 
 def spec_of(arg: Any) -> TensorSpec:
-    """The TensorSpec of an example argument: a TensorSpec, or anything with
-    `.shape` and `.dtype` (NumPy or CuPy arrays; nothing else is read)."""
+    """The TensorSpec of an example argument: a TensorSpec, a Python int or float (a
+    weak 0-d tensor), or anything with `.shape` and `.dtype` (NumPy or CuPy arrays;
+    nothing else is read)."""
     if isinstance(arg, TensorSpec):
         return arg
+    if isinstance(arg, bool | int | float | complex):
+        return scalar_spec(arg)
     if hasattr(arg, "shape") and hasattr(arg, "dtype"):
         return TensorSpec(tuple(int(d) for d in arg.shape), arg.dtype)
     raise TypeError(
@@ -68,15 +92,40 @@ def spec_of(arg: Any) -> TensorSpec:
     )
 
 
+def _api():
+    # numpy_api imports ops, which imports this module
+    from aicf.frontend import numpy_api
+
+    return numpy_api
+
+
+def _method(impl: str):
+    """An ndarray method: numpy_api's function of the same meaning on `self`."""
+
+    def method(self, *args, **kwargs):
+        return getattr(_api(), impl)(self, *args, **kwargs)
+
+    method.__name__ = impl.rstrip("_")
+    return method
+
+
+def _comparison(symbol: str):
+    def compare(self, other):
+        return _api().not_yet(f"the {symbol} operator", "comparison")
+
+    return compare
+
+
 class Tensor:
-    """A traced tensor value. Supports `+ - * / @ **`, unary minus, and a few
-    NumPy-style methods (`reshape`, `transpose`, `T`, `sum`, `mean`, `max`, `astype`)."""
+    """A traced tensor value: NumPy's operators, ndarray methods and (through
+    `__array_ufunc__` / `__array_function__`) the NumPy functions listed in
+    `aicf.frontend.numpy_api`. A `weak` tensor comes from a Python scalar and takes
+    the dtype of the tensors it meets."""
 
-    __array_ufunc__ = None  # so `ndarray + Tensor` comes to __radd__
-
-    def __init__(self, value: SSAValue, tracer: Tracer):
+    def __init__(self, value: SSAValue, tracer: Tracer, weak: bool = False):
         self.value = value
         self.tracer = tracer
+        self.weak = weak
 
     @property
     def shape(self) -> tuple[int | None, ...]:
@@ -92,6 +141,15 @@ class Tensor:
     def ndim(self) -> int:
         return len(self.shape)
 
+    @property
+    def size(self) -> int | None:
+        return None if None in self.shape else int(np.prod(self.shape, dtype=np.int64))
+
+    def __len__(self) -> int:
+        if not self.shape or self.shape[0] is None:
+            raise TypeError("len() of a 0-d or dynamically sized traced tensor")
+        return self.shape[0]
+
     def __repr__(self) -> str:
         return f"Tensor(shape={self.shape}, dtype={self.dtype})"
 
@@ -101,112 +159,122 @@ class Tensor:
             "cannot be traced)"
         )
 
-    # operators --------------------------------------------------------------------------
+    # NumPy's protocols: np.tanh(x), np.mean(x, axis=-1), ndarray + Tensor ----------------
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _api().array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _api().array_function(func, args, kwargs)
+
+    def __array__(self, *args, **kwargs):
+        return _api().no_value("conversion to a NumPy array")
+
+    def __float__(self):
+        return _api().no_value("float()")
+
+    def __int__(self):
+        return _api().no_value("int()")
+
+    def __index__(self):
+        return _api().no_value("use as an index")
+
+    def __complex__(self):
+        return _api().no_value("complex()")
+
+    # operators ----------------------------------------------------------------------------
 
     def __add__(self, other):
-        from aicf.frontend import ops
-
-        return ops.add(self, other)
+        return _api().ops.add(self, other)
 
     def __radd__(self, other):
-        from aicf.frontend import ops
-
-        return ops.add(other, self)
+        return _api().ops.add(other, self)
 
     def __sub__(self, other):
-        from aicf.frontend import ops
-
-        return ops.sub(self, other)
+        return _api().ops.sub(self, other)
 
     def __rsub__(self, other):
-        from aicf.frontend import ops
-
-        return ops.sub(other, self)
+        return _api().ops.sub(other, self)
 
     def __mul__(self, other):
-        from aicf.frontend import ops
-
-        return ops.mul(self, other)
+        return _api().ops.mul(self, other)
 
     def __rmul__(self, other):
-        from aicf.frontend import ops
-
-        return ops.mul(other, self)
+        return _api().ops.mul(other, self)
 
     def __truediv__(self, other):
-        from aicf.frontend import ops
-
-        return ops.div(self, other)
+        return _api().ops.div(self, other)
 
     def __rtruediv__(self, other):
-        from aicf.frontend import ops
-
-        return ops.div(other, self)
+        return _api().ops.div(other, self)
 
     def __pow__(self, other):
-        from aicf.frontend import ops
-
-        return ops.pow(self, other)
+        return _api().ops.pow(self, other)
 
     def __rpow__(self, other):
-        from aicf.frontend import ops
-
-        return ops.pow(other, self)
+        return _api().ops.pow(other, self)
 
     def __matmul__(self, other):
-        from aicf.frontend import ops
-
-        return ops.matmul(self, other)
+        return _api().ops.matmul(self, other)
 
     def __rmatmul__(self, other):
-        from aicf.frontend import ops
-
-        return ops.matmul(other, self)
+        return _api().ops.matmul(other, self)
 
     def __neg__(self):
-        from aicf.frontend import ops
-
-        return ops.neg(self)
+        return _api().ops.neg(self)
 
     def __pos__(self):
         return self
 
-    # NumPy-style methods ----------------------------------------------------------------------
+    def __abs__(self):
+        return _api().ops.abs(self)
 
-    def reshape(self, *shape):
-        from aicf.frontend import ops
+    # Comparisons build no op yet: aicf has no comparison operator. They must not fall
+    # back to Python's identity comparison (`x == y` would be a silent False).
+    __hash__ = object.__hash__
 
-        if len(shape) == 1 and isinstance(shape[0], Sequence):
-            shape = tuple(shape[0])
-        return ops.reshape(self, shape)
+    __eq__ = _comparison("==")
+    __ne__ = _comparison("!=")
+    __lt__ = _comparison("<")
+    __le__ = _comparison("<=")
+    __gt__ = _comparison(">")
+    __ge__ = _comparison(">=")
+
+    def __getitem__(self, index):
+        return _api().getitem(self, index)
+
+    def __iter__(self):
+        return _api().not_yet("iterating over a traced tensor", "slice")
+
+    # ndarray methods ----------------------------------------------------------------------
+
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = shape[0]
+        return _api().reshape(self, shape, order=order)
 
     def transpose(self, *axes):
-        from aicf.frontend import ops
-
-        if len(axes) == 1 and isinstance(axes[0], Sequence):
-            axes = tuple(axes[0])
-        return ops.transpose(self, axes or None)
+        if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
+            axes = axes[0]
+        return _api().transpose(self, axes or None)
 
     @property
     def T(self):
-        return self.transpose()
+        return _api().transpose(self)
 
-    def sum(self, axis=None, keepdims=False):
-        from aicf.frontend import ops
+    @property
+    def mT(self):
+        return _api().swapaxes(self, -1, -2)
 
-        return ops.reduce_sum(self, axis, keepdims=keepdims)
-
-    def mean(self, axis=None, keepdims=False):
-        from aicf.frontend import ops
-
-        return ops.reduce_mean(self, axis, keepdims=keepdims)
-
-    def max(self, axis=None, keepdims=False):
-        from aicf.frontend import ops
-
-        return ops.reduce_max(self, axis, keepdims=keepdims)
-
-    def astype(self, dtype):
-        from aicf.frontend import ops
-
-        return ops.cast(self, dtype)
+    swapaxes = _method("swapaxes")
+    squeeze = _method("squeeze")
+    ravel = flatten = _method("ravel")
+    sum = _method("sum_")
+    mean = _method("mean")
+    max = _method("max_")
+    min = _method("min_")
+    var = _method("var")
+    std = _method("std")
+    clip = _method("clip")
+    dot = _method("dot")
+    astype = _method("astype")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,25 +38,48 @@ from aicf.passes.tensor import fold
 
 _FRONTEND_DIR = os.path.dirname(os.path.abspath(__file__))
 _AICF_OPS = os.path.join(os.path.dirname(_FRONTEND_DIR), "ops.py")
+# NumPy's own Python frames (np.var calling np.mean, say) are not the user's line either
+_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
 
-_active: list[Tracer] = []
+
+class _TraceStack(threading.local):
+    """The traces under way, innermost last: one stack per thread, so that threads
+    trace independently."""
+
+    def __init__(self) -> None:
+        self.tracers: list[Tracer] = []
+
+
+_active = _TraceStack()
 
 
 def current_tracer() -> Tracer:
-    if not _active:
+    if not _active.tracers:
         raise CompileError(
             "aicf.ops used outside a trace: call it inside a function given to "
             "aicf.trace or aicf.jit"
         )
-    return _active[-1]
+    return _active.tracers[-1]
+
+
+def is_tracing() -> bool:
+    """Whether this thread is inside a trace."""
+    return bool(_active.tracers)
+
+
+def _is_internal(path: str) -> bool:
+    return (
+        path.startswith(_FRONTEND_DIR + os.sep)
+        or path == _AICF_OPS
+        or path.startswith(_NUMPY_DIR + os.sep)
+    )
 
 
 def user_location() -> tuple[str, int]:
-    """(file, line) of the innermost frame outside aicf's front end."""
+    """(file, line) of the innermost frame outside aicf's front end and NumPy."""
     frame = sys._getframe(1)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not (path.startswith(_FRONTEND_DIR + os.sep) or path == _AICF_OPS):
+        if not _is_internal(os.path.abspath(frame.f_code.co_filename)):
             return frame.f_code.co_filename, frame.f_lineno
         frame = frame.f_back
     return "<unknown>", 0
@@ -180,26 +204,36 @@ def _arg_type(arg: Any) -> TensorType:
 
 
 def trace(fn: Callable[..., Any], *example_args: Any) -> ModuleOp:
-    """Trace `fn` on tensors shaped like `example_args` (arrays or TensorSpecs) into
-    a ModuleOp holding one func.func named after `fn`."""
-    code = getattr(fn, "__code__", None)
+    """Trace `fn` on tensors shaped like `example_args` (arrays, TensorSpecs, or Python
+    scalars: weak 0-d tensors) into a ModuleOp holding one func.func named after `fn`."""
+    return trace_function(fn, example_args)
+
+
+def trace_function(fn: Callable[..., Any], example_args: Sequence[Any],
+                   origin: Callable[..., Any] | None = None) -> ModuleOp:  # fmt: skip
+    """`trace`, with the function's name and location taken from `origin` (the user's
+    function, where `fn` wraps it)."""
+    origin = origin or fn
+    code = getattr(origin, "__code__", None)
     file = code.co_filename if code else "<unknown>"
     line = code.co_firstlineno if code else 0
+    name = getattr(origin, "__name__", "main")
     loc = _loc(file, line)
-    tracer = Tracer([_arg_type(a) for a in example_args])
+    specs = [spec_of(a) for a in example_args]
+    tracer = Tracer([_arg_type(s) for s in specs])
     for arg in tracer.block.args:
         arg.location = loc
-    args = [Tensor(a, tracer) for a in tracer.block.args]
-    _active.append(tracer)
+    args = [Tensor(a, tracer, weak=s.weak) for a, s in zip(tracer.block.args, specs)]
+    _active.tracers.append(tracer)
     try:
         out = fn(*args)
     finally:
-        _active.pop()
+        _active.tracers.pop()
     results = list(out) if isinstance(out, (tuple, list)) else [out]
     for r in results:
         if not isinstance(r, Tensor) or r.tracer is not tracer:
             raise CompileError(
-                f"{file}:{line}: error: {getattr(fn, '__name__', 'fn')} must return "
-                f"traced tensors (or a tuple of them), got {type(r).__name__}"
+                f"{file}:{line}: error: {name} must return traced tensors (or a tuple of "
+                f"them), got {type(r).__name__}"
             )
-    return tracer.finish(getattr(fn, "__name__", "main"), results, loc)
+    return tracer.finish(name, results, loc)

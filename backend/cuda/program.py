@@ -44,6 +44,7 @@ from aicf.dialects import gpu
 from aicf.dialects.loop import NestOp
 from aicf.dtypes import f32_to_bf16_bits, numpy_dtype
 from aicf.errors import ArgumentError, CompileError, LaunchError
+from aicf.interop import as_array
 
 
 def lower_to_gpu(module: ModuleOp) -> ModuleOp:
@@ -134,6 +135,8 @@ class CudaProgram:
         cp = rt.cupy()
         what = f"{'output' if is_output else 'argument'} #{i} of @{self.entry}"
         dt = numpy_dtype(t.get_element_type())
+        if not is_output:
+            a = as_array(a, "cuda", what)  # torch, JAX, ...: through DLPack
         if isinstance(a, np.ndarray | np.generic) and not is_output:
             a = cp.asarray(a)
         if not isinstance(a, cp.ndarray):

@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 import pytest
+import trace_support
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc
 
@@ -33,11 +34,7 @@ def spec(*shape, dtype="f32"):
 
 def line_of(marker: str) -> int:
     """The line number in this file of the statement tagged `# <marker>`."""
-    with open(__file__) as f:
-        for i, text in enumerate(f, 1):
-            if text.rstrip().endswith(f"# {marker}") and "line_of(" not in text:
-                return i
-    raise AssertionError(marker)
+    return trace_support.line_of(__file__, marker)
 
 
 # --- tracing --------------------------------------------------------------------------------

@@ -1,0 +1,510 @@
+"""NumPy's API on traced tensors: what `np.tanh(x)`, `np.mean(x, axis=-1)`, `x.var()`
+and friends mean in `aicf_tensor` ops.
+
+`Tensor.__array_ufunc__` looks ufuncs up by name in `UFUNCS`; `__array_function__`
+looks functions up in `FUNCTIONS`. NumPy functions that need an operator aicf does
+not have yet are in `NOT_YET` / `NOT_YET_UFUNCS` with the operator they wait for:
+supporting one is a line in the table above plus the op. Anything else raises an
+error naming the function and the user's line.
+
+Implementations take NumPy's signatures; options without an aicf meaning (`out=`,
+`dtype=` on a reduction, `where=`, `order="F"`) are errors, never ignored.
+"""
+
+from __future__ import annotations
+
+import builtins
+import string
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import numpy as np
+
+from aicf.frontend import ops
+from aicf.frontend.ops import _index, _int_list, _tracer_of
+from aicf.frontend.tensor import Tensor
+from aicf.frontend.tracer import located_error
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+def _name(func: Any) -> str:
+    if isinstance(func, np.ufunc):
+        return f"numpy.{func.__name__}"
+    module = getattr(func, "__module__", None) or "numpy"
+    return f"{module}.{getattr(func, '__name__', func)}"
+
+
+def not_yet(what: str, operator: str) -> NoReturn:
+    raise located_error(
+        None,
+        f"{what} is not supported yet: aicf has no {operator} operator yet",
+    )
+
+
+def no_meaning(what: str) -> NoReturn:
+    raise located_error(
+        None,
+        f"{what} has no aicf meaning on traced tensors (supported: "
+        "aicf.frontend.numpy_api.UFUNCS and FUNCTIONS)",
+    )
+
+
+def no_value(what: str) -> NoReturn:
+    raise located_error(
+        None,
+        f"{what} of a traced tensor: its value is not known while tracing (the "
+        "function is traced once per shape; keep such values static)",
+    )
+
+
+def _reject(func_name: str, **options: Any) -> None:
+    """Options given a value other than their default (`name=(value, default)`)."""
+    for key, (value, default) in options.items():
+        if value is not default and (isinstance(value, Tensor) or value != default):
+            raise located_error(None, f"{func_name}: {key}={value!r} is not supported")
+
+
+_NO = object()  # "not given", where None is a meaningful value
+
+
+# --- reductions ------------------------------------------------------------------------------
+
+
+def _reduction(op: Callable[..., Tensor], func_name: str):
+    def reduce(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO, where=_NO):
+        _reject(func_name, dtype=(dtype, None), out=(out, None))
+        _reject(func_name, initial=(initial, _NO), where=(where, _NO))
+        return op(a, _axis(axis, func_name), keepdims=bool(keepdims))
+
+    return reduce
+
+
+def _axis(axis: Any, func_name: str) -> Any:
+    if axis is None:
+        return None
+    return _int_list(axis, "axis", func_name)
+
+
+def _min(x, axis=None, keepdims=False):
+    if isinstance(x, Tensor) and x.dtype == "i32":
+        # -max(-x) is exact for floats; for integers -INT_MIN wraps
+        not_yet("numpy.min of an i32 tensor", "reduce_min")
+    return ops.neg(ops.reduce_max(ops.neg(x), axis, keepdims=keepdims))
+
+
+sum_ = _reduction(ops.reduce_sum, "numpy.sum")
+max_ = _reduction(ops.reduce_max, "numpy.max")
+min_ = _reduction(_min, "numpy.min")
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NO):
+    _reject("numpy.mean", dtype=(dtype, None), out=(out, None), where=(where, _NO))
+    return ops.reduce_mean(a, _axis(axis, "numpy.mean"), keepdims=bool(keepdims))
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO, mean=_NO,
+        correction=_NO):  # fmt: skip
+    """mean(|x - mean(x)|^2), as NumPy computes it (two passes)."""
+    name = "numpy.var"
+    _reject(name, dtype=(dtype, None), out=(out, None), where=(where, _NO), mean=(mean, _NO))
+    if correction is not _NO:
+        ddof = correction
+    axes = _axis(axis, name)
+    x = _tensor(a, name)
+    d = x - ops.reduce_mean(x, axes, keepdims=True)
+    sq = ops.reduce_mean(d * d, axes, keepdims=bool(keepdims))
+    if ddof == 0:
+        return sq
+    extents = [x.shape[i] for i in (axes if axes is not None else builtins.range(x.ndim))]
+    if None in extents:
+        raise located_error(None, f"{name}: ddof={ddof} over a dynamic extent")
+    n = int(np.prod(extents))
+    if n <= ddof:
+        raise located_error(None, f"{name}: ddof={ddof} with only {n} elements per result")
+    return sq * (n / (n - ddof))
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+    return ops.sqrt(var(a, axis, dtype, out, ddof, keepdims, **kwargs))
+
+
+# --- layout ------------------------------------------------------------------------------------
+
+
+def _tensor(a: Any, func_name: str) -> Tensor:
+    return a if isinstance(a, Tensor) else ops._as_tensor(a, _tracer_of(a), None, func_name)
+
+
+def _dims(shape: tuple[int | None, ...]) -> list[int]:
+    return [-1 if d is None else d for d in shape]
+
+
+def _normalize_axis(axis: Any, ndim: int, func_name: str) -> int:
+    i = _index(axis, "axis", func_name)
+    if not -ndim <= i < ndim:
+        raise located_error(None, f"{func_name}: axis {i} is out of range for rank {ndim}")
+    return i % ndim
+
+
+def _normalize_axes(axes: Any, ndim: int, func_name: str) -> list[int]:
+    return [_normalize_axis(v, ndim, func_name) for v in _int_list(axes, "axis", func_name)]
+
+
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    _reject("numpy.reshape", order=(order, "C"))
+    return ops.reshape(a, newshape if shape is None else shape)
+
+
+def transpose(a, axes=None):
+    return ops.transpose(a, axes)
+
+
+def _perm_moving(ndim: int, source: list[int], destination: list[int]) -> list[int]:
+    rest = [i for i in builtins.range(ndim) if i not in source]
+    perm: list[int | None] = [None] * ndim
+    for s, d in zip(source, destination):
+        perm[d] = s
+    it = iter(rest)
+    return [next(it) if p is None else p for p in perm]
+
+
+def swapaxes(a, axis1, axis2):
+    x = _tensor(a, "numpy.swapaxes")
+    i, j = (_normalize_axis(v, x.ndim, "numpy.swapaxes") for v in (axis1, axis2))
+    perm = list(builtins.range(x.ndim))
+    perm[i], perm[j] = j, i
+    return ops.transpose(x, perm)
+
+
+def moveaxis(a, source, destination):
+    x = _tensor(a, "numpy.moveaxis")
+    src = _normalize_axes(source, x.ndim, "numpy.moveaxis")
+    dst = _normalize_axes(destination, x.ndim, "numpy.moveaxis")
+    if len(src) != len(dst):
+        raise located_error(None, "numpy.moveaxis: source and destination differ in length")
+    return ops.transpose(x, _perm_moving(x.ndim, src, dst))
+
+
+def expand_dims(a, axis):
+    x = _tensor(a, "numpy.expand_dims")
+    axes = _int_list(axis, "axis", "numpy.expand_dims")
+    ndim = x.ndim + len(axes)
+    new = set(_normalize_axes(axes, ndim, "numpy.expand_dims"))
+    if len(new) != len(axes):
+        raise located_error(None, f"numpy.expand_dims: repeated axis in {axis}")
+    dims = iter(_dims(x.shape))
+    return ops.reshape(x, [1 if i in new else next(dims) for i in builtins.range(ndim)])
+
+
+def squeeze(a, axis=None):
+    x = _tensor(a, "numpy.squeeze")
+    if axis is None:
+        drop = {i for i, d in enumerate(x.shape) if d == 1}
+    else:
+        drop = set(_normalize_axes(axis, x.ndim, "numpy.squeeze"))
+        for i in drop:
+            if x.shape[i] != 1:
+                raise located_error(None, f"numpy.squeeze: axis {i} has extent {x.shape[i]}, not 1")
+    return ops.reshape(x, [d for i, d in enumerate(_dims(x.shape)) if i not in drop])
+
+
+def ravel(a, order="C"):
+    _reject("numpy.ravel", order=(order, "C"))
+    return ops.reshape(a, [-1])
+
+
+def broadcast_to(array, shape, subok=False):
+    return ops.broadcast_to(array, shape)
+
+
+def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True, *, device=None):
+    return ops.cast(x, dtype)
+
+
+def clip(a, a_min=_NO, a_max=_NO, out=None, *, min=_NO, max=_NO, **kwargs):
+    _reject("numpy.clip", out=(out, None), **{k: (v, None) for k, v in kwargs.items()})
+    lo = a_min if a_min is not _NO else min
+    hi = a_max if a_max is not _NO else max
+    x = a
+    if lo is not _NO and lo is not None:
+        x = ops.maximum(x, lo)
+    if hi is not _NO and hi is not None:
+        x = ops.minimum(x, hi)
+    return x
+
+
+# --- products ------------------------------------------------------------------------------
+
+
+def dot(a, b, out=None):
+    """numpy.dot where it is matmul (operands of rank <= 2) or a scalar product."""
+    _reject("numpy.dot", out=(out, None))
+    ranks = [v.ndim if isinstance(v, Tensor) else np.ndim(v) for v in (a, b)]
+    if 0 in ranks:
+        return ops.mul(a, b)
+    if builtins.max(ranks) > 2:
+        no_meaning("numpy.dot of an operand of rank > 2 (not a matmul; use np.matmul, np.einsum)")
+    return ops.matmul(a, b)
+
+
+def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
+    """Two-operand einsum that is a (batched) matmul: one contracted index, every
+    other index in the output (a row, a column or a batch index; batch indices one
+    operand lacks must lead, as matmul broadcasts them), in any order."""
+    options = {k: (v, None) for k, v in kwargs.items() if k not in ("order", "casting")}
+    _reject("numpy.einsum", out=(out, None), **options)
+    if not isinstance(subscripts, str) or len(operands) != 2:
+        no_meaning("numpy.einsum other than the two-operand string form")
+    a, b = (_tensor(v, "numpy.einsum") for v in operands)
+    ins, out_spec = _einsum_specs(subscripts, (a.ndim, b.ndim))
+    sa, sb = ins
+    only_a = [c for c in sa if c not in sb]
+    only_b = [c for c in sb if c not in sa]
+    contracted = [c for c in sa if c in sb and c not in out_spec]
+    # the last index of one operand only (in output order) is its matmul row/column;
+    # any others are batch dims the other operand broadcasts over
+    free_a = [c for c in out_spec if c in only_a][-1:]
+    free_b = [c for c in out_spec if c in only_b][-1:]
+    batch = [c for c in out_spec if c not in free_a + free_b]
+    ok = (
+        len(contracted) == 1
+        and all(c in out_spec for c in only_a + only_b)
+        and all(c in sa or c in sb for c in out_spec)
+        and len(set(sa)) == len(sa) and len(set(sb)) == len(sb)
+    )  # fmt: skip
+    for spec in (sa, sb):
+        mine = [c for c in batch if c in spec]
+        ok = ok and mine == batch[len(batch) - len(mine):]  # missing batch dims lead
+    if not ok:
+        no_meaning(f"numpy.einsum({subscripts!r}), which is not a matmul,")
+    (k,) = contracted
+    lhs = _to_order(a, sa, [c for c in batch if c in sa] + free_a + [k])
+    rhs = _to_order(b, sb, [c for c in batch if c in sb] + [k] + free_b)
+    if not free_a:
+        lhs = expand_dims(lhs, -2)
+    if not free_b:
+        rhs = expand_dims(rhs, -1)
+    r = ops.matmul(lhs, rhs)
+    order = batch + free_a + free_b
+    if not free_a or not free_b:  # drop the unit dims added above
+        rows_cols = [d for d, f in zip(_dims(r.shape[-2:]), (free_a, free_b)) if f]
+        r = ops.reshape(r, _dims(r.shape[:-2]) + rows_cols)
+    return _to_order(r, order, list(out_spec))
+
+
+def _to_order(x: Tensor, have: list[str], want: list[str]) -> Tensor:
+    perm = [have.index(c) for c in want]
+    return x if perm == sorted(perm) else ops.transpose(x, perm)
+
+
+def _einsum_specs(subscripts: str, ranks: tuple[int, ...]) -> tuple[list[list[str]], list[str]]:
+    text = subscripts.replace(" ", "")
+    lhs, arrow, out = text.partition("->")
+    specs = lhs.split(",")
+    if len(specs) != len(ranks):
+        raise located_error(None, f"numpy.einsum: {subscripts!r} names {len(specs)} operands")
+    spare = [c for c in string.ascii_letters if c not in text]
+    n_ell = builtins.max(
+        [r - (len(s) - 3) for s, r in zip(specs, ranks) if "..." in s] or [0]
+    )
+    ell = spare[:n_ell]
+    expanded = []
+    for s, r in zip(specs, ranks):
+        if "..." in s:
+            head, _, tail = s.partition("...")
+            n = r - len(head) - len(tail)
+            s = head + "".join(ell[n_ell - n:]) + tail
+        if len(s) != r:
+            raise located_error(
+                None, f"numpy.einsum: {subscripts!r} does not fit an operand of rank {r}"
+            )
+        expanded.append(list(s))
+    if arrow:
+        out = out.replace("...", "".join(ell))
+    else:
+        once = [c for c in lhs if c.isalpha() and lhs.count(c) == 1]
+        out = "".join(ell) + "".join(sorted(once))
+    return expanded, list(out)
+
+
+# --- constants shaped like a tensor ------------------------------------------------------------
+
+
+def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    x = _tensor(a, "numpy.full_like")
+    target = x.shape if shape is None else tuple(_int_list(shape, "an extent", "numpy.full_like"))
+    if None in target:
+        raise located_error(None, "numpy.full_like of a tensor with dynamic extents")
+    return ops.constant(fill_value, x.dtype if dtype is None else dtype, target)
+
+
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _full_like(a, 0, dtype, order, subok, shape)
+
+
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _full_like(a, 1, dtype, order, subok, shape)
+
+
+# --- indexing ----------------------------------------------------------------------------------
+
+
+def getitem(x: Tensor, index: Any) -> Tensor:
+    """`x[...]`, `x[:]` and `x[None]`-style indices (views of the whole tensor); any
+    other index waits for the slice and gather operators."""
+    items = index if isinstance(index, tuple) else (index,)
+    whole = (i is None or i is Ellipsis or (isinstance(i, slice) and i == slice(None)) for i in items)
+    if not all(whole):
+        not_yet("indexing a traced tensor (other than x[...], x[:], x[None])", "slice or gather")
+    if builtins.sum(i is Ellipsis for i in items) > 1:
+        raise located_error(None, "an index can only have a single ellipsis ('...')")
+    n_real = builtins.sum(i is not None and i is not Ellipsis for i in items)
+    if n_real > x.ndim:
+        raise located_error(None, f"too many indices for a tensor of rank {x.ndim}")
+    if Ellipsis not in items:
+        items = items + (Ellipsis,)
+    dims = iter(_dims(x.shape))
+    shape: list[int] = []
+    for i in items:
+        if i is None:
+            shape.append(1)
+        elif i is Ellipsis:
+            shape.extend(next(dims) for _ in builtins.range(x.ndim - n_real))
+        else:
+            shape.append(next(dims))
+    return x if shape == _dims(x.shape) else ops.reshape(x, shape)
+
+
+# --- the dispatch tables -----------------------------------------------------------------------
+
+
+def _positive(x):
+    return x
+
+
+def _square(x):
+    return ops.mul(x, x)
+
+
+UFUNCS: dict[str, Callable[..., Tensor]] = {
+    "add": ops.add,
+    "subtract": ops.sub,
+    "multiply": ops.mul,
+    "divide": ops.div,
+    "true_divide": ops.div,
+    "power": ops.pow,
+    "maximum": ops.maximum,
+    "minimum": ops.minimum,
+    "matmul": ops.matmul,
+    "negative": ops.neg,
+    "positive": _positive,
+    "square": _square,
+    "exp": ops.exp,
+    "log": ops.log,
+    "sin": ops.sin,
+    "cos": ops.cos,
+    "tanh": ops.tanh,
+    "sqrt": ops.sqrt,
+    "absolute": ops.abs,
+    "fabs": ops.abs,
+}
+"""NumPy ufunc name -> its meaning on traced tensors (called with the ufunc's inputs)."""
+
+UFUNC_REDUCE: dict[str, Callable[..., Tensor]] = {
+    "add": ops.reduce_sum,
+    "maximum": ops.reduce_max,
+    "minimum": _min,
+}
+"""`np.<ufunc>.reduce(x, axis, keepdims=...)`."""
+
+NOT_YET_UFUNCS: dict[str, str] = {
+    **dict.fromkeys(
+        ["greater", "greater_equal", "less", "less_equal", "equal", "not_equal"], "comparison"
+    ),
+    **dict.fromkeys(["logical_and", "logical_or", "logical_xor", "logical_not"], "boolean"),
+    "erf": "erf",  # scipy.special.erf
+}
+"""ufunc name -> the operator it waits for."""
+
+FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.sum: sum_,
+    np.max: max_,
+    np.amax: max_,
+    np.min: min_,
+    np.amin: min_,
+    np.mean: mean,
+    np.var: var,
+    np.std: std,
+    np.reshape: reshape,
+    np.transpose: transpose,
+    np.swapaxes: swapaxes,
+    np.moveaxis: moveaxis,
+    np.expand_dims: expand_dims,
+    np.squeeze: squeeze,
+    np.ravel: ravel,
+    np.broadcast_to: broadcast_to,
+    np.clip: clip,
+    np.dot: dot,
+    np.einsum: einsum,
+    np.zeros_like: zeros_like,
+    np.ones_like: ones_like,
+    np.full_like: _full_like,
+    np.shape: lambda a: a.shape,
+    np.ndim: lambda a: a.ndim,
+    np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
+}
+"""NumPy function -> its meaning on traced tensors (called with the user's arguments)."""
+if hasattr(np, "astype"):  # NumPy 2
+    FUNCTIONS[np.astype] = astype
+
+NOT_YET: dict[Callable[..., Any], str] = {
+    np.split: "split",
+    np.array_split: "split",
+    np.concatenate: "concatenate",
+    np.hstack: "concatenate",
+    np.vstack: "concatenate",
+    np.stack: "concatenate",
+    np.where: "select",
+    np.take: "gather",
+    np.take_along_axis: "gather",
+    np.tril: "iota and select",
+    np.triu: "iota and select",
+    np.argmax: "argmax",
+    np.argmin: "argmin",
+}
+"""NumPy function -> the operator it waits for."""
+
+
+def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Tensor:
+    name = ufunc.__name__
+    if method == "reduce" and name in UFUNC_REDUCE:
+        (x, *rest) = inputs
+        if len(rest) > 1:
+            no_meaning(f"numpy.{name}.reduce with arguments past axis")
+        axis = rest[0] if rest else kwargs.pop("axis", 0)
+        keepdims = kwargs.pop("keepdims", False)
+        _reject(f"numpy.{name}.reduce", **{k: (v, None) for k, v in kwargs.items()})
+        return UFUNC_REDUCE[name](x, _axis(axis, f"numpy.{name}.reduce"), keepdims=keepdims)
+    if method != "__call__":
+        no_meaning(f"numpy.{name}.{method}")
+    if name in NOT_YET_UFUNCS:
+        not_yet(f"numpy.{name}", NOT_YET_UFUNCS[name])
+    impl = UFUNCS.get(name)
+    if impl is None:
+        no_meaning(f"numpy.{name}")
+    for key, value in kwargs.items():
+        default = True if key == "where" else None
+        if key in ("casting", "order", "subok") or value is default:
+            continue
+        raise located_error(None, f"numpy.{name}: {key}={value!r} is not supported")
+    return impl(*inputs)
+
+
+def array_function(func: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    impl = FUNCTIONS.get(func)
+    if impl is not None:
+        return impl(*args, **kwargs)
+    if func in NOT_YET:
+        not_yet(_name(func), NOT_YET[func])
+    no_meaning(_name(func))

@@ -1,0 +1,82 @@
+"""Pytrees: nested dicts, lists and tuples (namedtuples included) of arrays, flattened
+to a list of leaves and a structure that rebuilds them, in JAX's order (dict keys
+sorted). None is an empty subtree. Small enough to own rather than depend on JAX's
+or PyTorch's private implementations.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+
+class TreeDef(NamedTuple):
+    """The structure of a pytree: `kind` ("leaf", "none", "dict", "list", "tuple" or a
+    namedtuple class), `keys` (a dict's sorted keys) and the children's TreeDefs.
+    Hashable, so it can be part of a cache key."""
+
+    kind: Any
+    keys: tuple = ()
+    children: tuple = ()
+
+    @property
+    def num_leaves(self) -> int:
+        if self.kind == "leaf":
+            return 1
+        return sum(c.num_leaves for c in self.children)
+
+
+LEAF = TreeDef("leaf")
+
+
+def flatten(tree: Any) -> tuple[list[Any], TreeDef]:
+    leaves: list[Any] = []
+    return leaves, _flatten(tree, leaves)
+
+
+def _flatten(tree: Any, leaves: list[Any]) -> TreeDef:
+    if tree is None:
+        return TreeDef("none")
+    if isinstance(tree, dict):
+        try:
+            keys = tuple(sorted(tree))
+        except TypeError:
+            raise TypeError("dict keys of a pytree must be sortable") from None
+        return TreeDef("dict", keys, tuple(_flatten(tree[k], leaves) for k in keys))
+    if isinstance(tree, list):
+        return TreeDef("list", (), tuple(_flatten(v, leaves) for v in tree))
+    if isinstance(tree, tuple):
+        kind = type(tree) if hasattr(tree, "_fields") else "tuple"
+        return TreeDef(kind, (), tuple(_flatten(v, leaves) for v in tree))
+    leaves.append(tree)
+    return LEAF
+
+
+def unflatten(treedef: TreeDef, leaves: list[Any]) -> Any:
+    it = iter(leaves)
+    return _unflatten(treedef, it)
+
+
+def _unflatten(td: TreeDef, it) -> Any:
+    if td.kind == "leaf":
+        return next(it)
+    if td.kind == "none":
+        return None
+    children = [_unflatten(c, it) for c in td.children]
+    if td.kind == "dict":
+        return dict(zip(td.keys, children))
+    if td.kind == "list":
+        return children
+    if td.kind == "tuple":
+        return tuple(children)
+    return td.kind(*children)  # a namedtuple
+
+
+def leaf_paths(treedef: TreeDef, root: str) -> list[str]:
+    """A name for each leaf, as the user would index it: `params['w']`, `xs[0]`."""
+    if treedef.kind == "leaf":
+        return [root]
+    if treedef.kind == "dict":
+        parts = [f"{root}[{k!r}]" for k in treedef.keys]
+    else:
+        parts = [f"{root}[{i}]" for i in range(len(treedef.children))]
+    return [p for part, c in zip(parts, treedef.children) for p in leaf_paths(c, part)]

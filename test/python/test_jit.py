@@ -1,0 +1,234 @@
+"""aicf.jit: keyword and static arguments, pytrees in and out, the bounded
+specialisation cache, explain(), nested jit, tracing from several threads, and the
+errors for arguments aicf cannot take."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from trace_support import line_of
+
+import aicf
+from aicf.frontend import jitted as jit_module
+
+RNG = np.random.default_rng(3)
+
+
+def rand(*shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+class _Fake:
+    """Stands in for an Executable where only the caching is tested."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def __call__(self, *arrays):
+        return arrays[0]
+
+    def explain(self):
+        return "fake"
+
+
+@pytest.fixture
+def fake_compile(monkeypatch):
+    compiled = []
+
+    def compile_(module, target):
+        compiled.append(module)
+        return _Fake(module)
+
+    monkeypatch.setattr(jit_module, "_compile", compile_)
+    return compiled
+
+
+# --- arguments -------------------------------------------------------------------------------
+
+
+def test_keyword_arguments_bind_to_one_specialisation():
+    @aicf.jit
+    def f(x, w, eps=1e-3):
+        return x @ w + eps
+
+    x, w = rand(3, 4), rand(4, 2)
+    ref = x.astype(np.float64) @ w + 1e-3
+    for out in (f(x, w), f(x, w=w), f(w=w, x=x)):
+        np.testing.assert_allclose(out, ref, rtol=1e-5)
+    assert f.num_compilations == 1
+    np.testing.assert_allclose(f(x, w, eps=0.5), x.astype(np.float64) @ w + 0.5, rtol=1e-5)
+    with pytest.raises(aicf.ArgumentError, match="f: missing a required argument: 'w'"):
+        f(x)
+
+
+@pytest.mark.parametrize("static", [dict(static_argnames="n"), dict(static_argnums=1)])
+def test_static_arguments_are_python_values_and_part_of_the_key(static):
+    @aicf.jit(**static)
+    def power(x, n, scale=1.0):
+        y = x
+        for _ in range(n - 1):  # a Python loop over a static value
+            y = y * x
+        return y * scale
+
+    x = rand(5)
+    np.testing.assert_allclose(power(x, 3), x.astype(np.float64) ** 3, rtol=1e-6)
+    np.testing.assert_allclose(power(x, n=2), x.astype(np.float64) ** 2, rtol=1e-6)
+    power(x, 3)
+    assert power.num_compilations == 2
+    assert power.static_argnames == ("n",)
+
+
+def test_unhashable_static_argument_is_named():
+    f = aicf.jit(lambda x, dims: x.sum(axis=dims), static_argnames="dims")
+    with pytest.raises(aicf.ArgumentError, match=r"static argument 'dims' must be hashable, got list"):
+        f(rand(2, 3), [0])
+    np.testing.assert_allclose(f(rand(2, 3) * 0 + 1, (0,)), [2, 2, 2])
+
+
+def test_static_argument_names_are_checked():
+    with pytest.raises(aicf.ArgumentError, match=r"has no parameter \['m'\]"):
+        aicf.jit(lambda x, n: x, static_argnames="m")
+    with pytest.raises(aicf.ArgumentError, match="static_argnums: 2 is out of range"):
+        aicf.jit(lambda x, n: x, static_argnums=2)
+
+
+def test_pytrees_of_arrays_in_and_out():
+    @aicf.jit
+    def block(x, params, extra):
+        h = x @ params["w1"] + params["b"][0]
+        outs = [h, np.tanh(h) * extra[1]]
+        return {"h": h, "pair": (outs[1], extra[0] * 2.0), "n": [x.sum()]}
+
+    x, w1 = rand(2, 3), rand(3, 4)
+    params = {"w1": w1, "b": [rand(4)]}
+    extra = (rand(5), rand(4))
+    out = block(x, params, extra)
+    h = x.astype(np.float64) @ w1 + params["b"][0]
+    assert set(out) == {"h", "pair", "n"} and isinstance(out["pair"], tuple)
+    np.testing.assert_allclose(out["h"], h, rtol=1e-5)
+    np.testing.assert_allclose(out["pair"][0], np.tanh(h) * extra[1], rtol=1e-5)
+    np.testing.assert_allclose(out["pair"][1], extra[0] * 2.0, rtol=1e-6)
+    assert isinstance(out["n"], list)
+    np.testing.assert_allclose(out["n"][0], x.astype(np.float64).sum(), rtol=1e-5)
+    block(x + 1, {"b": [rand(4)], "w1": rand(3, 4)}, (rand(5), rand(4)))
+    assert block.num_compilations == 1  # same structure, shapes and dtypes
+    block(x, {"w1": w1, "b": [rand(4)], "c": rand(1)}, extra)  # a new key: new structure
+    assert block.num_compilations == 2
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        ((np.arange(4), {}), r"argument 'x': an int64 array.*pass x.astype\(np.int32\)"),
+        ((rand(4), {"k": np.arange(2)}), r"argument 'p\['k'\]': an int64 array.*p\['k'\]\.astype"),
+        ((rand(4), {"k": "relu"}), r"argument 'p\['k'\]': a str is not an array.*static"),
+        ((True, {}), r"argument 'x': a bool has no aicf element type.*static"),
+        ((2**40, {}), r"argument 'x': the int 1099511627776 is out of i32 range"),
+        ((1j, {}), r"argument 'x': a complex scalar"),
+        ((np.ones(3, bool), {}), r"argument 'x': unsupported dtype"),
+    ],
+)
+def test_arguments_aicf_cannot_take_are_named(args, words):
+    f = aicf.jit(lambda x, p: x)
+    with pytest.raises(aicf.ArgumentError, match=words):
+        f(*args)
+
+
+# --- the specialisation cache ----------------------------------------------------------------
+
+
+def test_cache_is_bounded_and_least_recently_used_goes_first(fake_compile):
+    f = aicf.jit(lambda x: -x, cache_size=2)
+    a, b, c = rand(1), rand(2), rand(3)
+    f(a), f(b), f(a), f(c)  # b is the least recently used when c comes
+    assert f.num_compilations == 3
+    f(a)
+    assert f.num_compilations == 3
+    f(b)
+    assert f.num_compilations == 4
+    assert len(f._cache) == 2
+    assert jit_module.DEFAULT_CACHE_SIZE == aicf.jit(lambda x: x).cache_size == 64
+
+
+def test_explain_delegates_to_each_specialisation():
+    @aicf.jit(static_argnames="axis")
+    def f(x, axis):
+        return np.exp(x).sum(axis=axis)
+
+    assert "no specialisation compiled yet" in f.explain()
+    f(rand(4, 8), axis=1)
+    f(rand(2, 3), axis=0)
+    text = f.explain()
+    assert "# <lambda>" not in text and "# f(f32[4, 8], axis=1)" in text
+    assert text.index("f32[4, 8]") < text.index("f32[2, 3], axis=0")
+    assert text.count("<aicf.Executable @f(") == 2
+    assert f.explain(rand(4, 8), axis=1) == f.executable(rand(4, 8), axis=1).explain()
+    assert "nest domain=[4, 8]" in f.explain(rand(4, 8), axis=1)
+
+
+# --- nesting and threads ---------------------------------------------------------------------
+
+
+def test_nested_jit_is_inlined():
+    @aicf.jit
+    def inner(x, s):
+        return np.tanh(x) * s
+
+    @aicf.jit
+    def outer(x):
+        return inner(x, 2.0) + inner(x * 3.0, 0.5)
+
+    x = rand(6)
+    ref = np.tanh(x.astype(np.float64)) * 2 + np.tanh(3 * x.astype(np.float64)) * 0.5
+    np.testing.assert_allclose(outer(x), ref, rtol=1e-5)
+    assert inner.num_compilations == 0 and outer.num_compilations == 1
+    names = [op.name for op in outer.lower(x).walk()]
+    assert names.count("aicf_tensor.tanh") == 2
+
+
+def test_threads_trace_at_the_same_time():
+    """Each thread's trace is in progress while the others' are: with one trace stack
+    for the process, their operands would mix ("operands come from different traces")."""
+    n = 4
+    barrier = threading.Barrier(n)
+    results, errors = {}, []
+
+    def model(x, w):
+        h = x @ w
+        barrier.wait(timeout=30)  # every thread is inside its trace here
+        return np.maximum(h, 0.0).sum(axis=-1)
+
+    f = aicf.jit(model)
+
+    def work(i):
+        try:
+            x, w = rand(2 + i, 3), rand(3, 4)
+            results[i] = (f(x, w), np.maximum(x.astype(np.float64) @ w, 0).sum(axis=-1))
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors
+    for out, ref in results.values():
+        np.testing.assert_allclose(out, ref, rtol=1e-5)
+    assert f.num_compilations == n
+
+
+def test_tensor_from_another_trace_is_a_located_error():
+    saved = []
+
+    def first(x):
+        saved.append(x)
+        return x
+
+    aicf.trace(first, aicf.TensorSpec((2,)))
+    with pytest.raises(aicf.CompileError) as err:
+        aicf.trace(lambda y: y + saved[0], aicf.TensorSpec((2,)))  # OTHER-TRACE
+    assert f":{line_of(__file__, 'OTHER-TRACE')}: error: " in str(err.value)
+    assert "operands come from different traces" in str(err.value)
