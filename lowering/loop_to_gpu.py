@@ -29,12 +29,17 @@ from xdsl.passes import ModulePass
 from aicf.dialects.loop import GroupOp, NestOp
 from aicf.diagnostics import op_error
 from aicf.lowering.gpu_schedules import LoweringContext, select
+from aicf.lowering.gpu_schedules.library import build_library_call
 from aicf.lowering.gpu_schedules.view import NestView, collapse, view_of
 from aicf.target import DEFAULT_GPU, GpuTarget
 
 
 def lower_nest(module: ModuleOp, fn: func.FuncOp, nest: NestOp, index: int, target: GpuTarget) -> None:
     lc = LoweringContext(module, nest, target, fn)
+    if build_library_call(nest, lc):  # the schedule names cuBLAS/CUB: one host call
+        nest.detach()
+        nest.erase()
+        return
 
     def lower_view(view: NestView) -> None:
         sched, plan = select(view, target)

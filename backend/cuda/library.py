@@ -1,0 +1,122 @@
+"""Running `aicf_gpu.library_call` ops: cuBLAS through CuPy's bindings.
+
+`prepare(op)` reads a call's parameters once and returns a `LibraryCall`, which the
+program runs in order with its launches, on the program's stream:
+`call(inputs, outputs, stream)` with CuPy arrays of the operands' memref types.
+
+cublas.gemm: one `cublasGemmStridedBatchedEx` per outer batch loop iteration
+(CuPy's `cupy.cuda.cublas.gemmStridedBatchedEx`, which binds the handle to the
+current stream, so the call runs inside `with stream`). The parameters are in
+row-major terms (see `gpu.LibraryCallOp`); cuBLAS is column-major, so the call
+computes C^T = B^T A^T: a row-major operand is an untransposed column-major one.
+Not `cupy.matmul`: it allocates its own result (the output here is a given buffer,
+maybe a view with a leading dimension), copies non-contiguous operands, and follows
+CuPy's global TF32 switch instead of the call's `compute` parameter.
+
+Operands whose memref type has dynamic strides were planned as dense row-major: a
+non-contiguous array there is copied to a contiguous one first (an output is
+computed into a fresh buffer and copied back), which costs a copy per call.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from xdsl.dialects.builtin import MemRefType
+
+from aicf.dialects import gpu
+from aicf.errors import LaunchError
+
+# cuBLAS / CUDA enum values (cublas_api.h, library_types.h)
+_OP_N, _OP_T = 0, 1
+_CUDA_TYPE = {"f32": 0, "f16": 2, "bf16": 14}  # CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF
+_COMPUTE = {"f32": 68, "tf32": 77}  # CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_FAST_TF32
+_GEMM_DEFAULT = -1
+_POINTER_MODE_HOST = 0
+_ONE, _ZERO = np.array(1.0, np.float32), np.array(0.0, np.float32)  # f32 scale type
+
+
+def _dynamic(t) -> bool:
+    st = t.get_strides() if isinstance(t, MemRefType) else None
+    return st is None or any(s is None for s in st)
+
+
+class LibraryCall:
+    def __init__(self, op: gpu.LibraryCallOp):
+        self.routine = op.routine
+        self.p = {k: op.param(k) for k in op.params.data}
+        self.dense_only = [_dynamic(v.type) for v in (*op.inputs, *op.outputs)]
+        p = self.p
+        from aicf.cost.library import gemm_bytes, gemm_flops
+
+        self.flops = gemm_flops(p)
+        self.nbytes = gemm_bytes(p)
+        loops = "".join(f"{e}x" for e in p.get("loops") or [])
+        batch = f"{p['batch']}x" if p["batch"] != 1 else ""
+        self.name = f"{self.routine}[{loops}{batch}{p['m']}x{p['n']}x{p['k']} {p['dtype']}]"
+
+    def __call__(self, inputs, outputs, stream, sync: bool = False) -> None:
+        """Run on `stream`; `sync`: wait for it, so a failure names this call."""
+        import cupy as cp
+        from cupy.cuda import cublas
+
+        with stream:
+            ins = [
+                cp.ascontiguousarray(a) if dense and not a.flags.c_contiguous else a
+                for a, dense in zip(inputs, self.dense_only)
+            ]
+            outs = [
+                cp.empty(a.shape, a.dtype) if dense and not a.flags.c_contiguous else a
+                for a, dense in zip(outputs, self.dense_only[len(inputs):])
+            ]
+            try:
+                self._gemm(ins, outs[0])
+                if sync:
+                    stream.synchronize()
+            except (cublas.CUBLASError, cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as e:
+                raise LaunchError(f"library call {self.name} failed ({self.p}): {e}") from None
+            for given, used in zip(outputs, outs):
+                if given is not used:
+                    given[...] = used
+
+    def _gemm(self, ins, C) -> None:
+        from cupy.cuda import cublas, device
+
+        p = self.p
+        m, n, k, batch = p["m"], p["n"], p["k"], p["batch"]
+        loops = p.get("loops") or []
+        if 0 in (m, n, batch, *loops):
+            return
+        if k == 0:  # an empty sum: cuBLAS would not touch C
+            C.fill(0)
+            return
+        A, B = ins[p["a"]], ins[p["b"]]
+        ea, ec = A.itemsize, C.itemsize
+        handle = device.get_cublas_handle()
+        mode = cublas.getPointerMode(handle)
+        cublas.setPointerMode(handle, _POINTER_MODE_HOST)
+        try:
+            strides = [p.get(f"loop_stride_{x}") or [] for x in "abc"]
+            for idx in itertools.product(*(range(e) for e in loops)):
+                off = [p[f"offset_{x}"] + sum(i * s for i, s in zip(idx, st)) for x, st in zip("abc", strides)]
+                cublas.gemmStridedBatchedEx(
+                    handle,
+                    _OP_T if p["trans_b"] else _OP_N,
+                    _OP_T if p["trans_a"] else _OP_N,
+                    n, m, k,
+                    _ONE.ctypes.data,
+                    B.data.ptr + off[1] * ea, _CUDA_TYPE[p["dtype"]], p["ldb"], p["stride_b"],
+                    A.data.ptr + off[0] * ea, _CUDA_TYPE[p["dtype"]], p["lda"], p["stride_a"],
+                    _ZERO.ctypes.data,
+                    C.data.ptr + off[2] * ec, _CUDA_TYPE[p["out_dtype"]], p["ldc"], p["stride_c"],
+                    batch, _COMPUTE[p["compute"]], _GEMM_DEFAULT,
+                )
+        finally:
+            cublas.setPointerMode(handle, mode)
+
+
+def prepare(op: gpu.LibraryCallOp) -> LibraryCall:
+    if op.routine != "cublas.gemm":
+        raise NotImplementedError(f"the cuda runtime cannot run library routine '{op.routine}'")
+    return LibraryCall(op)
