@@ -1135,7 +1135,7 @@ def _verify_cublas_gemm(op: LibraryCallOp, p: dict[str, Attribute]) -> None:
         limit = _max_offset(ts[i])  # type: ignore[arg-type]
         if limit is not None and reach > limit:
             raise VerifyException(
-                f"operand {'ABC'[i]} is read up to element {reach}, past its memref {ts[i]} (last element {limit})"
+                f"operand {'ABC'[i]} reaches element {reach}, past its memref {ts[i]} (last element {limit})"
             )
 
 

@@ -40,6 +40,9 @@ def cublas_gemm_candidate(nest, *, tf32: bool = False) -> dict | str:
     ins, outs = list(nest.inputs), list(nest.outputs)
     if len(ins) != 2 or len(outs) != 1:
         return f"a matmul has 2 inputs and 1 output, the nest has {len(ins)} and {len(outs)}"
+    in_types = [v.type.get_element_type() for v in ins]
+    if any(t not in _DTYPES for t in in_types) or in_types[0] != in_types[1]:
+        return f"cuBLAS takes A and B of one type of f32, f16, bf16, not {in_types[0]} and {in_types[1]}"
     combiners = [c.value for c in nest.combiner_kinds]
     if combiners != ["add"]:
         return f"the combiner is {combiners}, not a sum"
@@ -52,10 +55,8 @@ def cublas_gemm_candidate(nest, *, tf32: bool = False) -> dict | str:
         return "the access maps are not a matmul's (one reduction dim k, A over m and k, B over k and n, C over the rest)"
     types: list[MemRefType] = [ins[roles.a].type, ins[roles.b].type, outs[0].type]
     el = [_DTYPES.get(t.get_element_type()) for t in types]
-    if el[0] is None or el[0] != el[1]:
-        return f"cuBLAS takes A and B of one type of f32, f16, bf16, not {types[0].get_element_type()} and {types[1].get_element_type()}"
     if el[2] not in (el[0], "f32"):
-        return f"C is {types[2].get_element_type()}: cuBLAS writes C as {el[0]} or f32"
+        return f"C is {types[2].get_element_type()}: cuBLAS writes C in the inputs' type ({el[0]}) or f32"
     acc = nest.yield_op.values[0].type
     if acc != Float32Type():
         return f"the nest accumulates in {acc}; cuBLAS is called with f32 accumulation"
@@ -145,6 +146,8 @@ def _matrix(rows: int, cols: int, s_r: int, s_c: int) -> tuple[int, int] | None:
     """(trans, ld) of a rows x cols operand with these strides: (0, row stride) when
     its rows are contiguous, (1, column stride) when its columns are; None when
     neither. A dim of extent 1 takes any stride, so it gets the smallest legal one."""
+    if rows == 0 or cols == 0:  # nothing is read
+        return 0, max(1, cols)
     if cols <= 1 or s_c == 1:
         ld = s_r if rows > 1 else max(1, cols)
         if ld >= max(1, cols):
