@@ -48,6 +48,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
@@ -1139,7 +1140,37 @@ def _verify_cublas_gemm(op: LibraryCallOp, p: dict[str, Attribute]) -> None:
             )
 
 
-LIBRARY_ROUTINES = {"cublas.gemm": _verify_cublas_gemm}
+def _verify_cub_reduce(op: LibraryCallOp, p: dict[str, Attribute]) -> None:
+    """out[rows] = sum or max of in[rows, cols], in's trailing `reduce_dims` dims
+    being the cols (see LibraryCallOp)."""
+    if len(op.inputs) != 1 or len(op.outputs) != 1:
+        raise VerifyException("cub.reduce takes 1 input and 1 output")
+    kind = p.get("op")
+    if not isinstance(kind, StringAttr) or kind.data not in ("sum", "max"):
+        raise VerifyException('param \'op\' must be "sum" or "max"')
+    x, y = op.inputs[0].type, op.outputs[0].type
+    assert isinstance(x, MemRefType) and isinstance(y, MemRefType)
+    for key, t, allowed in (("dtype", x, ("f32", "f16")), ("out_dtype", y, ("f32", "f16"))):
+        got = p.get(key)
+        name = _type_name(t.get_element_type())
+        if name not in allowed or not isinstance(got, StringAttr) or got.data != name:
+            raise VerifyException(f"param '{key}' must name the operand's type, one of {', '.join(allowed)} (got {name})")
+    if y.get_element_type() not in (x.get_element_type(), Float32Type()):
+        raise VerifyException(f"cub.reduce writes the input's type ({x.get_element_type()}) or f32, not {y.get_element_type()}")
+    nred, rows, cols = _param(p, "reduce_dims"), _param(p, "rows"), _param(p, "cols")
+    shape = x.get_shape()
+    if not 1 <= nred <= len(shape):
+        raise VerifyException(f"reduce_dims = {nred} must be in 1..{len(shape)} (the input's rank)")
+    want_rows, want_cols = math.prod(shape[: len(shape) - nred]), math.prod(shape[len(shape) - nred:])
+    if (rows, cols) != (want_rows, want_cols) or _count(y) != rows:
+        raise VerifyException(
+            f"rows = {rows}, cols = {cols} must be the input's {want_rows} x {want_cols} and the output's {_count(y)} elements"
+        )
+    if not is_dense_row_major(y):
+        raise VerifyException("cub.reduce writes a dense row-major output")
+
+
+LIBRARY_ROUTINES = {"cublas.gemm": _verify_cublas_gemm, "cub.reduce": _verify_cub_reduce}
 
 
 @irdl_op_definition
@@ -1161,6 +1192,11 @@ class LibraryCallOp(IRDLOperation):
     (f32 accumulation, CUBLAS_COMPUTE_32F) or "tf32" (f32 inputs only). `est_ns`:
     the planner's estimate. An operand whose memref has dynamic strides is described
     as dense row-major; the runtime copies a non-contiguous array to that.
+
+    `cub.reduce`: out = sum or max (`op`) of the input over its trailing
+    `reduce_dims` dims, `rows` outputs of `cols` elements each (CuPy's reduction,
+    CUB where CuPy enables it); f32 or f16 in, the input's type or f32 out, sums
+    accumulate in f32. Any strides in; a dense output.
     """
 
     name = "aicf_gpu.library_call"

@@ -225,3 +225,88 @@ def describe(p: dict) -> str:
     loops = "".join(f"{e}x" for e in p.get("loops") or [])
     ta, tb = "T" if p["trans_a"] else "N", "T" if p["trans_b"] else "N"
     return f"cublas.gemm {loops}{b}{p['m']}x{p['n']}x{p['k']} {p['dtype']}->{p['out_dtype']} A:{ta} B:{tb} compute {p['compute']}"
+
+
+# --------------------------------------------------------------------------------------
+# CUB reductions (cupy.sum / cupy.max over trailing axes)
+# --------------------------------------------------------------------------------------
+
+CUB_REDUCE = "gpu.cub_reduce"
+_REDUCE_OPS = {"add": "sum", "max": "max"}
+
+
+def cub_reduce_candidate(nest) -> dict | str:
+    """The `cub.reduce` parameters of a plain sum or max of one input over its
+    trailing dims, or why CuPy's reduction (CUB where CuPy enables it) cannot run it.
+
+    Parameters: `op` ("sum" or "max"), `reduce_dims` (how many trailing dims of the
+    input are reduced), `rows`/`cols` (outputs, and elements reduced into each),
+    `dtype`, `out_dtype`."""
+    ins, outs = list(nest.inputs), list(nest.outputs)
+    if len(ins) != 1 or len(outs) != 1:
+        return f"a reduction of one input into one output, the nest has {len(ins)} and {len(outs)}"
+    combiner = nest.combiner_kinds[0].value
+    if combiner not in _REDUCE_OPS:
+        return f"the combiner is {combiner}, not a sum or a max"
+    dt = _DTYPES.get(ins[0].type.get_element_type())
+    if dt not in ("f32", "f16"):
+        return f"CuPy reduces f32 and f16 here, not {ins[0].type.get_element_type()}"
+    out_dt = _DTYPES.get(outs[0].type.get_element_type())
+    if out_dt not in (dt, "f32"):
+        return f"the output is {outs[0].type.get_element_type()}, not {dt} or f32"
+    block = nest.body.block
+    ops = list(block.ops)
+    if not (len(ops) <= 2 and all(o.name == "arith.extf" for o in ops[:-1])) or _root(ops[-1].operands[0]) is not block.args[0]:
+        return "the body is not the plain input (other ops are fused into the reduction)"
+    acc = ops[-1].operands[0].type
+    if combiner == "add" and acc != Float32Type():
+        return f"the nest sums in {acc}; CuPy sums {dt} in f32"
+    its = [i.value for i in nest.iterators]
+    nred = its.count("reduction")
+    if nred == 0 or its != ["parallel"] * (len(its) - nred) + ["reduction"] * nred:
+        return "the reduced dims are not the trailing ones"
+    rank = len(its)
+    in_map, out_map = nest.input_maps[0], nest.output_maps[0]
+    if [getattr(r, "position", None) for r in in_map.results] != list(range(rank)):
+        return "the input is not read in the domain's order (a broadcast, transpose or reshape)"
+    outer = [r for r in out_map.results if not (isinstance(r, AffineConstantExpr) and r.value == 0)]
+    if [getattr(r, "position", None) for r in outer] != list(range(rank - nred)):
+        return "the output is not written in the domain's order"
+    if not _dense(outs[0].type):
+        return "the output is not dense row-major"
+    ext = nest.extents
+    return {
+        "op": _REDUCE_OPS[combiner],
+        "reduce_dims": nred,
+        "rows": math.prod(ext[: rank - nred]),
+        "cols": math.prod(ext[rank - nred:]),
+        "dtype": dt,
+        "out_dtype": out_dt,
+    }
+
+
+def _root(v):
+    o = getattr(v, "op", None)
+    return o.input if o is not None and o.name == "arith.extf" else v
+
+
+def _dense(t: MemRefType) -> bool:
+    return isinstance(t.layout, NoneAttr) or t.get_strides() == MemRefType(t.get_element_type(), t.get_shape()).get_strides()
+
+
+def reduce_bytes(p: dict) -> int:
+    return p["rows"] * p["cols"] * _BYTES[p["dtype"]] + p["rows"] * _BYTES[p["out_dtype"]]
+
+
+def cub_reduce_terms(p: dict, t: GpuTarget) -> dict[str, float]:
+    """A reduction is the bytes it reads over the DRAM bandwidth, plus one launch.
+    CuPy reaches 52-90% of that bandwidth depending on the row length (DESIGN.md's
+    table); an efficiency per row length is for calibration, in the target."""
+    if p["rows"] == 0:
+        return {"memory": 0.0, "launch": 0.0, "total": 0.0}
+    memory = reduce_bytes(p) / t.dram_bandwidth
+    return {"memory": memory, "launch": t.launch_overhead_s, "total": memory + t.launch_overhead_s}
+
+
+def cub_reduce_time(p: dict, t: GpuTarget) -> float:
+    return cub_reduce_terms(p, t)["total"]

@@ -1,4 +1,5 @@
-"""Running `aicf_gpu.library_call` ops: cuBLAS through CuPy's bindings.
+"""Running `aicf_gpu.library_call` ops: cuBLAS through CuPy's bindings, and CuPy's
+reductions (CUB).
 
 `prepare(op)` reads a call's parameters once and returns a `LibraryCall`, which the
 program runs in order with its launches, on the program's stream:
@@ -43,18 +44,16 @@ def _dynamic(t) -> bool:
 
 
 class LibraryCall:
+    """A prepared call: `name`, `flops` and `nbytes` for the profiler, and
+    `__call__` that runs it; the routine's class says how (`_run`)."""
+
+    dense_only: list[bool]
+
     def __init__(self, op: gpu.LibraryCallOp):
         self.routine = op.routine
         self.p = {k: op.param(k) for k in op.params.data}
-        self.dense_only = [_dynamic(v.type) for v in (*op.inputs, *op.outputs)]
-        p = self.p
-        from aicf.cost.library import gemm_bytes, gemm_flops
-
-        self.flops = gemm_flops(p)
-        self.nbytes = gemm_bytes(p)
-        loops = "".join(f"{e}x" for e in p.get("loops") or [])
-        batch = f"{p['batch']}x" if p["batch"] != 1 else ""
-        self.name = f"{self.routine}[{loops}{batch}{p['m']}x{p['n']}x{p['k']} {p['dtype']}]"
+        self.dense_only = [False] * (len(op.inputs) + len(op.outputs))
+        self.name, self.flops, self.nbytes = self.routine, 0, 0
 
     def __call__(self, inputs, outputs, stream, sync: bool = False) -> None:
         """Run on `stream`; `sync`: wait for it, so a failure names this call."""
@@ -71,7 +70,7 @@ class LibraryCall:
                 for a, dense in zip(outputs, self.dense_only[len(inputs):])
             ]
             try:
-                self._gemm(ins, outs[0])
+                self._run(ins, outs)
                 if sync:
                     stream.synchronize()
             except (cublas.CUBLASError, cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as e:
@@ -80,9 +79,26 @@ class LibraryCall:
                 if given is not used:
                     given[...] = used
 
-    def _gemm(self, ins, C) -> None:
+    def _run(self, ins, outs) -> None:
+        raise NotImplementedError
+
+
+class Gemm(LibraryCall):
+    def __init__(self, op: gpu.LibraryCallOp):
+        super().__init__(op)
+        from aicf.cost.library import gemm_bytes, gemm_flops
+
+        p = self.p
+        self.dense_only = [_dynamic(v.type) for v in (*op.inputs, *op.outputs)]
+        self.flops, self.nbytes = gemm_flops(p), gemm_bytes(p)
+        loops = "".join(f"{e}x" for e in p.get("loops") or [])
+        batch = f"{p['batch']}x" if p["batch"] != 1 else ""
+        self.name = f"{self.routine}[{loops}{batch}{p['m']}x{p['n']}x{p['k']} {p['dtype']}]"
+
+    def _run(self, ins, outs) -> None:
         from cupy.cuda import cublas, device
 
+        C = outs[0]
         p = self.p
         m, n, k, batch = p["m"], p["n"], p["k"], p["batch"]
         loops = p.get("loops") or []
@@ -116,7 +132,46 @@ class LibraryCall:
             cublas.setPointerMode(handle, mode)
 
 
+class Reduce(LibraryCall):
+    """cupy.sum / cupy.max over the input's trailing axes, into the output (a view
+    of it with the kept dims): CuPy's reduction, which runs CUB's segmented
+    reduction where CuPy's accelerators include it (CUPY_ACCELERATORS)."""
+
+    def __init__(self, op: gpu.LibraryCallOp):
+        super().__init__(op)
+        from aicf.cost.library import reduce_bytes
+
+        p = self.p
+        self.flops, self.nbytes = p["rows"] * p["cols"], reduce_bytes(p)
+        self.name = f"{self.routine}[{p['op']} {p['rows']}x{p['cols']} {p['dtype']}]"
+
+    def _run(self, ins, outs) -> None:
+        import cupy as cp
+
+        p = self.p
+        x, y = ins[0], outs[0]
+        if p["rows"] == 0:
+            return
+        if p["cols"] == 0:  # an empty fold: the combiner's identity
+            y.fill(0 if p["op"] == "sum" else -np.inf)
+            return
+        rank = x.ndim
+        axes = tuple(range(rank - p["reduce_dims"], rank))
+        out = y.reshape(x.shape[: rank - p["reduce_dims"]])
+        if p["op"] == "sum":
+            # f16 sums accumulate in f32 in CuPy (the nest's accumulator)
+            cp.sum(x, axis=axes, dtype=y.dtype, out=out)
+        elif y.dtype == x.dtype:
+            cp.amax(x, axis=axes, out=out)
+        else:  # max is exact: the conversion to f32 after it loses nothing
+            out[...] = cp.amax(x, axis=axes)
+
+
+_ROUTINES = {"cublas.gemm": Gemm, "cub.reduce": Reduce}
+
+
 def prepare(op: gpu.LibraryCallOp) -> LibraryCall:
-    if op.routine != "cublas.gemm":
+    cls = _ROUTINES.get(op.routine)
+    if cls is None:
         raise NotImplementedError(f"the cuda runtime cannot run library routine '{op.routine}'")
-    return LibraryCall(op)
+    return cls(op)

@@ -1,7 +1,8 @@
 """Nests that a library runs: the builders of `aicf_gpu.library_call`.
 
-A nest whose `aicf.schedule` names a library kind (written by the planner from the
-guards in aicf/cost/library.py, or by hand) becomes one host op in its place:
+A nest whose `aicf.schedule` names a library kind (`gpu.cublas_gemm`,
+`gpu.cub_reduce`; written by the planner from the guards in aicf/cost/library.py,
+or by hand) becomes one host op in its place:
 
     aicf_loop.nest ... {aicf.schedule = {kind = "gpu.cublas_gemm", m = 64 : i64, ...}}
 ->
@@ -27,6 +28,7 @@ from .context import LoweringContext
 
 SCHEDULE_ATTR = "aicf.schedule"
 CUBLAS_GEMM = "gpu.cublas_gemm"
+CUB_REDUCE = "gpu.cub_reduce"
 
 
 def _attr(v) -> Attribute:
@@ -56,7 +58,12 @@ def build_cublas_gemm(nest: NestOp, params: Mapping, lc: LoweringContext) -> Non
     _call(nest, "cublas.gemm", params, lc)
 
 
-BUILDERS = {CUBLAS_GEMM: build_cublas_gemm}
+def build_cub_reduce(nest: NestOp, params: Mapping, lc: LoweringContext) -> None:
+    """`nest` as one `cub.reduce` call (CuPy's sum/max over trailing axes)."""
+    _call(nest, "cub.reduce", params, lc)
+
+
+BUILDERS = {CUBLAS_GEMM: build_cublas_gemm, CUB_REDUCE: build_cub_reduce}
 
 
 def build_library_call(nest: NestOp, lc: LoweringContext) -> bool:

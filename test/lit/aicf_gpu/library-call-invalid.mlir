@@ -4,7 +4,7 @@
 // legal for cuBLAS, the element types are a combination cuBLAS computes, and no
 // operand is read or written past its memref.
 
-// CHECK: error: 'aicf_gpu.library_call' unknown library routine 'cublas.gemv' (known: cublas.gemm)
+// CHECK: error: 'aicf_gpu.library_call' unknown library routine 'cublas.gemv' (known: cub.reduce, cublas.gemm)
 func.func @f(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) {
   aicf_gpu.library_call "cublas.gemv" ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>) params = {a = 0 : i64, b = 1 : i64, m = 64 : i64, n = 16 : i64, k = 32 : i64, batch = 1 : i64, trans_a = 0 : i64, trans_b = 0 : i64, lda = 32 : i64, ldb = 16 : i64, ldc = 16 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, offset_a = 0 : i64, offset_b = 0 : i64, offset_c = 0 : i64, dtype = "f32", out_dtype = "f32", compute = "f32"}
   func.return
@@ -135,5 +135,53 @@ func.func @f(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>
 // CHECK: error: 'aicf_gpu.library_call' m = -1, n = 16, k = 32, batch = 1: each must be in [0, 2^31)
 func.func @f(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) {
   aicf_gpu.library_call "cublas.gemm" ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>) params = {a = 0 : i64, b = 1 : i64, m = -1 : i64, n = 16 : i64, k = 32 : i64, batch = 1 : i64, trans_a = 0 : i64, trans_b = 0 : i64, lda = 32 : i64, ldb = 16 : i64, ldc = 16 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, offset_a = 0 : i64, offset_b = 0 : i64, offset_c = 0 : i64, dtype = "f32", out_dtype = "f32", compute = "f32"}
+  func.return
+}
+
+// -----
+
+// CHECK: error: 'aicf_gpu.library_call' param 'op' must be "sum" or "max"
+func.func @f(%x: memref<4x8xf32>, %y: memref<4xf32>) {
+  aicf_gpu.library_call "cub.reduce" ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>) params = {op = "mean", reduce_dims = 1 : i64, rows = 4 : i64, cols = 8 : i64, dtype = "f32", out_dtype = "f32"}
+  func.return
+}
+
+// -----
+
+// CHECK: error: 'aicf_gpu.library_call' rows = 4, cols = 4 must be the input's 4 x 8 and the output's 4 elements
+func.func @f(%x: memref<4x8xf32>, %y: memref<4xf32>) {
+  aicf_gpu.library_call "cub.reduce" ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>) params = {op = "sum", reduce_dims = 1 : i64, rows = 4 : i64, cols = 4 : i64, dtype = "f32", out_dtype = "f32"}
+  func.return
+}
+
+// -----
+
+// CHECK: error: 'aicf_gpu.library_call' reduce_dims = 3 must be in 1..2 (the input's rank)
+func.func @f(%x: memref<4x8xf32>, %y: memref<4xf32>) {
+  aicf_gpu.library_call "cub.reduce" ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>) params = {op = "sum", reduce_dims = 3 : i64, rows = 4 : i64, cols = 8 : i64, dtype = "f32", out_dtype = "f32"}
+  func.return
+}
+
+// -----
+
+// CHECK: error: 'aicf_gpu.library_call' param 'dtype' must name the operand's type, one of f32, f16 (got bf16)
+func.func @f(%x: memref<4x8xbf16>, %y: memref<4xf32>) {
+  aicf_gpu.library_call "cub.reduce" ins(%x : memref<4x8xbf16>) outs(%y : memref<4xf32>) params = {op = "sum", reduce_dims = 1 : i64, rows = 4 : i64, cols = 8 : i64, dtype = "bf16", out_dtype = "f32"}
+  func.return
+}
+
+// -----
+
+// CHECK: error: 'aicf_gpu.library_call' cub.reduce writes the input's type (f32) or f32, not f16
+func.func @f(%x: memref<4x8xf32>, %y: memref<4xf16>) {
+  aicf_gpu.library_call "cub.reduce" ins(%x : memref<4x8xf32>) outs(%y : memref<4xf16>) params = {op = "sum", reduce_dims = 1 : i64, rows = 4 : i64, cols = 8 : i64, dtype = "f32", out_dtype = "f16"}
+  func.return
+}
+
+// -----
+
+// CHECK: error: 'aicf_gpu.library_call' cub.reduce writes a dense row-major output
+func.func @f(%x: memref<4x8xf32>, %y: memref<4xf32, strided<[2]>>) {
+  aicf_gpu.library_call "cub.reduce" ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32, strided<[2]>>) params = {op = "sum", reduce_dims = 1 : i64, rows = 4 : i64, cols = 8 : i64, dtype = "f32", out_dtype = "f32"}
   func.return
 }
