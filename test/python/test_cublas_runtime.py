@@ -1,5 +1,6 @@
 """The cuBLAS runtime (backend/cuda/library.py) without a GPU: CuPy's few calls it
-makes are replaced by NumPy stand-ins, and the stand-in of
+makes are replaced by NumPy stand-ins (test_cub_reduce.py uses them too), and the
+stand-in of
 `cublasGemmStridedBatchedEx` computes what cuBLAS documents (column-major
 op(A) @ op(B), leading dimensions checked against cuBLAS's rules, host-pointer
 alpha/beta) from raw pointers. So the row-major to column-major swap, the pointers,
@@ -90,6 +91,16 @@ def _fake_cupy(calls: list):
     cp.cuda = cuda  # type: ignore[attr-defined]
     cp.ascontiguousarray = lambda a: np.ascontiguousarray(a).view(_Array)  # type: ignore[attr-defined]
     cp.empty = lambda shape, dtype: np.empty(shape, dtype).view(_Array)  # type: ignore[attr-defined]
+
+    def reduce(fold, x, axis, out, dtype=None):
+        calls.append(dict(fold=fold.__name__, axis=axis))
+        r = fold(np.asarray(x, np.float64), axis=axis)
+        if out is None:
+            return r
+        out[...] = r.astype(dtype or out.dtype)
+
+    cp.sum = lambda x, axis, dtype, out: reduce(np.sum, x, axis, out, dtype)  # type: ignore[attr-defined]
+    cp.amax = lambda x, axis, out=None: reduce(np.max, x, axis, out)  # type: ignore[attr-defined]
     return cp, cuda
 
 
