@@ -4,7 +4,7 @@ The module comes after `aicf-lower-to-loops`; `aicf-lower-to-gpu` runs here. The
 program executes the host function's ops in order: `memref.alloc` (pool buffers,
 workspace included), `memref.get_global` (constants, uploaded once),
 `aicf_gpu.launch` (one kernel launch on the stream), `aicf_gpu.library_call` (a
-cuBLAS call on the stream: backend/cuda/library.py), `memref.copy`,
+cuBLAS call or a CuPy reduction on the stream: backend/cuda/library.py), `memref.copy`,
 `memref.dealloc` (back to the pool).
 
 Arrays at the API boundary: CuPy or NumPy arrays (NumPy ones are copied to the

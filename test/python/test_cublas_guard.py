@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 from xdsl.ir.affine import AffineDimExpr
+from xdsl.traits import EffectInstance, MemoryEffectKind, get_effects
 
 from aicf.compiler import run_pipeline
 from aicf.context import make_context
@@ -171,6 +172,11 @@ def test_params_lower_to_a_verified_call(name):
     calls = [o for o in mod.walk() if isinstance(o, gpu.LibraryCallOp)]
     assert len(calls) == 1 and not any(isinstance(o, NestOp | gpu.KernelOp) for o in mod.walk())
     assert {k: calls[0].param(k) for k in p} == p
+    # reads A and B, writes C, nothing else (what a pass moving host ops relies on)
+    assert get_effects(calls[0]) == {
+        *(EffectInstance(MemoryEffectKind.READ, v) for v in calls[0].inputs),
+        EffectInstance(MemoryEffectKind.WRITE, calls[0].outputs[0]),
+    }
 
 
 # --------------------------------------------------------------------------------------
