@@ -174,7 +174,7 @@ def test_order_with_kernels_on_a_user_stream(sync):
     prog = program(AROUND, sync=sync)
     prog.debug = True
     x, w, ref = _around_inputs()
-    s = cp.cuda.Stream(non_blocking=True)
+    s = cp.cuda.Stream()  # blocking: the NumPy uploads (default stream) come first
     for args in ((cp.asarray(x), cp.asarray(w)), (x, w)):
         y = prog(*args, stream=s)
         s.synchronize()
