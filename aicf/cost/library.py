@@ -1,10 +1,13 @@
-"""Library kernels as candidates for a loop nest: when cuBLAS can run a nest (the
-guard, with the reason when it cannot) and how long it would take (the cost).
+"""Library kernels as candidates for a loop nest: when cuBLAS (matmul) or CuPy's
+reduction (CUB) can run a nest (the guard, with the reason when it cannot) and how
+long it would take (the cost, from the target description's rates).
 
-The guard returns the parameters of `aicf_gpu.library_call "cublas.gemm"` (see
-dialects/gpu.py, `LibraryCallOp`, for their meaning); the planner adds `kind =
-"gpu.cublas_gemm"` and `est_ns` and writes them as the nest's `aicf.schedule`, which
-the GPU lowering (lowering/gpu_schedules/library.py) turns into the call.
+A guard returns the parameters of an `aicf_gpu.library_call` ("cublas.gemm",
+"cub.reduce": see dialects/gpu.py, `LibraryCallOp`, for their meaning); the planner
+adds `kind` ("gpu.cublas_gemm", "gpu.cub_reduce") and `est_ns` and writes them as
+the nest's `aicf.schedule`, which the GPU lowering (lowering/gpu_schedules/library.py)
+turns into the call. `library_candidates(nest, target)` lists both kinds with their
+schedule and terms or their reason, for the planner and its explanations.
 
 Row-major operands in cuBLAS's column-major API: the runtime computes C^T = B^T A^T,
 so a row-major operand is an untransposed column-major one and the reverse; the
@@ -14,6 +17,7 @@ parameters here stay in row-major terms (`trans_a = 1`: A is stored k-major).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
@@ -310,3 +314,49 @@ def cub_reduce_terms(p: dict, t: GpuTarget) -> dict[str, float]:
 
 def cub_reduce_time(p: dict, t: GpuTarget) -> float:
     return cub_reduce_terms(p, t)["total"]
+
+
+# --------------------------------------------------------------------------------------
+# For the planner and its explanations
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LibraryCandidate:
+    """One library kind for a nest: its parameters and predicted terms (seconds), or
+    the reason its guard gives."""
+
+    kind: str
+    params: dict | None
+    reason: str | None
+    terms: dict[str, float] | None
+
+    @property
+    def time(self) -> float | None:
+        return self.terms["total"] if self.terms is not None else None
+
+    def schedule(self) -> dict:
+        """The `aicf.schedule` entries that run the nest this way."""
+        assert self.params is not None and self.terms is not None, self.reason
+        return {"kind": self.kind, **self.params, "est_ns": round(self.terms["total"] * 1e9)}
+
+    def explain(self) -> str:
+        if self.params is None:
+            return f"{self.kind}: not applicable: {self.reason}"
+        terms = ", ".join(f"{k} {v * 1e6:.1f}us" for k, v in self.terms.items() if k != "total")  # type: ignore[union-attr]
+        return f"{self.kind}: {self.time * 1e6:.1f}us ({terms})"  # type: ignore[operator]
+
+
+def library_candidates(nest, target: GpuTarget, *, tf32: bool = False) -> list[LibraryCandidate]:
+    """Every library kind for `nest` on `target`, applicable or not (with why)."""
+    out = []
+    for kind, guard, terms in (
+        (CUBLAS_GEMM, lambda n: cublas_gemm_candidate(n, tf32=tf32), cublas_gemm_terms),
+        (CUB_REDUCE, cub_reduce_candidate, cub_reduce_terms),
+    ):
+        p = guard(nest)
+        if isinstance(p, str):
+            out.append(LibraryCandidate(kind, None, p, None))
+        else:
+            out.append(LibraryCandidate(kind, p, None, terms(p, target)))
+    return out

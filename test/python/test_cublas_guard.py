@@ -303,3 +303,17 @@ def test_loops_cost_a_launch_each_and_empty_costs_nothing():
     three = cublas_gemm_terms(params(64, 64, 64, loops=(3,)), H100)
     assert three["launch"] == pytest.approx(3 * one["launch"])
     assert cublas_gemm_time(params(0, 64, 64), H100) == 0.0
+
+
+def test_library_candidates_for_the_planner():
+    """Both kinds are listed for a nest, the one that applies with its schedule and
+    predicted time, the other with its guard's reason."""
+    from aicf.cost.library import CUB_REDUCE, library_candidates
+
+    nest = nest_in(module_of((256, 256, 256), [(256, 256), (256, 256)], (256, 256), mm_maps()))
+    gemm, red = library_candidates(nest, H100)
+    assert (gemm.kind, red.kind) == (CUBLAS_GEMM, CUB_REDUCE)
+    assert gemm.schedule() == {"kind": CUBLAS_GEMM, **cublas_gemm_candidate(nest), "est_ns": round(gemm.time * 1e9)}
+    assert red.params is None and red.reason == "a reduction of one input into one output, the nest has 2 and 1"
+    assert red.explain() == f"{CUB_REDUCE}: not applicable: {red.reason}"
+    assert gemm.explain().startswith(f"{CUBLAS_GEMM}: {gemm.time * 1e6:.1f}us (compute ")
