@@ -35,6 +35,7 @@ _CUDA_TYPE = {"f32": 0, "f16": 2, "bf16": 14}  # CUDA_R_32F, CUDA_R_16F, CUDA_R_
 _COMPUTE = {"f32": 68, "tf32": 77}  # CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_FAST_TF32
 _GEMM_DEFAULT = -1
 _POINTER_MODE_HOST = 0
+_DEFAULT_MATH = 0  # CUBLAS_DEFAULT_MATH: the compute type alone decides (CuPy sets TF32 math under CUPY_TF32)
 _ONE, _ZERO = np.array(1.0, np.float32), np.array(0.0, np.float32)  # f32 scale type
 
 
@@ -110,8 +111,9 @@ class Gemm(LibraryCall):
         A, B = ins[p["a"]], ins[p["b"]]
         ea, ec = A.itemsize, C.itemsize
         handle = device.get_cublas_handle()
-        mode = cublas.getPointerMode(handle)
+        mode, math_mode = cublas.getPointerMode(handle), cublas.getMathMode(handle)
         cublas.setPointerMode(handle, _POINTER_MODE_HOST)
+        cublas.setMathMode(handle, _DEFAULT_MATH)
         try:
             strides = [p.get(f"loop_stride_{x}") or [] for x in "abc"]
             for idx in itertools.product(*(range(e) for e in loops)):
@@ -130,6 +132,7 @@ class Gemm(LibraryCall):
                 )
         finally:
             cublas.setPointerMode(handle, mode)
+            cublas.setMathMode(handle, math_mode)
 
 
 class Reduce(LibraryCall):
