@@ -31,7 +31,8 @@ CUBLAS_GEMM = "gpu.cublas_gemm"
 CUB_REDUCE = "gpu.cub_reduce"
 
 
-def _attr(v) -> Attribute:
+def to_attr(v) -> Attribute:
+    """A schedule parameter as an attribute: int -> i64, str -> string, list -> array<i64>."""
     if isinstance(v, Attribute):
         return v
     if isinstance(v, bool | int):
@@ -44,7 +45,7 @@ def _attr(v) -> Attribute:
 
 
 def _call(nest: NestOp, routine: str, params: Mapping, lc: LoweringContext) -> None:
-    attrs = {k: _attr(v) for k, v in params.items() if k != "kind"}
+    attrs = {k: to_attr(v) for k, v in params.items() if k != "kind"}
     op = gpu.LibraryCallOp(routine, list(nest.inputs), list(nest.outputs), attrs)
     try:
         op.verify()

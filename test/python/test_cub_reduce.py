@@ -18,7 +18,7 @@ from aicf.cost.library import CUB_REDUCE, cub_reduce_candidate, cub_reduce_terms
 from aicf.diagnostics import parse_module
 from aicf.dialects import gpu
 from aicf.dialects.loop import NestOp
-from aicf.lowering.gpu_schedules.library import _attr
+from aicf.lowering.gpu_schedules.library import to_attr
 from aicf.target import H100
 
 from gpu_support import cp, gpu as needs_gpu
@@ -49,7 +49,7 @@ def scheduled(mod):
         p = cub_reduce_candidate(nest)
         if isinstance(p, dict):
             nest.attributes["aicf.schedule"] = DictionaryAttr(
-                {"kind": StringAttr(CUB_REDUCE), **{k: _attr(v) for k, v in p.items()}}
+                {"kind": StringAttr(CUB_REDUCE), **{k: to_attr(v) for k, v in p.items()}}
             )
     return mod
 

@@ -26,7 +26,7 @@ from aicf.cost.library import (
 from aicf.diagnostics import parse_module
 from aicf.dialects import gpu
 from aicf.dialects.loop import NestOp
-from aicf.lowering.gpu_schedules.library import _attr
+from aicf.lowering.gpu_schedules.library import to_attr
 from aicf.target import H100
 
 MUL = "^bb0(%x: {t}, %w: {t}):\n{ext}    %p = arith.mulf {xa}, {wa} : f32\n    aicf_loop.yield %p : f32"
@@ -166,7 +166,7 @@ def test_params_lower_to_a_verified_call(name):
     p = cublas_gemm_candidate(nest)
     assert isinstance(p, dict), p
     nest.attributes["aicf.schedule"] = DictionaryAttr(
-        {"kind": StringAttr(CUBLAS_GEMM), **{k: _attr(v) for k, v in p.items()}}
+        {"kind": StringAttr(CUBLAS_GEMM), **{k: to_attr(v) for k, v in p.items()}}
     )
     run_pipeline(mod, ["aicf-lower-to-gpu"])
     calls = [o for o in mod.walk() if isinstance(o, gpu.LibraryCallOp)]

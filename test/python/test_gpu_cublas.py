@@ -19,7 +19,7 @@ from aicf.cost.library import CUBLAS_GEMM, cublas_gemm_candidate
 from aicf.diagnostics import parse_module
 from aicf.dialects import gpu as gpu_d
 from aicf.dialects.loop import NestOp
-from aicf.lowering.gpu_schedules.library import _attr
+from aicf.lowering.gpu_schedules.library import to_attr
 
 from gpu_support import cp, gpu
 from test_gpu_matmul import as_f64, check, make_operand, mm_program, reference, rel_err, to_dtype
@@ -32,7 +32,7 @@ def scheduled(text: str, tf32: bool = False):
         p = cublas_gemm_candidate(nest, tf32=tf32)
         if isinstance(p, dict):
             nest.attributes["aicf.schedule"] = DictionaryAttr(
-                {"kind": StringAttr(CUBLAS_GEMM), **{k: _attr(v) for k, v in p.items()}}
+                {"kind": StringAttr(CUBLAS_GEMM), **{k: to_attr(v) for k, v in p.items()}}
             )
     return mod
 
