@@ -119,7 +119,7 @@ def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = ()) ->
     (schedules on every nest and group), then for cuda the GPU lowering and the
     shared-memory layouts. `gpu` names the GPU description (aicf.target; "gpu": the
     one CuPy finds, else sm_90's)."""
-    opts = f" force={','.join(force)}" if force else ""
+    opts = f' force="{",".join(force)}"' if force else ""
     if target == "cpu":
         return [f"aicf-plan{{target=cpu{opts}}}"]
     return [f"aicf-plan{{target={gpu}{opts}}}", f"aicf-lower-to-gpu{{target={gpu}}}", "aicf-swizzle-smem"]

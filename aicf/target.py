@@ -51,6 +51,14 @@ class GpuTarget:
     smem_reserved_per_block: int = 1024  # the driver's per-block shared-memory reservation
     sub_partitions: int = 4  # SM sub-partitions (schedulers), each with 1/4 of the registers
 
+    # library kernels through CuPy, measured on the lent H100 (DESIGN.md's table):
+    # cupy.sum over rows of these lengths reached this share of the copy bandwidth
+    # (262144x128: 1546, 65536x1024: 1865, 8192^2: 2651, 1024x65536: 2463 GB/s)
+    library_reduce_efficiency: tuple[tuple[int, float], ...] = (
+        (128, 0.52), (1024, 0.63), (8192, 0.895), (65536, 0.83))
+    # the output tile one cuBLAS block computes on large problems (its waves over the
+    # SMs decide small problems' times)
+    library_gemm_tile: int = 128
     max_grid_y: int = 65535  # CUDA limits on gridDim.y / .z
     max_grid_z: int = 65535
     kind: str = "gpu"

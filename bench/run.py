@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-DATE = "2026-11-22"
+DATE = time.strftime("%Y-%m-%d")
 
 
 def sin_program(n: int) -> str:
@@ -124,12 +124,17 @@ def schedules_of(exe) -> list[str]:
     return [m[:120] for m in re.findall(r"// \w+: (.*)", getattr(prog, "source", ""))][:3]
 
 
-def compile_text(text: str):
+def compile_text(text: str, force: str = ""):
+    """A loop-level program planned for this GPU (`force`: schedule kinds to take where
+    their guard passes) and compiled with no synchronisation per call."""
     from aicf.backend.cuda.program import compile_cuda
+    from aicf.compiler import run_pipeline
     from aicf.context import make_context
     from aicf.diagnostics import parse_module
 
-    return compile_cuda(parse_module(make_context(), text, "<bench>"), "main", sync="none")
+    module = parse_module(make_context(), text, "<bench>")
+    run_pipeline(module, [f'aicf-plan{{target=gpu force="{force}"}}' if force else "aicf-plan{target=gpu}"])
+    return compile_cuda(module, "main", sync="none")
 
 
 def bench(fn, reps: int, warmup: int = 3, inner: int = 10) -> float:
@@ -433,22 +438,32 @@ def main(argv=None) -> int:
     # --- matmul ------------------------------------------------------------------------
     if not args.skip_matmul:
         M = K = N = 4096
-        prog = compile_text(matmul_program(M, K, N))
-        sched = re.findall(r"// (\w+): (.*)", prog.source)
         a = cp.asarray(rng.standard_normal((M, K), dtype=np.float32))
         b = cp.asarray(rng.standard_normal((K, N), dtype=np.float32))
-        c = cp.full((M, N), np.nan, dtype=np.float32)
-        prog(a, b, c)
-        ref = a.astype(cp.float64) @ b.astype(cp.float64)
-        err = float(cp.linalg.norm(c.astype(cp.float64) - ref) / cp.linalg.norm(ref))
-        del ref
-        ours = bench(lambda: prog(a, b, c), 5, warmup=1, inner=3)
         refs = {"cupy_matmul_cublas": bench(lambda: cp.matmul(a, b), reps)}
-        flops = 2 * M * N * K
-        tf = flops / (ours * 1e-3) / 1e12
-        row("matmul 4096^3 f32", ours, refs, flops=flops,
-            check={"rel_err": err, "schedule": [s[1] for s in sched][:2]},
-            target={"text": ">= 16.4 TFLOP/s (2x naive 8.2), rel err < 1e-4", "met": bool(tf >= 16.4 and err < 1e-4)})
+        # the planner's pick, then each candidate forced (issue 7: picks by cost, forcing works)
+X
+                                   ("forced gpu.cublas_gemm", "gpu.cublas_gemm", 0.9)):
+            prog = compile_text(matmul_program(M, K, N), force)
+            sched = re.findall(r"// (\w+): (.*)", prog.source)
+            c = cp.full((M, N), np.nan, dtype=np.float32)
+            prog(a, b, c)
+            ref = a.astype(cp.float64) @ b.astype(cp.float64)
+            err = float(cp.linalg.norm(c.astype(cp.float64) - ref) / cp.linalg.norm(ref))
+            del ref
+            ours = bench(lambda: prog(a, b, c), 5, warmup=1, inner=3)
+            flops = 2 * M * N * K
+            tf = flops / (ours * 1e-3) / 1e12
+            if force == "gpu.matmul_tiled":
+                text, met = ">= 16.4 TFLOP/s (2x naive 8.2), rel err < 1e-4", tf >= 16.4 and err < 1e-4
+            elif force:
+                text, met = ">= 0.9x cupy.matmul, rel err < 1e-4", refs["cupy_matmul_cublas"] / ours >= 0.9 and err < 1e-4
+            else:
+                text, met = "rel err < 1e-4 (what the model picks)", err < 1e-4
+            row(f"matmul 4096^3 f32 {label}", ours, refs, flops=flops,
+                check={"rel_err": err, "schedule": [s[1] for s in sched][:2] or ["cublas.gemm (library)"]},
+                target={"text": text, "met": bool(met)})
+            del c
 
     # --- fused programs through aicf.compile (tensor level, default pipeline) ----------------
     fused_rows(args, rows, row, rng, reps, have_torch, torch, copy_ms, copy_gbps, src)

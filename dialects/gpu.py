@@ -48,11 +48,16 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     AnyFloat,
+    BFloat16Type,
     DenseArrayBase,
+    DictionaryAttr,
+    Float16Type,
+    Float32Type,
     FunctionType,
     IndexType,
     IntAttr,
@@ -70,6 +75,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Dialect, ParametrizedAttribute, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
@@ -84,9 +90,12 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import (
+    EffectInstance,
     HasParent,
     IsolatedFromAbove,
     IsTerminator,
+    MemoryEffect,
+    MemoryEffectKind,
     NoMemoryEffect,
     Pure,
     SymbolOpInterface,
@@ -1021,6 +1030,233 @@ class LaunchOp(IRDLOperation):
         return op
 
 
+class _LibraryCallEffects(MemoryEffect):
+    """Reads its inputs, writes its outputs (nothing else: no hidden state that a
+    pass reordering host ops must respect)."""
+
+    @classmethod
+    def get_effects(cls, op):
+        assert isinstance(op, LibraryCallOp)
+        return frozenset(
+            [EffectInstance(MemoryEffectKind.READ, v) for v in op.inputs]
+            + [EffectInstance(MemoryEffectKind.WRITE, v) for v in op.outputs]
+        )
+
+
+def _param(params: dict[str, Attribute], key: str) -> int:
+    a = params.get(key)
+    if not isinstance(a, IntegerAttr):
+        raise VerifyException(f"param '{key}' must be an integer")
+    return a.value.data
+
+
+def _param_ints(params: dict[str, Attribute], key: str) -> list[int]:
+    a = params.get(key)
+    if a is None:
+        return []
+    if not isinstance(a, DenseArrayBase):
+        raise VerifyException(f"param '{key}' must be an array<i64>")
+    return list(a.get_values())  # type: ignore[arg-type]
+
+
+def _max_offset(t: MemRefType) -> int | None:
+    """The farthest element (from the pointer) a memref's layout reaches; dynamic
+    strides count as dense row-major (the runtime makes such an operand dense)."""
+    shape = t.get_shape()
+    if any(e < 0 for e in shape):
+        return None
+    strides = t.get_strides()
+    if strides is None or any(s is None for s in strides):
+        strides, s = [], 1
+        for e in reversed(shape):
+            strides.insert(0, s)
+            s *= e
+    return sum((e - 1) * s for e, s in zip(shape, strides))  # type: ignore[operator]
+
+
+GEMM_TYPES = (Float32Type, Float16Type, BFloat16Type)
+
+
+def _type_name(t: Attribute) -> str:
+    return {Float32Type(): "f32", Float16Type(): "f16", BFloat16Type(): "bf16"}.get(t, str(t))
+
+
+def _verify_cublas_gemm(op: LibraryCallOp, p: dict[str, Attribute]) -> None:
+    """A row-major batched C[m, n] = A[m, k] @ B[k, n] (see LibraryCallOp)."""
+    if len(op.inputs) != 2 or len(op.outputs) != 1:
+        raise VerifyException("cublas.gemm takes 2 inputs (A, B) and 1 output (C)")
+    a, b = _param(p, "a"), _param(p, "b")
+    if {a, b} != {0, 1}:
+        raise VerifyException(f"params a = {a}, b = {b} must name the two inputs (0 and 1)")
+    m, n, k, batch = (_param(p, x) for x in ("m", "n", "k", "batch"))
+    if min(m, n, k, batch) < 0 or max(m, n, k) >= 2**31:
+        raise VerifyException(f"m = {m}, n = {n}, k = {k}, batch = {batch}: each must be in [0, 2^31)")
+    ta, tb = _param(p, "trans_a"), _param(p, "trans_b")
+    if ta not in (0, 1) or tb not in (0, 1):
+        raise VerifyException("trans_a and trans_b must be 0 or 1")
+    lda, ldb, ldc = _param(p, "lda"), _param(p, "ldb"), _param(p, "ldc")
+    # the stored row length each leading dimension must cover (cuBLAS's rule, in
+    # row-major terms: a transposed operand is stored the other way round)
+    for name, ld, row in (("lda", lda, m if ta else k), ("ldb", ldb, k if tb else n), ("ldc", ldc, n)):
+        if ld < max(1, row) or ld >= 2**31:
+            raise VerifyException(f"{name} = {ld} must be >= max(1, {row}) and < 2^31")
+    compute = p.get("compute")
+    if not isinstance(compute, StringAttr) or compute.data not in ("f32", "tf32"):
+        raise VerifyException('param \'compute\' must be "f32" or "tf32"')
+    ts = [v.type for v in (op.inputs[a], op.inputs[b], op.outputs[0])]
+    el = [t.get_element_type() for t in ts]  # type: ignore[union-attr]
+    if not isinstance(el[0], GEMM_TYPES) or el[0] != el[1] or el[2] not in (el[0], Float32Type()):
+        raise VerifyException(
+            f"cublas.gemm takes A and B of one type of f32, f16, bf16 and C of that type or f32, "
+            f"got {el[0]}, {el[1]}, {el[2]}"
+        )
+    for key, t in (("dtype", el[0]), ("out_dtype", el[2])):
+        got = p.get(key)
+        if not isinstance(got, StringAttr) or got.data != _type_name(t):
+            raise VerifyException(f"param '{key}' must be \"{_type_name(t)}\" (the operands' type)")
+    if compute.data == "tf32" and not isinstance(el[0], Float32Type):
+        raise VerifyException("compute = \"tf32\" applies to f32 inputs only")
+    loops = _param_ints(p, "loops")
+    loop_strides = [_param_ints(p, f"loop_stride_{x}") for x in "abc"]
+    if any(len(s) != len(loops) for s in loop_strides) or any(e < 0 for e in loops):
+        raise VerifyException("loops and loop_stride_a/b/c must have one entry per outer batch loop")
+    strides = [_param(p, f"stride_{x}") for x in "abc"]
+    offsets = [_param(p, f"offset_{x}") for x in "abc"]
+    if min(strides + offsets + [s for ls in loop_strides for s in ls]) < 0:
+        raise VerifyException("strides and offsets must be >= 0")
+    if (batch > 1 and strides[2] == 0) or any(e > 1 and s == 0 for e, s in zip(loops, loop_strides[2])):
+        raise VerifyException("C would be written by several batches (a zero batch stride of C)")
+    if 0 in (m, n, k, batch, *loops):
+        return
+    # the farthest element each operand's call reaches stays inside its memref
+    spans = (
+        (0, m - 1, k - 1, (1, lda) if ta else (lda, 1)),
+        (1, k - 1, n - 1, (1, ldb) if tb else (ldb, 1)),
+        (2, m - 1, n - 1, (ldc, 1)),
+    )
+    for i, r, c, (sr, sc) in spans:
+        reach = offsets[i] + r * sr + c * sc + (batch - 1) * strides[i]
+        reach += sum((e - 1) * s for e, s in zip(loops, loop_strides[i]))
+        limit = _max_offset(ts[i])  # type: ignore[arg-type]
+        if limit is not None and reach > limit:
+            raise VerifyException(
+                f"operand {'ABC'[i]} reaches element {reach}, past its memref {ts[i]} (last element {limit})"
+            )
+
+
+def _verify_cub_reduce(op: LibraryCallOp, p: dict[str, Attribute]) -> None:
+    """out[rows] = sum or max of in[rows, cols], in's trailing `reduce_dims` dims
+    being the cols (see LibraryCallOp)."""
+    if len(op.inputs) != 1 or len(op.outputs) != 1:
+        raise VerifyException("cub.reduce takes 1 input and 1 output")
+    kind = p.get("op")
+    if not isinstance(kind, StringAttr) or kind.data not in ("sum", "max"):
+        raise VerifyException('param \'op\' must be "sum" or "max"')
+    x, y = op.inputs[0].type, op.outputs[0].type
+    assert isinstance(x, MemRefType) and isinstance(y, MemRefType)
+    for key, t, allowed in (("dtype", x, ("f32", "f16")), ("out_dtype", y, ("f32", "f16"))):
+        got = p.get(key)
+        name = _type_name(t.get_element_type())
+        if name not in allowed or not isinstance(got, StringAttr) or got.data != name:
+            raise VerifyException(f"param '{key}' must name the operand's type, one of {', '.join(allowed)} (got {name})")
+    if y.get_element_type() not in (x.get_element_type(), Float32Type()):
+        raise VerifyException(f"cub.reduce writes the input's type ({x.get_element_type()}) or f32, not {y.get_element_type()}")
+    nred, rows, cols = _param(p, "reduce_dims"), _param(p, "rows"), _param(p, "cols")
+    shape = x.get_shape()
+    if not 1 <= nred <= len(shape):
+        raise VerifyException(f"reduce_dims = {nred} must be in 1..{len(shape)} (the input's rank)")
+    want_rows, want_cols = math.prod(shape[: len(shape) - nred]), math.prod(shape[len(shape) - nred:])
+    if (rows, cols) != (want_rows, want_cols) or _count(y) != rows:
+        raise VerifyException(
+            f"rows = {rows}, cols = {cols} must be the input's {want_rows} x {want_cols} and the output's {_count(y)} elements"
+        )
+    if not is_dense_row_major(y):
+        raise VerifyException("cub.reduce writes a dense row-major output")
+
+
+LIBRARY_ROUTINES = {"cublas.gemm": _verify_cublas_gemm, "cub.reduce": _verify_cub_reduce}
+
+
+@irdl_op_definition
+class LibraryCallOp(IRDLOperation):
+    """Host side: run a library routine (cuBLAS, CUB through CuPy) on the program's
+    stream, in order with the launches around it.
+
+        aicf_gpu.library_call "cublas.gemm" ins(%x, %w : memref<64x32xf32>, memref<32x16xf32>)
+            outs(%y : memref<64x16xf32>) params = {a = 0 : i64, b = 1 : i64, m = 64 : i64, ...}
+
+    `params` are the call's arguments, checked per routine by the verifier.
+
+    `cublas.gemm`: C[batch.., m, n] = A[.., m, k] @ B[.., k, n] with row-major
+    semantics; A is input `a`, B input `b`. Element (i, l) of A is at `offset_a +
+    i*lda + l` (`trans_a = 0`) or `offset_a + i + l*lda` (`trans_a = 1`), likewise B
+    over (l, j) with `ldb`, and C at `offset_c + i*ldc + j`. `batch` matrices are
+    `stride_a/b/c` elements apart (0: a broadcast operand); `loops` (array<i64>) are
+    outer batch loops, one call each, `loop_stride_a/b/c` apart. `compute`: "f32"
+    (f32 accumulation, CUBLAS_COMPUTE_32F) or "tf32" (f32 inputs only). `est_ns`:
+    the planner's estimate. An operand whose memref has dynamic strides is described
+    as dense row-major; the runtime copies a non-contiguous array to that.
+
+    `cub.reduce`: out = sum or max (`op`) of the input over its trailing
+    `reduce_dims` dims, `rows` outputs of `cols` elements each (CuPy's reduction,
+    CUB where CuPy enables it); f32 or f16 in, the input's type or f32 out, sums
+    accumulate in f32. Any strides in; a dense output.
+    """
+
+    name = "aicf_gpu.library_call"
+    callee = prop_def(StringAttr)
+    inputs = var_operand_def(MemRefType)
+    outputs = var_operand_def(MemRefType)
+    params = prop_def(DictionaryAttr)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(_LibraryCallEffects())
+
+    assembly_format = (
+        "$callee `ins` `(` $inputs `:` type($inputs) `)` `outs` `(` $outputs `:` type($outputs) `)` "
+        "`params` `=` $params attr-dict"
+    )
+
+    def __init__(
+        self,
+        callee: str,
+        inputs: Sequence[SSAValue],
+        outputs: Sequence[SSAValue],
+        params: DictionaryAttr | dict[str, Attribute],
+    ):
+        if not isinstance(params, DictionaryAttr):
+            params = DictionaryAttr(dict(params))
+        super().__init__(
+            operands=[list(inputs), list(outputs)],
+            properties={"callee": StringAttr(callee), "params": params},
+        )
+
+    @property
+    def routine(self) -> str:
+        return self.callee.data
+
+    def param(self, key: str):
+        """A parameter as a Python value (int, str or list of ints), None if absent."""
+        a = self.params.data.get(key)
+        if isinstance(a, IntegerAttr):
+            return a.value.data
+        if isinstance(a, StringAttr):
+            return a.data
+        if isinstance(a, DenseArrayBase):
+            return list(a.get_values())
+        return None
+
+    def verify_(self) -> None:
+        check = LIBRARY_ROUTINES.get(self.routine)
+        if check is None:
+            raise VerifyException(
+                f"unknown library routine '{self.routine}' (known: {', '.join(sorted(LIBRARY_ROUTINES))})"
+            )
+        for v in (*self.inputs, *self.outputs):
+            if is_shared(v.type):
+                raise VerifyException("a library call takes global buffers, not shared memory")
+        check(self, dict(self.params.data))
+
+
 AICFGpu = Dialect(
     "aicf_gpu",
     [
@@ -1038,6 +1274,7 @@ AICFGpu = Dialect(
         ShuffleOp,
         WarpReduceOp,
         LaunchOp,
+        LibraryCallOp,
     ],
     [AddressSpaceAttr, SwizzleLayoutAttr, PaddedLayoutAttr],
 )

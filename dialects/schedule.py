@@ -22,13 +22,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i1, i64
+from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, IntegerType, StringAttr, i1, i64
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
 SCHEDULE_ATTR = "aicf.schedule"
 
-INT, STR, BOOL, SCHEDULE = "int", "str", "bool", "schedule"
+INT, STR, BOOL, SCHEDULE, INTS = "int", "str", "bool", "schedule", "ints"
 
 
 @dataclass(frozen=True)
@@ -118,6 +118,34 @@ register_kind(ScheduleKind(
     "gpu.members", "gpu", "group", {},
     "the group runs as its member nests, each with its own schedule",
 ))
+_nonneg = Param(INT, minimum=0)
+_dtype = Param(STR, ("f32", "f16", "bf16"))
+register_kind(ScheduleKind(
+    "gpu.cublas_gemm", "gpu", "nest",
+    {
+        # which input is A and which B; C = A @ B per batch entry, row-major
+        "a": Param(INT, (0, 1)), "b": Param(INT, (0, 1)),
+        "m": _nonneg, "n": _nonneg, "k": _nonneg, "batch": _nonneg,
+        "trans_a": Param(INT, (0, 1)), "trans_b": Param(INT, (0, 1)),
+        "lda": _pos, "ldb": _pos, "ldc": _pos,
+        # strided-batched strides (elements; 0 broadcasts) and static offsets
+        "stride_a": _nonneg, "stride_b": _nonneg, "stride_c": _nonneg,
+        "offset_a": _nonneg, "offset_b": _nonneg, "offset_c": _nonneg,
+        # batch dims that do not fold into one stride: an outer loop of calls
+        "loops": Param(INTS, optional=True), "loop_stride_a": Param(INTS, optional=True),
+        "loop_stride_b": Param(INTS, optional=True), "loop_stride_c": Param(INTS, optional=True),
+        "dtype": _dtype, "out_dtype": _dtype, "compute": Param(STR, ("f32", "tf32")),
+    },
+    "cuBLAS gemmStridedBatchedEx through CuPy (f32 accumulation; tf32 when allowed)",
+))
+register_kind(ScheduleKind(
+    "gpu.cub_reduce", "gpu", "nest",
+    {
+        "op": Param(STR, ("sum", "max")), "reduce_dims": _pos, "rows": _nonneg, "cols": _nonneg,
+        "dtype": _dtype, "out_dtype": _dtype,
+    },
+    "CuPy's (CUB) sum or max over the trailing dims of one input",
+))
 register_kind(ScheduleKind(
     "cpu.nest", "cpu", "nest",
     {
@@ -145,6 +173,8 @@ def _py(a: Attribute):
         return a.data
     if isinstance(a, DictionaryAttr):
         return {k: _py(v) for k, v in a.data.items()}
+    if isinstance(a, DenseArrayBase):
+        return list(a.get_values())
     return a
 
 
@@ -159,6 +189,8 @@ def _attr(v) -> Attribute:
         return StringAttr(v)
     if isinstance(v, Mapping):
         return DictionaryAttr({k: _attr(x) for k, x in v.items()})
+    if isinstance(v, (list, tuple)) and all(isinstance(x, int) for x in v):
+        return DenseArrayBase.from_list(i64, list(v))
     raise TypeError(f"schedule parameter value {v!r} ({type(v).__name__})")
 
 
@@ -228,6 +260,10 @@ def _check(kind: str, k: str, p: Param, a: Attribute, where: str):
     bad = f"{where}: {kind} parameter '{k}'"
     if p.type == SCHEDULE:
         return decode(a, f"{where}.{k}")
+    if p.type == INTS:
+        if not (isinstance(a, DenseArrayBase) and isinstance(a.elt_type, IntegerType)):
+            raise VerifyException(f"{bad} must be an array<i64: ...>, got {a}")
+        return tuple(a.get_values())
     if p.type == BOOL:
         if not (isinstance(a, IntegerAttr) and (a.type == i1 or a.value.data in (0, 1))):
             raise VerifyException(f"{bad} must be true or false, got {a}")

@@ -29,6 +29,7 @@ from aicf.dialects.loop import GroupOp, NestOp
 from aicf.dialects.schedule import Schedule, schedule_of
 from aicf.diagnostics import op_error
 from aicf.lowering.gpu_schedules import LoweringContext, build_view
+from aicf.lowering.gpu_schedules.library import build_library_call
 from aicf.lowering.gpu_schedules.view import NestView, collapse, view_of
 from aicf.target import GpuTarget, resolve_gpu_target
 
@@ -50,6 +51,10 @@ def nest_view(fn: func.FuncOp, nest: NestOp, index: int) -> NestView:
 def lower_nest(module: ModuleOp, fn: func.FuncOp, nest: NestOp, index: int, target: GpuTarget) -> None:
     s = _schedule(nest)
     lc = LoweringContext(module, nest, target, fn)
+    if build_library_call(nest, lc):  # the schedule names cuBLAS/CUB: one host call
+        nest.detach()
+        nest.erase()
+        return
     lc.lower_view = lambda view, sched: build_view(view, sched, lc)  # type: ignore[attr-defined]
     try:
         build_view(nest_view(fn, nest, index), s, lc)

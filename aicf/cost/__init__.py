@@ -12,6 +12,6 @@ target description (aicf/target.py) passed in as a parameter.
 - `fusion`: what a set of kernels costs, for `aicf-fuse`.
 
 Nothing under lowering/ or backend/ imports this package: the planner
-(`aicf-schedule`, passes/loop/schedule.py) writes its choices as schedule attributes
+(`aicf-plan`, passes/loop/plan.py) writes its choices as schedule attributes
 and the lowerings read them.
 """

@@ -501,6 +501,14 @@ def emit_kernel(kernel: gpu.KernelOp) -> str:
     return KernelPrinter(kernel).emit()
 
 
+def _host_step(op: gpu.LaunchOp | gpu.LibraryCallOp) -> str:
+    """A host op in the plan's comment: a launch, or a library call (run by the
+    runtime through CuPy; no CUDA C of ours)."""
+    if isinstance(op, gpu.LibraryCallOp):
+        return f"{op.routine}(library)"
+    return f"{op.kernel_name}<<<{list(op.grid_dims)}, {list(op.block_dims)}, {op.smem_bytes}>>>"
+
+
 def emit_cuda(module: ModuleOp) -> str:
     """The whole module's kernels as one CUDA C translation unit (the host plan as a
     comment)."""
@@ -514,10 +522,9 @@ def emit_cuda(module: ModuleOp) -> str:
         parts.append(emit_kernel(k))
     for op in module.ops:
         if isinstance(op, func.FuncOp):
-            launches = [o for o in op.walk() if isinstance(o, gpu.LaunchOp)]
-            if launches:
-                parts.append(f"// host @{op.sym_name.data}: " + ", ".join(
-                    f"{l.kernel_name}<<<{list(l.grid_dims)}, {list(l.block_dims)}, {l.smem_bytes}>>>" for l in launches))
+            steps = [_host_step(o) for o in op.walk() if isinstance(o, gpu.LaunchOp | gpu.LibraryCallOp)]
+            if steps:
+                parts.append(f"// host @{op.sym_name.data}: " + ", ".join(steps))
     return "\n\n".join(parts) + "\n"
 
 

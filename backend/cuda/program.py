@@ -3,7 +3,8 @@
 The module comes after `aicf-lower-to-loops`; `aicf-lower-to-gpu` runs here. The
 program executes the host function's ops in order: `memref.alloc` (pool buffers,
 workspace included), `memref.get_global` (constants, uploaded once),
-`aicf_gpu.launch` (one kernel launch on the stream), `memref.copy`,
+`aicf_gpu.launch` (one kernel launch on the stream), `aicf_gpu.library_call` (a
+cuBLAS call or a CuPy reduction on the stream: backend/cuda/library.py), `memref.copy`,
 `memref.dealloc` (back to the pool).
 
 Arrays at the API boundary: CuPy or NumPy arrays (NumPy ones are copied to the
@@ -38,6 +39,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import SSAValue
 
 from aicf import profiling as _profiler
+from aicf.backend.cuda import library
 from aicf.backend.cuda import runtime as rt
 from aicf.backend.cuda.emit import emit_cuda, kernels_of
 from aicf.dialects import gpu
@@ -105,6 +107,7 @@ class CudaProgram:
         self._kernels: dict[str, _Kernel] = {}
         self._globals: dict[str, object] = {}
         self._plan = None  # built on the first call (see _make_plan)
+        self._library: dict[int, library.LibraryCall] = {}
         self.debug = False  # poison the outputs it allocates (NaN), so unwritten elements show
         self.last_event = None
 
@@ -129,6 +132,12 @@ class CudaProgram:
             arr = np.full(shape, vals[0], dtype=dt) if vals.size == 1 else vals.astype(dt).reshape(shape)
             self._globals[name] = cp.asarray(np.ascontiguousarray(arr))
         return self._globals[name]
+
+    def _library_call(self, op: gpu.LibraryCallOp) -> library.LibraryCall:
+        call = self._library.get(id(op))
+        if call is None:
+            call = self._library[id(op)] = library.prepare(op)
+        return call
 
     # -- argument checks -------------------------------------------------------------------
     def _check(self, i: int, a, t: MemRefType, is_output: bool):
@@ -190,6 +199,9 @@ class CudaProgram:
                 if op.smem_bytes > 48 * 1024:
                     fn.max_dynamic_shared_size_bytes = op.smem_bytes
                 steps.append((_LAUNCH, fn, k.name, tuple(op.grid_dims), tuple(op.block_dims), op.smem_bytes, slots))
+            elif isinstance(op, gpu.LibraryCallOp):
+                steps.append((_LIBRARY, self._library_call(op), tuple(slot[v] for v in op.inputs),
+                              tuple(slot[v] for v in op.outputs)))
             elif op.name == "func.return":
                 break
             else:
@@ -237,6 +249,8 @@ class CudaProgram:
                 if kind is _LAUNCH:
                     _, fn, name, grid, block, smem, slots = st
                     fn(grid, block, tuple([env[s] for s in slots]), shared_mem=smem, stream=stream)
+                elif kind is _LIBRARY:
+                    st[1]([env[s] for s in st[2]], [env[s] for s in st[3]], stream)
                 elif kind is _ALLOC:
                     env[st[1]] = cp.empty(st[2], st[3])
                 elif kind is _FREE:
@@ -340,6 +354,16 @@ class CudaProgram:
                 rt.launch(k.fn, k.name, op.grid_dims, op.block_dims, op.smem_bytes, kargs, stream, self.sync)
                 if rec is not None:
                     prof.end(rec, stream)  # type: ignore[union-attr]
+            elif isinstance(op, gpu.LibraryCallOp):
+                call = self._library_call(op)
+                rec = None
+                if prof is not None:
+                    rec = prof_mod.LaunchRecord(call.name, (), (), 0, call.nbytes, call.flops)
+                    prof.begin(rec, stream)
+                call([env[v] for v in op.inputs], [env[v] for v in op.outputs], stream,
+                     sync=self.sync is rt.SyncPolicy.FULL_SYNC)
+                if rec is not None:
+                    prof.end(rec, stream)  # type: ignore[union-attr]
             elif op.name == "func.return":
                 break
             else:
@@ -353,7 +377,7 @@ class CudaProgram:
         return tuple(outs)
 
 
-_ALLOC, _FREE, _CONST, _COPY, _LAUNCH = "alloc", "free", "const", "copy", "launch"
+_ALLOC, _FREE, _CONST, _COPY, _LAUNCH, _LIBRARY = "alloc", "free", "const", "copy", "launch", "library"
 
 
 def _prof_active() -> bool:

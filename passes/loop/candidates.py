@@ -176,13 +176,29 @@ NestCandidateFn = Callable[[NestView, GpuTarget], Candidate]
 GPU_NEST_CANDIDATES: list[NestCandidateFn] = [matmul_candidate, rows_candidate, per_output_candidate]
 """Generated kernels for a nest; library kernels add themselves (register_library)."""
 
-GPU_LIBRARY_CANDIDATES: list[Callable[[NestOp, NestView, GpuTarget], Candidate]] = []
+def library_nest_candidates(nest: NestOp, view: NestView, t: GpuTarget) -> list[Candidate]:
+    """cuBLAS and CUB through CuPy (aicf/cost/library.py): guard, parameters, price."""
+    from aicf.cost.library import library_candidates
+
+    out = []
+    for lc in library_candidates(nest, t):
+        if lc.params is None:
+            out.append(Candidate(lc.kind, -1, reason=lc.reason or ""))
+            continue
+        sched = lc.schedule()
+        out.append(Candidate(lc.kind, -1, Schedule(lc.kind, {k: v for k, v in sched.items() if k != "kind"}),
+                             lc.time or 0.0, reason=", ".join(
+                                 f"{k} {v * 1e6:.1f}us" for k, v in (lc.terms or {}).items() if k != "total")))
+    return out
+
+
+GPU_LIBRARY_CANDIDATES: list[Callable[[NestOp, NestView, GpuTarget], list[Candidate]]] = [library_nest_candidates]
 
 
 def gpu_nest_candidates(view: NestView, t: GpuTarget, with_library: bool = True) -> list[Candidate]:
     cands = [f(view, t) for f in GPU_NEST_CANDIDATES]
     if with_library and view.source is not None:
-        cands += [f(view.source, view, t) for f in GPU_LIBRARY_CANDIDATES]
+        cands += [c for f in GPU_LIBRARY_CANDIDATES for c in f(view.source, view, t)]
     return cands
 
 

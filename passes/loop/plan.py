@@ -12,7 +12,7 @@ Options:
 - `target`: a description name (h100, sm_90, a100, sm_80, cpu) or auto (the GPU CuPy
   finds, else the host CPU);
 - `force`: schedule kinds to take whenever their guard passes, first match wins
-  (e.g. `force=gpu.cublas_gemm` or `force=gpu.matmul_tiled`);
+  (e.g. `force="gpu.cublas_gemm"` or `force="gpu.matmul_tiled,gpu.rows"`);
 - `explain`: print, per nest and group, every candidate with its guard, predicted
   time and parameters, and the winner, to stderr.
 

@@ -139,7 +139,7 @@ func.func @main(%a: memref<4096x4096xf32>, %b: memref<4096x4096xf32>, %c: memref
   func.return
 }"""
     mod = parse_module(make_context(), text, "<mm>")
-    run_pipeline(mod, target_pipeline("cuda", gpu="h100"))
+    run_pipeline(mod, target_pipeline("cuda", gpu="h100", force=("gpu.matmul_tiled",)))
     (k,) = [o for o in mod.walk() if isinstance(o, gpu.KernelOp)]
     allocs = [o for o in k.walk() if isinstance(o, gpu.AllocSharedOp)]
     a_tile = allocs[0].result

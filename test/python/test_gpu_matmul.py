@@ -111,7 +111,7 @@ func.func @main(%a: {at}, %b: {bt}, %c: {ct}) attributes {{aicf.num_outputs = 1 
 
 def lower(text: str):
     mod = parse_module(make_context(), text, "<matmul>")
-    run_pipeline(mod, target_pipeline("cuda", gpu="h100"))
+    run_pipeline(mod, target_pipeline("cuda", gpu="h100", force=("gpu.matmul_tiled",)))
     return mod
 
 

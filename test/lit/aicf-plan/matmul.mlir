@@ -1,4 +1,4 @@
-// RUN: aicf-opt %s -p 'aicf-plan{target=h100}' --split-input-file | filecheck %s
+// RUN: aicf-opt %s -p 'aicf-plan{target=h100 force="gpu.matmul_tiled"}' --split-input-file | filecheck %s
 // On a GPU, matmul-shaped nests get a gpu.matmul_tiled schedule: a point of the
 // tiled space the cost model ranks first, written as the aicf.schedule dictionary.
 

@@ -1,4 +1,4 @@
-// RUN: aicf-opt %s -p 'aicf-plan{target=h100},aicf-tile' --split-input-file | filecheck %s
+// RUN: aicf-opt %s -p 'aicf-plan{target=h100 force="gpu.matmul_tiled"},aicf-tile' --split-input-file | filecheck %s
 // aicf-tile records how each planned matmul nest is cut: per domain dim its role,
 // the extent a block covers per step, a thread's register tile, the blocks along it,
 // the sequential steps and where it maps (grid.x/y/z or seq).

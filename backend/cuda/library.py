@@ -1,0 +1,180 @@
+"""Running `aicf_gpu.library_call` ops: cuBLAS through CuPy's bindings, and CuPy's
+reductions (CUB).
+
+`prepare(op)` reads a call's parameters once and returns a `LibraryCall`, which the
+program runs in order with its launches, on the program's stream:
+`call(inputs, outputs, stream)` with CuPy arrays of the operands' memref types.
+
+cublas.gemm: one `cublasGemmStridedBatchedEx` per outer batch loop iteration
+(CuPy's `cupy.cuda.cublas.gemmStridedBatchedEx`, which binds the handle to the
+current stream, so the call runs inside `with stream`). The parameters are in
+row-major terms (see `gpu.LibraryCallOp`); cuBLAS is column-major, so the call
+computes C^T = B^T A^T: a row-major operand is an untransposed column-major one.
+Not `cupy.matmul`: it allocates its own result (the output here is a given buffer,
+maybe a view with a leading dimension), copies non-contiguous operands, and follows
+CuPy's global TF32 switch instead of the call's `compute` parameter.
+
+Operands whose memref type has dynamic strides were planned as dense row-major: a
+non-contiguous array there is copied to a contiguous one first (an output is
+computed into a fresh buffer and copied back), which costs a copy per call.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from xdsl.dialects.builtin import MemRefType
+
+from aicf.dialects import gpu
+from aicf.errors import LaunchError
+
+# cuBLAS / CUDA enum values (cublas_api.h, library_types.h)
+_OP_N, _OP_T = 0, 1
+_CUDA_TYPE = {"f32": 0, "f16": 2, "bf16": 14}  # CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF
+_COMPUTE = {"f32": 68, "tf32": 77}  # CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_FAST_TF32
+_GEMM_DEFAULT = -1
+_POINTER_MODE_HOST = 0
+_DEFAULT_MATH = 0  # CUBLAS_DEFAULT_MATH: the compute type alone decides (CuPy sets TF32 math under CUPY_TF32)
+_ONE, _ZERO = np.array(1.0, np.float32), np.array(0.0, np.float32)  # f32 scale type
+
+
+def _dynamic(t) -> bool:
+    st = t.get_strides() if isinstance(t, MemRefType) else None
+    return st is None or any(s is None for s in st)
+
+
+class LibraryCall:
+    """A prepared call: `name`, `flops` and `nbytes` for the profiler, and
+    `__call__` that runs it; the routine's class says how (`_run`)."""
+
+    dense_only: list[bool]
+
+    def __init__(self, op: gpu.LibraryCallOp):
+        self.routine = op.routine
+        self.p = {k: op.param(k) for k in op.params.data}
+        self.dense_only = [False] * (len(op.inputs) + len(op.outputs))
+        self.name, self.flops, self.nbytes = self.routine, 0, 0
+
+    def __call__(self, inputs, outputs, stream, sync: bool = False) -> None:
+        """Run on `stream`; `sync`: wait for it, so a failure names this call."""
+        import cupy as cp
+        from cupy.cuda import cublas
+
+        with stream:
+            ins = [
+                cp.ascontiguousarray(a) if dense and not a.flags.c_contiguous else a
+                for a, dense in zip(inputs, self.dense_only)
+            ]
+            outs = [
+                cp.empty(a.shape, a.dtype) if dense and not a.flags.c_contiguous else a
+                for a, dense in zip(outputs, self.dense_only[len(inputs):])
+            ]
+            try:
+                self._run(ins, outs)
+                if sync:
+                    stream.synchronize()
+            except (cublas.CUBLASError, cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as e:
+                raise LaunchError(f"library call {self.name} failed ({self.p}): {e}") from None
+            for given, used in zip(outputs, outs):
+                if given is not used:
+                    given[...] = used
+
+    def _run(self, ins, outs) -> None:
+        raise NotImplementedError
+
+
+class Gemm(LibraryCall):
+    def __init__(self, op: gpu.LibraryCallOp):
+        super().__init__(op)
+        from aicf.cost.library import gemm_bytes, gemm_flops
+
+        p = self.p
+        self.dense_only = [_dynamic(v.type) for v in (*op.inputs, *op.outputs)]
+        self.flops, self.nbytes = gemm_flops(p), gemm_bytes(p)
+        loops = "".join(f"{e}x" for e in p.get("loops") or [])
+        batch = f"{p['batch']}x" if p["batch"] != 1 else ""
+        self.name = f"{self.routine}[{loops}{batch}{p['m']}x{p['n']}x{p['k']} {p['dtype']}]"
+
+    def _run(self, ins, outs) -> None:
+        from cupy.cuda import cublas, device
+
+        C = outs[0]
+        p = self.p
+        m, n, k, batch = p["m"], p["n"], p["k"], p["batch"]
+        loops = p.get("loops") or []
+        if 0 in (m, n, batch, *loops):
+            return
+        if k == 0:  # an empty sum: cuBLAS would not touch C
+            C.fill(0)
+            return
+        A, B = ins[p["a"]], ins[p["b"]]
+        ea, ec = A.itemsize, C.itemsize
+        handle = device.get_cublas_handle()
+        mode, math_mode = cublas.getPointerMode(handle), cublas.getMathMode(handle)
+        cublas.setPointerMode(handle, _POINTER_MODE_HOST)
+        cublas.setMathMode(handle, _DEFAULT_MATH)
+        try:
+            strides = [p.get(f"loop_stride_{x}") or [] for x in "abc"]
+            for idx in itertools.product(*(range(e) for e in loops)):
+                off = [p[f"offset_{x}"] + sum(i * s for i, s in zip(idx, st)) for x, st in zip("abc", strides)]
+                cublas.gemmStridedBatchedEx(
+                    handle,
+                    _OP_T if p["trans_b"] else _OP_N,
+                    _OP_T if p["trans_a"] else _OP_N,
+                    n, m, k,
+                    _ONE.ctypes.data,
+                    B.data.ptr + off[1] * ea, _CUDA_TYPE[p["dtype"]], p["ldb"], p["stride_b"],
+                    A.data.ptr + off[0] * ea, _CUDA_TYPE[p["dtype"]], p["lda"], p["stride_a"],
+                    _ZERO.ctypes.data,
+                    C.data.ptr + off[2] * ec, _CUDA_TYPE[p["out_dtype"]], p["ldc"], p["stride_c"],
+                    batch, _COMPUTE[p["compute"]], _GEMM_DEFAULT,
+                )
+        finally:
+            cublas.setPointerMode(handle, mode)
+            cublas.setMathMode(handle, math_mode)
+
+
+class Reduce(LibraryCall):
+    """cupy.sum / cupy.max over the input's trailing axes, into the output (a view
+    of it with the kept dims): CuPy's reduction, which runs CUB's segmented
+    reduction where CuPy's accelerators include it (CUPY_ACCELERATORS)."""
+
+    def __init__(self, op: gpu.LibraryCallOp):
+        super().__init__(op)
+        from aicf.cost.library import reduce_bytes
+
+        p = self.p
+        self.flops, self.nbytes = p["rows"] * p["cols"], reduce_bytes(p)
+        self.name = f"{self.routine}[{p['op']} {p['rows']}x{p['cols']} {p['dtype']}]"
+
+    def _run(self, ins, outs) -> None:
+        import cupy as cp
+
+        p = self.p
+        x, y = ins[0], outs[0]
+        if p["rows"] == 0:
+            return
+        if p["cols"] == 0:  # an empty fold: the combiner's identity
+            y.fill(0 if p["op"] == "sum" else -np.inf)
+            return
+        rank = x.ndim
+        axes = tuple(range(rank - p["reduce_dims"], rank))
+        out = y.reshape(x.shape[: rank - p["reduce_dims"]])
+        if p["op"] == "sum":
+            # f16 sums accumulate in f32 in CuPy (the nest's accumulator)
+            cp.sum(x, axis=axes, dtype=y.dtype, out=out)
+        elif y.dtype == x.dtype:
+            cp.amax(x, axis=axes, out=out)
+        else:  # max is exact: the conversion to f32 after it loses nothing
+            out[...] = cp.amax(x, axis=axes)
+
+
+_ROUTINES = {"cublas.gemm": Gemm, "cub.reduce": Reduce}
+
+
+def prepare(op: gpu.LibraryCallOp) -> LibraryCall:
+    cls = _ROUTINES.get(op.routine)
+    if cls is None:
+        raise NotImplementedError(f"the cuda runtime cannot run library routine '{op.routine}'")
+    return cls(op)

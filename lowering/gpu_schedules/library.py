@@ -1,0 +1,80 @@
+"""Nests that a library runs: the builders of `aicf_gpu.library_call`.
+
+A nest whose `aicf.schedule` names a library kind (`gpu.cublas_gemm`,
+`gpu.cub_reduce`; written by the planner from the guards in aicf/cost/library.py,
+or by hand) becomes one host op in its place:
+
+    aicf_loop.nest ... {aicf.schedule = {kind = "gpu.cublas_gemm", m = 64 : i64, ...}}
+->
+    aicf_gpu.library_call "cublas.gemm" ins(%a, %b : ...) outs(%c : ...) params = {m = 64 : i64, ...}
+
+The builder decides nothing: it copies the parameters and lets the op's verifier
+check them against the operands, reporting a bad schedule at the nest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, i64
+from xdsl.ir import Attribute
+from xdsl.utils.exceptions import VerifyException
+
+from aicf.diagnostics import op_error
+from aicf.dialects import gpu
+from aicf.dialects.loop import NestOp
+
+from .context import LoweringContext
+
+SCHEDULE_ATTR = "aicf.schedule"
+CUBLAS_GEMM = "gpu.cublas_gemm"
+CUB_REDUCE = "gpu.cub_reduce"
+
+
+def to_attr(v) -> Attribute:
+    """A schedule parameter as an attribute: int -> i64, str -> string, list -> array<i64>."""
+    if isinstance(v, Attribute):
+        return v
+    if isinstance(v, bool | int):
+        return IntegerAttr(int(v), i64)
+    if isinstance(v, str):
+        return StringAttr(v)
+    if isinstance(v, list | tuple):
+        return DenseArrayBase.from_list(i64, [int(x) for x in v])
+    raise TypeError(f"library call parameter {v!r} is not an int, a string or a list of ints")
+
+
+def _call(nest: NestOp, routine: str, params: Mapping, lc: LoweringContext) -> None:
+    attrs = {k: to_attr(v) for k, v in params.items() if k != "kind"}
+    op = gpu.LibraryCallOp(routine, list(nest.inputs), list(nest.outputs), attrs)
+    try:
+        op.verify()
+    except VerifyException as e:
+        raise op_error(nest, f"cannot be run as {routine}: {e}") from None
+    lc.host(op)
+
+
+def build_cublas_gemm(nest: NestOp, params: Mapping, lc: LoweringContext) -> None:
+    """`nest` as one `cublas.gemm` call with `params` (see gpu.LibraryCallOp)."""
+    _call(nest, "cublas.gemm", params, lc)
+
+
+def build_cub_reduce(nest: NestOp, params: Mapping, lc: LoweringContext) -> None:
+    """`nest` as one `cub.reduce` call (CuPy's sum/max over trailing axes)."""
+    _call(nest, "cub.reduce", params, lc)
+
+
+BUILDERS = {CUBLAS_GEMM: build_cublas_gemm, CUB_REDUCE: build_cub_reduce}
+
+
+def build_library_call(nest: NestOp, lc: LoweringContext) -> bool:
+    """Build the library call the nest's schedule names; False when it names none."""
+    sched = nest.attributes.get(SCHEDULE_ATTR)
+    if not isinstance(sched, DictionaryAttr):
+        return False
+    kind = sched.data.get("kind")
+    build = BUILDERS.get(kind.data) if isinstance(kind, StringAttr) else None
+    if build is None:
+        return False
+    build(nest, dict(sched.data), lc)
+    return True
