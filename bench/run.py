@@ -442,8 +442,8 @@ def main(argv=None) -> int:
         b = cp.asarray(rng.standard_normal((K, N), dtype=np.float32))
         refs = {"cupy_matmul_cublas": bench(lambda: cp.matmul(a, b), reps)}
         # the planner's pick, then each candidate forced (issue 7: picks by cost, forcing works)
-X
-                                   ("forced gpu.cublas_gemm", "gpu.cublas_gemm", 0.9)):
+        for label, force in (("planner's pick", ""), ("forced gpu.matmul_tiled", "gpu.matmul_tiled"),
+                             ("forced gpu.cublas_gemm", "gpu.cublas_gemm")):
             prog = compile_text(matmul_program(M, K, N), force)
             sched = re.findall(r"// (\w+): (.*)", prog.source)
             c = cp.full((M, N), np.nan, dtype=np.float32)
