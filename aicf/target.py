@@ -56,6 +56,10 @@ class GpuTarget:
     # (262144x128: 1546, 65536x1024: 1865, 8192^2: 2651, 1024x65536: 2463 GB/s)
     library_reduce_efficiency: tuple[tuple[int, float], ...] = (
         (128, 0.52), (1024, 0.63), (8192, 0.895), (65536, 0.83))
+    # host time of a CuPy reduction call (cupy.sum dispatch: DESIGN.md's synced
+    # 1024-element calls, CuPy 19 us against 4.8 us for a raw launch; an estimate to
+    # calibrate); cuBLAS goes through CuPy's thin binding at a raw launch's cost
+    library_reduce_overhead_s: float = 12e-6
     # the output tile one cuBLAS block computes on large problems (its waves over the
     # SMs decide small problems' times)
     library_gemm_tile: int = 128

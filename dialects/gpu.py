@@ -172,6 +172,28 @@ def _row_major_map(rank: int, shape: Sequence[int]) -> AffineMap:
     return AffineMap(rank, 0, (expr,))
 
 
+def _row_major(index: Sequence, shape: Sequence[int]):
+    lin = index[0]
+    for i, e in zip(index[1:], shape[1:]):
+        lin = lin * e + i
+    return lin
+
+
+def layout_offset(layout: Attribute, index: Sequence, shape: Sequence[int]):
+    """Element offset of `index` in a shared buffer of `shape` with `layout` (row-major
+    where it has none). The one index function of every shared-memory layout, written
+    with + * // % ^ only, so it is evaluated on ints (verification, tests), on NumPy
+    arrays (the bank-conflict counter, passes/gpu/bank_conflicts.py) and on C
+    expressions (the CUDA emitter) alike: what is priced is what is emitted."""
+    if not index:
+        return 0
+    if isinstance(layout, SwizzleLayoutAttr | PaddedLayoutAttr):
+        return layout.offset(index, shape)
+    if isinstance(layout, NoneAttr):
+        return _row_major(index, shape)
+    raise ValueError(f"no index function for layout {layout}")
+
+
 @irdl_attr_definition
 class SwizzleLayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
     """XOR swizzle of a 2-D shared tile, Triton's parameters.
@@ -215,18 +237,17 @@ class SwizzleLayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
         # The XOR permutes elements inside each row: the footprint is row-major.
         return AffineMap(2, 0, (AffineDimExpr(0) * 0 + AffineDimExpr(1),))
 
-    def offset(self, index: Sequence[int], shape: Sequence[int]) -> int:
+    def offset(self, index: Sequence, shape: Sequence[int]):
         """Element offset of `index` in a tile of `shape` (row-major + XOR on the last
         two dims)."""
         *batch, r, c = index
-        *bshape, _rows, cols = shape
+        *bshape, rows, cols = shape
         v, p, m = self.vec.data, self.per_phase.data, self.max_phase.data
         phase = (r // p) % m
         cs = (((c // v) ^ phase) * v) + c % v
-        base = 0
-        for b, e in zip(batch, bshape):
-            base = base * e + b
-        return (base * _rows + r) * cols + cs
+        if not batch:
+            return r * cols + cs
+        return (_row_major(batch, bshape) * rows + r) * cols + cs
 
 
 @irdl_attr_definition
@@ -258,11 +279,15 @@ class PaddedLayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
     def get_affine_map(self) -> AffineMap:
         return AffineMap(1, 0, (AffineDimExpr(0),))
 
-    def offset(self, index: Sequence[int], shape: Sequence[int]) -> int:
-        lin = 0
-        for i, e in zip(index, shape):
-            lin = lin * e + i
-        return lin + (lin // self.interval.data) * self.pad.data
+    def offset(self, index: Sequence, shape: Sequence[int]):
+        iv, pad = self.interval.data, self.pad.data
+        if len(index) >= 2 and iv == shape[-1]:
+            # padded rows: row * (cols + pad) + col, affine (folds into immediate
+            # offsets in the emitted code); equal to the general form for col < cols
+            row = _row_major(index[:-1], shape[:-1])
+            return row * (shape[-1] + pad) + index[-1]
+        lin = _row_major(index, shape)
+        return lin + (lin // iv) * pad
 
     def footprint(self, num_elements: int) -> int:
         """Elements the padded buffer occupies."""

@@ -314,7 +314,7 @@ def cub_reduce_terms(p: dict, t: GpuTarget) -> dict[str, float]:
     if p["rows"] == 0:
         return {"memory": 0.0, "launch": 0.0, "total": 0.0}
     memory = reduce_bytes(p) / (t.dram_bandwidth * _reduce_efficiency(t, p["cols"]))
-    return {"memory": memory, "launch": t.launch_overhead_s, "total": memory + t.launch_overhead_s}
+    return {"memory": memory, "launch": t.library_reduce_overhead_s, "total": memory + t.library_reduce_overhead_s}
 
 
 def _reduce_efficiency(t: GpuTarget, cols: int) -> float:

@@ -131,6 +131,46 @@ _CMPI = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=
          "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}
 
 
+
+class CExpr:
+    """An index expression as C text, with the integer operators a layout's index
+    function uses (indices are non-negative, so // and % are C's / and %)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+    @staticmethod
+    def _of(x) -> str:
+        return x.text if isinstance(x, CExpr) else str(x)
+
+    def _bin(self, op: str, other, flip: bool = False) -> CExpr:
+        a, b = (self._of(other), self.text) if flip else (self.text, self._of(other))
+        return CExpr(f"({a} {op} {b})")
+
+    def __add__(self, o):
+        return self._bin("+", o)
+
+    def __radd__(self, o):
+        return self._bin("+", o, True)
+
+    def __mul__(self, o):
+        return self._bin("*", o)
+
+    def __rmul__(self, o):
+        return self._bin("*", o, True)
+
+    def __floordiv__(self, o):
+        return self._bin("/", o)
+
+    def __mod__(self, o):
+        return self._bin("%", o)
+
+    def __xor__(self, o):
+        return self._bin("^", o)
+
 class KernelPrinter:
     def __init__(self, kernel: gpu.KernelOp):
         self.k = kernel
@@ -177,26 +217,9 @@ class KernelPrinter:
         ix = [self.n(i) for i in idx]
         if not ix:
             return "0"
-        if isinstance(lay, gpu.SwizzleLayoutAttr):
-            v, p, m = lay.vec.data, lay.per_phase.data, lay.max_phase.data
-            *b, r, c = ix
-            *bs, rows, cols = shape
-            base = "0"
-            for bi, be in zip(b, bs):
-                base = f"(({base}) * {be} + {bi})"
-            return (f"((({base}) * {rows} + {r}) * {cols} + (((({c}) / {v}) ^ ((({r}) / {p}) % {m})) * {v} "
-                    f"+ ({c}) % {v}))")
-        if isinstance(lay, gpu.PaddedLayoutAttr) and len(ix) >= 2 and lay.interval.data == shape[-1]:
-            # padded rows: row * (cols + pad) + col, affine (folds into immediate offsets)
-            row = "0"
-            for i, e in zip(ix[:-1], shape[:-1]):
-                row = f"({row}) * {e} + {i}"
-            return f"(({row}) * {shape[-1] + lay.pad.data} + {ix[-1]})"
-        if isinstance(lay, gpu.PaddedLayoutAttr):
-            lin = "0"
-            for i, e in zip(ix, shape):
-                lin = f"({lin}) * {e} + {i}"
-            return f"(({lin}) + (({lin}) / {lay.interval.data}) * {lay.pad.data})"
+        if isinstance(lay, gpu.SwizzleLayoutAttr | gpu.PaddedLayoutAttr):
+            # the layout's one index function (dialects/gpu.py), evaluated on C text
+            return f"({gpu.layout_offset(lay, [CExpr(i) for i in ix], shape)})"
         strides = self.stride_exprs(ref)
         terms = []
         for i, s in zip(ix, strides):
