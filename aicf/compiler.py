@@ -1,7 +1,7 @@
 """`aicf.compile`: MLIR text, a .mlir path or a ModuleOp -> an `Executable`.
 
 The pipeline: parse (with file:line:col locations) -> `aicf-infer-shapes` ->
-`aicf-lower-to-loops` -> the target's backend (C built with the system compiler for
+`aicf-lower-to-loops` -> (cpu: `aicf-select-cpu-blas`) -> the target's backend (C built with the system compiler for
 "cpu", CUDA through `aicf.backend.cuda.program` for "cuda"). A module already at the
 loop level (memref arguments, `aicf.num_outputs`) goes straight to the backend.
 """
@@ -39,6 +39,10 @@ TENSOR_PIPELINE: list[str] = [
 ]
 """Passes (names in aicf.registry.AICF_PASSES or xDSL's) from the tensor level to the
 loop level, in order. `compile(..., fuse=False)` leaves out aicf-fuse."""
+
+CPU_LOOP_PIPELINE: list[str] = ["aicf-select-cpu-blas"]
+"""Passes over the loop level for the cpu target (nests that keep an `aicf.schedule`
+are left alone, so a hand-written schedule is what runs)."""
 
 TARGETS = ("cpu", "cuda")
 
@@ -376,6 +380,8 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     arg_names = [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
     if cached is None and _is_tensor_level(module):
         run_pipeline(module, [p for p in TENSOR_PIPELINE if fuse or p != "aicf-fuse"])
+    if cached is None and target == "cpu":
+        run_pipeline(module, CPU_LOOP_PIPELINE)
     func = _select_entry(module, name)
     nout_attr = func.attributes.get("aicf.num_outputs")
     nout = nout_attr.value.data if nout_attr is not None else 0  # type: ignore[attr-defined]

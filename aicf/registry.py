@@ -59,6 +59,12 @@ def _tile():
     return TilePass
 
 
+def _select_cpu_blas():
+    from aicf.passes.loop.select_cpu_blas import SelectCpuBlasPass
+
+    return SelectCpuBlasPass
+
+
 def _swizzle_smem():
     from aicf.passes.gpu.swizzle_smem import SwizzleSmemPass
 
@@ -68,6 +74,7 @@ def _swizzle_smem():
 AICF_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "aicf-plan": _plan,
     "aicf-tile": _tile,
+    "aicf-select-cpu-blas": _select_cpu_blas,
     "aicf-swizzle-smem": _swizzle_smem,
     "aicf-infer-shapes": _infer_shapes,
     "aicf-lower-to-loops": _lower_to_loops,

@@ -43,6 +43,10 @@ reduction + Cephes polynomial in plain C and bit casts, inlined, so it vectorise
 ulp max, test/python/test_cpu_math.py); logf stays a scalar call. No -ffast-math (it
 breaks NaNs).
 
+A nest whose `aicf.schedule` is `cpu.blas_gemm` (written by aicf-select-cpu-blas, or by
+hand) becomes the OpenBLAS calls its parameters describe (backend/c/blas.py); the
+module then includes cblas.h and links scipy-openblas32 (`emit_c_unit`'s link flags).
+
 Fused row groups (`aicf_loop.group`) run per slice of their shared dims where they can
 (see `emit_group`): threads split the shared dims and each slice runs all member nests
 while its rows are in cache; group-local buffers become per-slice stack arrays.
@@ -58,6 +62,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    DictionaryAttr,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
@@ -69,6 +74,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     StridedLayoutAttr,
+    StringAttr,
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -82,6 +88,7 @@ from xdsl.ir.affine import (
 )
 
 from aicf.diagnostics import op_error
+from aicf.errors import CompileError
 from aicf.dialects.loop import Combiner, GroupOp, NestOp, YieldOp
 
 PARALLEL_MIN_POINTS = 1 << 15
@@ -868,6 +875,7 @@ class ModuleEmitter:
         self.module = module
         self.globals: dict[str, Buffer] = {}
         self.lines: list[str] = [PRELUDE]
+        self.uses_blas = False
 
     def emit(self) -> str:
         _check_loop_level(self.module)
@@ -880,6 +888,10 @@ class ModuleEmitter:
                 self.emit_func(op)
             else:
                 raise op_error(op, "is not supported at module level by the cpu target")
+        if self.uses_blas:
+            from aicf.backend.c import blas
+
+            self.lines.insert(1, blas.INCLUDE)
         return "\n".join(self.lines) + "\n"
 
     def emit_global(self, op: Operation) -> None:
@@ -984,10 +996,26 @@ class ModuleEmitter:
             _, loops[0].pragma = _parallel_for(shared, k)
         return [head + ", per slice */", "{", *("  " + s for s in _loops_c(loops, body, "")), "}"]
 
+    def emit_scheduled(self, nest: NestOp, sched: DictionaryAttr, st: FuncState) -> list[str]:
+        from aicf.backend.c import blas
+
+        kind = _schedule_kind(sched)
+        if kind != blas.KIND:
+            raise op_error(nest, f"has aicf.schedule kind '{kind}', which the cpu target "
+                           f"does not know (known: {blas.KIND})")  # fmt: skip
+        self.uses_blas = True
+        bufs = [st.bufs[v] for v in (*nest.inputs, *nest.outputs)]
+        return blas.emit_gemm(nest, sched, bufs, c_type, map_indices,
+                              lambda: NestEmitter(nest, st).emit())  # fmt: skip
+
     def emit_op(self, op: Operation, st: FuncState) -> list[str]:
         n = op.name
         if isinstance(op, NestOp):
-            return [f"/* {n} domain = {list(op.extents)} */", *NestEmitter(op, st).emit()]
+            head = f"/* {n} domain = {list(op.extents)} */"
+            sched = op.attributes.get("aicf.schedule")
+            if isinstance(sched, DictionaryAttr) and _schedule_kind(sched).startswith("cpu."):
+                return [head, *self.emit_scheduled(op, sched, st)]
+            return [head, *NestEmitter(op, st).emit()]
         if isinstance(op, GroupOp):
             return self.emit_group(op, st)
         if n == "memref.alloc" or n == "memref.alloca":
@@ -1052,7 +1080,27 @@ class ModuleEmitter:
         raise op_error(op, "is not supported by the cpu target")
 
 
+def _schedule_kind(sched: DictionaryAttr) -> str:
+    kind = sched.data.get("kind")
+    return kind.data if isinstance(kind, StringAttr) else ""
+
+
 def emit_c(module: ModuleOp) -> str:
     """C source for a loop-level module: one `int aicf_NAME(void *const *bufs, const
     int64_t *const *strides)` per function (see the module docstring for the ABI)."""
     return ModuleEmitter(module).emit()
+
+
+def emit_c_unit(module: ModuleOp) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """The C source, the flags to build it with and the identities of the libraries it
+    links (for the build cache's key)."""
+    em = ModuleEmitter(module)
+    source = em.emit()
+    if not em.uses_blas:
+        return source, LINK_FLAGS, ()
+    from aicf.backend.c import blas
+
+    if not blas.available():
+        raise CompileError("a nest is scheduled as cpu.blas_gemm but scipy-openblas32 is "
+                           "not installed (pip install scipy-openblas32)")  # fmt: skip
+    return source, (*LINK_FLAGS, *blas.link_flags()), (blas.library_id(),)
