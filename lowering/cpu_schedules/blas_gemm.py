@@ -237,7 +237,7 @@ def choose(nest: NestOp, target: CpuTarget) -> tuple[DictionaryAttr | None, str]
     if isinstance(p, str):
         return None, f"blas: not applicable ({p})"
     blas, plain = predict(p, nest, target), predict_nest(nest, target)
-    why = (f"blas {p.routine} {p.calls}x{'x'.join(map(str, p.sizes))} predicted "
+    why = (f"blas {p.routine} {p.calls} x {'x'.join(map(str, p.sizes))} predicted "
            f"{blas * 1e6:.3g} us, loop nest {plain * 1e6:.3g} us on {target.cores} cores")  # fmt: skip
     if blas >= plain:
         return None, why + ": the loop nest"
