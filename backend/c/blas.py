@@ -200,6 +200,8 @@ def _param(nest: NestOp, sched: DictionaryAttr, name: str, kind: type) -> int | 
         return v.value.data
     if kind is str and isinstance(v, StringAttr):
         return v.data
+    if v is None:
+        raise op_error(nest, f"aicf.schedule {KIND} lacks the parameter '{name}'")
     what = "an integer" if kind is int else "a string"
     raise op_error(nest, f"aicf.schedule {KIND}: parameter '{name}' must be {what}, got {v}")
 

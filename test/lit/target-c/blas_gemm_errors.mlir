@@ -67,7 +67,7 @@ func.func @swapped_dims(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8
 // -----
 
 func.func @missing(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}blas_gemm_errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' aicf.schedule cpu.blas_gemm: parameter 'ldc' must be an integer, got None
+  // CHECK: {{.*}}blas_gemm_errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' aicf.schedule cpu.blas_gemm lacks the parameter 'ldc'
   aicf_loop.nest domain = [8, 8, 8] iterators = [parallel, parallel, reduction]
       ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
       maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d2, d1), (d0, d1, d2) -> (d0, d1)] combiners = [add]
