@@ -208,6 +208,9 @@ class Executable:
                     f"{pad}nest domain={list(op.extents)} iterators=[{its}] combiners=[{comb}] "
                     f"({len(op.inputs)} inputs, {len(op.outputs)} outputs)"
                 )
+                schedule = op.attributes.get("aicf.schedule")
+                if schedule is not None:
+                    lines.append(f"{pad}  {schedule}")
         return "\n".join(lines)
 
     def check_arguments(self, arrays: Sequence) -> list:

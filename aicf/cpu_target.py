@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -123,7 +123,3 @@ def host_cpu() -> CpuTarget:
         mem_bytes_per_s=_MEASURED_MEM_BYTES_PER_S,
         blas_call_s=_MEASURED_BLAS_CALL_S,
     )
-
-
-def with_cores(target: CpuTarget, cores: int) -> CpuTarget:
-    return replace(target, cores=cores)

@@ -88,8 +88,8 @@ from xdsl.ir.affine import (
 )
 
 from aicf.diagnostics import op_error
-from aicf.errors import CompileError
 from aicf.dialects.loop import Combiner, GroupOp, NestOp, YieldOp
+from aicf.errors import CompileError
 
 PARALLEL_MIN_POINTS = 1 << 15
 """A nest with fewer points runs on one thread: forking costs more than it saves."""

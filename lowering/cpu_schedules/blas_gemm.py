@@ -53,7 +53,7 @@ from aicf.backend.c.blas import (
     product_body_reason,
 )
 from aicf.cpu_target import CpuTarget
-from aicf.dialects.loop import Combiner, GroupOp, NestOp, YieldOp
+from aicf.dialects.loop import Combiner, GroupOp, NestOp
 
 _ROUTINES = {Float32Type: "sgemm", Float64Type: "dgemm"}
 

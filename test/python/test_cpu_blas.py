@@ -106,6 +106,7 @@ def test_matmul_through_blas(sa, sb, dt):
 def test_compile_chooses_blas_for_a_large_matmul_only():
     big = aicf.compile(matmul_text((256, 256), (256, 256), "f32"), target="cpu")
     assert "scipy_cblas_sgemm(" in big.source
+    assert 'kind = "cpu.blas_gemm"' in big.explain()
     a, b = rand((256, 256), "f32"), rand((256, 256), "f32")
     check(big(a, b), a, b, "f32")
     tiny = aicf.compile(matmul_text((2, 2), (2, 2), "f32"), target="cpu")

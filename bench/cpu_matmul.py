@@ -1,0 +1,201 @@
+"""Matmul 1024^3 f32 and a GPT-2 block (64 tokens, width 768) on aicf's cpu target vs
+NumPy, on the same number of threads.
+
+    python bench/cpu_matmul.py [--threads N] [--repeat R] [--json PATH]
+
+Threads: OMP_NUM_THREADS (aicf's OpenMP loops) and OPENBLAS_NUM_THREADS (both NumPy's
+OpenBLAS and the scipy-openblas32 copy aicf links) are set to --threads (default: the
+cores this process may use) before NumPy or aicf is imported, so both sides run their
+BLAS on the same threads; threadpoolctl, when installed, prints what each library got.
+
+Each figure is the median of R calls, each on fresh random inputs (drawn before the
+timer starts), after one warm-up call (which builds the program).
+
+The GPT-2 block (pre-layer-norm, as GPT-2):
+    h = x + attn(ln1(x));  y = h + W2 gelu(W1 ln2(h) + b1) + b2
+attn: q, k, v as three 768x768 linears (the tensor ops have no slice, so the fused
+qkv matmul cannot be split; NumPy does the same three), 12 heads of 64 by reshape and
+transpose, scores q k^T / 8 plus a causal mask (an input: 0 or -1e9), softmax over
+keys (max-subtracted), heads merged back, output linear. gelu is GPT-2's tanh form.
+Layer norm: biased variance, eps 1e-5. Everything f32.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+N_CTX, D, HEADS, D_FF = 64, 768, 12, 3072
+
+
+def _set_threads(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
+    n = ap.parse_known_args(argv)[0].threads
+    os.environ["OMP_NUM_THREADS"] = str(n)
+    os.environ["OPENBLAS_NUM_THREADS"] = str(n)
+    return n
+
+
+THREADS = _set_threads(sys.argv[1:])
+
+import numpy as np  # noqa: E402
+
+import aicf  # noqa: E402
+from aicf import ops  # noqa: E402
+
+
+def median_time(fn, make_inputs, repeat: int) -> float:
+    fn(*make_inputs())
+    ts = []
+    for _ in range(repeat):
+        args = make_inputs()
+        t0 = time.perf_counter()
+        fn(*args)
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts))
+
+
+def rel_error(out, ref) -> float:
+    return float(np.linalg.norm(out.astype(np.float64) - ref) / np.linalg.norm(ref))
+
+
+# --- the GPT-2 block, written twice: aicf ops and NumPy --------------------------------
+
+
+def _layer_norm(x, g, b, mean, rsqrt):
+    mu = mean(x)
+    d = x - mu
+    return d * rsqrt(mean(d * d) + 1e-5) * g + b
+
+
+def _gelu_tanh(x, tanh):
+    return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * (x * x * x))))
+
+
+def block_aicf(x, mask, g1, b1, wq, bq, wk, bk, wv, bv, wo, bo, g2, b2, w1, bf1, w2, bf2):
+    def mean(t):
+        return ops.reduce_mean(t, axis=-1, keepdims=True)
+
+    a = _layer_norm(x, g1, b1, mean, ops.rsqrt)
+    heads = (N_CTX, HEADS, D // HEADS)
+    q = ops.transpose(ops.reshape(a @ wq + bq, heads), [1, 0, 2])
+    kt = ops.transpose(ops.reshape(a @ wk + bk, heads), [1, 2, 0])
+    v = ops.transpose(ops.reshape(a @ wv + bv, heads), [1, 0, 2])
+    s = (q @ kt) * 0.125 + mask
+    e = ops.exp(s - ops.reduce_max(s, axis=-1, keepdims=True))
+    p = e / ops.reduce_sum(e, axis=-1, keepdims=True)
+    att = ops.reshape(ops.transpose(p @ v, [1, 0, 2]), (N_CTX, D))
+    h = x + (att @ wo + bo)
+    f = _gelu_tanh(_layer_norm(h, g2, b2, mean, ops.rsqrt) @ w1 + bf1, ops.tanh)
+    return h + (f @ w2 + bf2)
+
+
+def block_numpy(x, mask, g1, b1, wq, bq, wk, bk, wv, bv, wo, bo, g2, b2, w1, bf1, w2, bf2):
+    def mean(t):
+        return t.mean(axis=-1, keepdims=True)
+
+    def rsqrt(t):
+        return 1.0 / np.sqrt(t)
+
+    a = _layer_norm(x, g1, b1, mean, rsqrt)
+    heads = (N_CTX, HEADS, D // HEADS)
+    q = (a @ wq + bq).reshape(heads).transpose(1, 0, 2)
+    kt = (a @ wk + bk).reshape(heads).transpose(1, 2, 0)
+    v = (a @ wv + bv).reshape(heads).transpose(1, 0, 2)
+    s = (q @ kt) * np.float32(0.125) + mask
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    p = e / e.sum(axis=-1, keepdims=True)
+    att = (p @ v).transpose(1, 0, 2).reshape(N_CTX, D)
+    h = x + (att @ wo + bo)
+    f = _gelu_tanh(_layer_norm(h, g2, b2, mean, rsqrt) @ w1 + bf1, np.tanh)
+    return h + (f @ w2 + bf2)
+
+
+def block_inputs(rng):
+    def w(*shape, scale=0.02):
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    mask = np.triu(np.full((N_CTX, N_CTX), -1e9, np.float32), 1)
+    ones = np.ones(D, np.float32)
+    return [w(N_CTX, D, scale=1.0), mask, ones + w(D), w(D), w(D, D), w(D), w(D, D), w(D),
+            w(D, D), w(D), w(D, D), w(D), ones + w(D), w(D), w(D, D_FF), w(D_FF),
+            w(D_FF, D), w(D)]  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--threads", type=int, default=THREADS)
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--json", help="write the figures here too")
+    args = ap.parse_args()
+    rng = np.random.default_rng(0)
+    report: dict = {"cpu": _cpu_name(), "threads": THREADS, "repeat": args.repeat,
+                    "numpy": np.__version__, "env": {k: os.environ.get(k) for k in (
+                        "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE",
+                        "OPENBLAS_L2_SIZE")}}  # fmt: skip
+
+    # matmul 1024^3
+    n = 1024
+    mm = aicf.jit(lambda a, b: a @ b)
+
+    def mm_inputs():
+        return (rng.standard_normal((n, n), dtype=np.float32),
+                rng.standard_normal((n, n), dtype=np.float32))  # fmt: skip
+
+    a, b = mm_inputs()
+    err = rel_error(mm(a, b), a.astype(np.float64) @ b)
+    t_aicf = median_time(mm, mm_inputs, args.repeat)
+    t_np = median_time(np.matmul, mm_inputs, args.repeat)
+    report["matmul_1024"] = {"aicf_ms": t_aicf * 1e3, "numpy_ms": t_np * 1e3,
+                             "aicf_gflops": 2 * n**3 / t_aicf / 1e9,
+                             "numpy_gflops": 2 * n**3 / t_np / 1e9,
+                             "numpy_over_aicf": t_np / t_aicf, "rel_err": err}  # fmt: skip
+
+    # GPT-2 block
+    blk = aicf.jit(block_aicf)
+    ins = block_inputs(rng)
+    ref = block_numpy(*[i.astype(np.float64) for i in ins])
+    err = rel_error(blk(*ins), ref)
+    t_aicf = median_time(blk, lambda: block_inputs(rng), args.repeat)
+    t_np = median_time(block_numpy, lambda: block_inputs(rng), args.repeat)
+    report["gpt2_block_64x768"] = {"aicf_ms": t_aicf * 1e3, "numpy_ms": t_np * 1e3,
+                                   "numpy_over_aicf": t_np / t_aicf, "rel_err": err}  # fmt: skip
+    report["threadpools"] = _threadpools()
+
+    print(f"{report['cpu']}, {THREADS} threads (OMP_NUM_THREADS = OPENBLAS_NUM_THREADS), "
+          f"median of {args.repeat}, fresh inputs each call")  # fmt: skip
+    for name in ("matmul_1024", "gpt2_block_64x768"):
+        r = report[name]
+        extra = f", aicf {r['aicf_gflops']:.0f} GFLOP/s" if "aicf_gflops" in r else ""
+        print(f"  {name:20s} aicf {r['aicf_ms']:8.3f} ms  numpy {r['numpy_ms']:8.3f} ms  "
+              f"numpy/aicf {r['numpy_over_aicf']:.2f}x  rel err {r['rel_err']:.1e}{extra}")  # fmt: skip
+    for p in report["threadpools"]:
+        print(f"  threadpool: {p}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+
+
+def _cpu_name() -> str:
+    from aicf.cpu_target import host_cpu
+
+    return host_cpu().name or platform.processor()
+
+
+def _threadpools() -> list[str]:
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return ["(threadpoolctl not installed)"]
+    return [f"{p.get('internal_api')} {p.get('version')} {p.get('filepath', '').split('/')[-1]} "
+            f"threads={p.get('num_threads')} core={p.get('architecture')}"
+            for p in threadpool_info()]  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
