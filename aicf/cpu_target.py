@@ -31,8 +31,10 @@ class CpuTarget:
     mem_bytes_per_s: float
     """Memory bandwidth (read + write) of the whole socket share we get."""
     blas_call_s: float
-    """Fixed cost of one BLAS call (argument checks, buffer packing set-up, waking its
-    threads), which dominates for tiny matrices."""
+    """Fixed cost of one single-threaded BLAS call (argument checks, packing set-up),
+    which dominates for tiny matrices."""
+    parallel_region_s: float
+    """Fork and join of one OpenMP parallel loop over all cores."""
 
     @property
     def dgemm_flops_per_core(self) -> float:
@@ -42,11 +44,14 @@ class CpuTarget:
 # Measured on the development machine (AMD EPYC, Zen 4, 2 cores, AVX-512), 2026-11-23:
 # NumPy 2.4's OpenBLAS sgemm 1024^3 on one thread: 90 GFLOP/s (dgemm 45); np.copyto of
 # 256 MiB f32: 24.6 GB/s read+write; the emitted naive matmul nest 1024^3: 1.7 GFLOP/s on
-# two threads (issue 7); a 1x1x1 sgemm call through ctypes-free C: ~0.3 us.
+# two threads (issue 7); from C, a 2x2x2 single-threaded scipy-openblas32 sgemm call:
+# 0.03-0.11 us; an empty `omp parallel for` over 2 threads: PARALLEL_REGION_S below
+# (bench/NOTES.md, "CPU matmul through OpenBLAS").
 _MEASURED_SGEMM_FLOPS_PER_CORE = 90e9
 _MEASURED_NAIVE_MATMUL_FLOPS_PER_CORE = 0.85e9
 _MEASURED_MEM_BYTES_PER_S = 24.6e9
-_MEASURED_BLAS_CALL_S = 0.3e-6
+_MEASURED_BLAS_CALL_S = 0.1e-6
+_MEASURED_PARALLEL_REGION_S = 2e-6
 
 
 def _cpuinfo() -> dict[str, str]:
@@ -122,4 +127,5 @@ def host_cpu() -> CpuTarget:
         naive_matmul_flops_per_core=_MEASURED_NAIVE_MATMUL_FLOPS_PER_CORE,
         mem_bytes_per_s=_MEASURED_MEM_BYTES_PER_S,
         blas_call_s=_MEASURED_BLAS_CALL_S,
+        parallel_region_s=_MEASURED_PARALLEL_REGION_S,
     )

@@ -10,14 +10,19 @@ cost that choose this schedule are in lowering/cpu_schedules/blas_gemm.py.
 scipy-openblas32 is the OpenBLAS build NumPy and SciPy are built against, packaged with
 its headers and shared library (symbols prefixed `scipy_`, 32-bit integers), so it
 installs from PyPI with no compiler and no system BLAS. NumPy's own copy is not a public
-API (its symbol names and location change between releases). OpenBLAS threads its
-calls with its own pthreads pool: OPENBLAS_NUM_THREADS sets its size, OMP_NUM_THREADS
-the emitted loops'.
+API (its symbol names and location change between releases).
+
+Threads: one pool, OpenMP's (OMP_NUM_THREADS). The generated library sets this OpenBLAS
+copy to one thread, and the calls of a nest are OpenMP tasks: one per batch point and
+column chunk (`tasks_n` chunks of N per call). OpenBLAS's own pool, measured beside
+OpenMP's on two cores, lost up to 3x on a busy machine: each pool's threads spin
+waiting for work while the other wants the core (bench/NOTES.md).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, MemRefType, StridedLayoutAttr, StringAttr
@@ -73,6 +78,12 @@ def link_flags() -> tuple[str, ...]:
 
 
 INCLUDE = r"""#include <cblas.h>
+/* BLAS calls run on OpenMP's threads (one call per task, see emit_gemm): OpenBLAS's own
+   pool would fight OpenMP's spinning threads for the same cores. This library copy is
+   aicf's alone (NumPy and SciPy bundle their own). */
+__attribute__((constructor)) static void aicf_blas_single_threaded(void) {
+  scipy_openblas_set_num_threads(1);
+}
 /* (trans, ld) of a rows x cols matrix with these element strides as BLAS takes it:
    row-major (trans 0) or column-major (trans 1); 0 when it is neither. The same rule
    as matrix_layout in backend/c/blas.py, for strides known only at run time. */
@@ -218,11 +229,11 @@ def emit_gemm(nest: NestOp, sched: DictionaryAttr, bufs: Sequence, c_type_of: Ca
         return op_error(nest, f"aicf.schedule {KIND} does not fit this nest: {why}")
 
     routine = _param(nest, sched, "routine", str)
-    m, n, k, fold = (_param(nest, sched, p, int) for p in ("m", "n", "k", "fold"))
+    m, n, k, fold, tasks_n = (_param(nest, sched, p, int) for p in ("m", "n", "k", "fold", "tasks_n"))
     trans = [_param(nest, sched, p, str) for p in ("trans_a", "trans_b")]
     lds = [_param(nest, sched, p, int) for p in ("lda", "ldb", "ldc")]
     assert isinstance(routine, str) and isinstance(m, int) and isinstance(n, int)
-    assert isinstance(k, int) and isinstance(fold, int)
+    assert isinstance(k, int) and isinstance(fold, int) and isinstance(tasks_n, int)
     if routine not in _C_TYPES:
         raise bad(f"routine '{routine}' (expected sgemm or dgemm)")
     ctype = _C_TYPES[routine]
@@ -257,6 +268,8 @@ def emit_gemm(nest: NestOp, sched: DictionaryAttr, bufs: Sequence, c_type_of: Ca
         rows *= ext[d]
     if rows * en * ek == 0:
         return fallback()
+    if not 1 <= tasks_n <= en:
+        raise bad(f"tasks_n = {tasks_n}: the {en} columns cannot be split in that many chunks")
     operands = (*nest.inputs, *nest.outputs)
     static = [operand_strides(v.type) for v in operands]  # type: ignore[arg-type]
     coef = [coefficients(mp, b.strides if s is None else s, nd)
@@ -290,14 +303,10 @@ def emit_gemm(nest: NestOp, sched: DictionaryAttr, bufs: Sequence, c_type_of: Ca
     dims = [("0" if d in skip else f"i{d}") for d in range(nd)]
     offsets = [b.offset(map_indices(mp, dims)) for b, mp in zip(bufs, nest.maps)]
     ptrs = [b.ptr if o == "0" else f"{b.ptr} + {o}" for b, o in zip(bufs, offsets)]
-    lines: list[str] = []
-    pad = ""
-    for d in range(nd):
-        if d not in skip:
-            lines.append(f"{pad}for (int64_t i{d} = 0; i{d} < {ext[d]}; ++i{d})")
-            pad += "  "
+    looped = [d for d in range(nd) if d not in skip]
+    calls = math.prod(ext[d] for d in looped)
     one, zero = ("1.0f", "0.0f") if ctype == "float" else ("1.0", "0.0")
-    t_args, ld_args = [], []
+    t_args, ld_args, n_steps = [], [], []
     pre: list[str] = []
     for i in range(2):
         r, c, er, ec = dims_ab[i]
@@ -307,17 +316,32 @@ def emit_gemm(nest: NestOp, sched: DictionaryAttr, bufs: Sequence, c_type_of: Ca
                        f"{along(coef[i], c)}, &t{i}, &ld{i});")  # fmt: skip
             t_args.append(f"t{i} ? CblasTrans : CblasNoTrans")
             ld_args.append(f"ld{i}")
+            n_steps.append(f"(t{i} ? ld{i} : 1)")
         else:
             t_args.append("CblasTrans" if trans[i] == "T" else "CblasNoTrans")
             ld_args.append(str(lds[i]))
-    call = (f"scipy_cblas_{routine}(CblasRowMajor, {t_args[0]}, {t_args[1]}, {rows}, {en}, {ek}, "
-            f"{one}, {ptrs[0]}, {ld_args[0]}, {ptrs[1]}, {ld_args[1]}, {zero}, {ptrs[2]}, {lds[2]});")  # fmt: skip
+            n_steps.append(str(lds[i]) if trans[i] == "T" else "1")
+    # one OpenMP task per (batch point, column chunk); each runs a single-threaded call
+    loops = [f"for (int64_t i{d} = 0; i{d} < {ext[d]}; ++i{d})" for d in looped]
+    width, cols, b_ptr, c_ptr = en, str(en), ptrs[1], ptrs[2]
+    if tasks_n > 1:
+        width = -(-en // tasks_n)
+        loops.append(f"for (int64_t j = 0; j < {tasks_n}; ++j)")
+        cols = f"(int)(j < {tasks_n - 1} ? {width} : {en - width * (tasks_n - 1)})"
+        b_ptr = f"{ptrs[1]} + j * {width} * {n_steps[1]}"
+        c_ptr = f"{ptrs[2]} + j * {width}"
+    call = (f"scipy_cblas_{routine}(CblasRowMajor, {t_args[0]}, {t_args[1]}, {rows}, {cols}, {ek}, "
+            f"{one}, {ptrs[0]}, {ld_args[0]}, {b_ptr}, {ld_args[1]}, {zero}, {c_ptr}, {lds[2]});")  # fmt: skip
+    lines: list[str] = []
+    if calls * tasks_n > 1:
+        collapse = f" collapse({len(loops)})" if len(loops) > 1 else ""
+        lines.append(f"#pragma omp parallel for{collapse} schedule(static)")
+    pad = ""
+    for loop in loops:
+        lines.append(pad + loop)
+        pad += "  "
     lines.append(pad + call)
-    calls = 1
-    for d in range(nd):
-        if d not in skip:
-            calls *= ext[d]
-    head = f"/* {KIND}: {calls} x {routine} {rows}x{en}x{ek}"
+    head = f"/* {KIND}: {calls} x {routine} {rows}x{en}x{ek} in {calls * tasks_n} tasks"
     checks = [f"ok{i}" for i in range(2) if trans[i] == RUNTIME]
     if not checks:
         return [head + " */", "{", *("  " + s for s in lines), "}"]

@@ -29,7 +29,7 @@ weighs, from the CpuTarget description (aicf/cpu_target.py).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.dialects.builtin import (
     DictionaryAttr,
@@ -77,10 +77,13 @@ class GemmParams:
     sizes: tuple[int, int, int]
     """(M, N, K) of each call, M including the folded dims."""
     calls: int
+    tasks_n: int = 1
+    """Column chunks each call is split into, one OpenMP task each (a single call, or
+    fewer calls than cores, still uses every core)."""
 
     def attr(self, **extra: int) -> DictionaryAttr:
         vals: dict[str, Attribute] = {"kind": StringAttr(KIND), "routine": StringAttr(self.routine)}
-        for name in ("m", "n", "k", "fold"):
+        for name in ("m", "n", "k", "fold", "tasks_n"):
             vals[name] = IntegerAttr(getattr(self, name), i64)
         vals["trans_a"] = StringAttr(self.trans_a)
         vals["lda"] = IntegerAttr(self.lda, i64)
@@ -191,23 +194,39 @@ def gemm_params(nest: NestOp) -> GemmParams | str:
 # --- cost -----------------------------------------------------------------------------
 
 
-def _threads(target: CpuTarget, flops: float) -> int:
-    """OpenBLAS runs a small gemm on one thread (below ~64^3 multiply-adds per call)."""
-    return target.cores if flops >= 2 * 64**3 else 1
+MIN_CHUNK_COLUMNS = 64
+"""A call is split into column chunks no narrower than this (OpenBLAS packs B in
+panels of 16-64 columns; narrower chunks repeat A's packing for little work)."""
+
+
+def column_tasks(p: GemmParams, target: CpuTarget) -> int:
+    """How many column chunks each call is split into so that the cores have work:
+    none when the calls alone fill them, or when a call is too small to pay for it."""
+    m_, n_, k_ = p.sizes
+    if p.calls >= target.cores or 2 * m_ * n_ * k_ < 2 * 64**3:
+        return 1
+    return max(1, min(-(-target.cores // p.calls), n_ // MIN_CHUNK_COLUMNS))
 
 
 def predict(p: GemmParams, nest: NestOp, target: CpuTarget) -> float:
-    """Seconds for the BLAS calls: call overhead, then the slower of the FLOPs at
-    OpenBLAS's rate (half for dgemm; a small dim wastes the rest of the micro-kernel's
-    register tile) and the operands' bytes at the memory bandwidth."""
+    """Seconds for the BLAS calls: the tasks (calls x column chunks) shared among the
+    cores, each paying a call's fixed cost and its FLOPs at OpenBLAS's one-thread rate
+    (half for dgemm; a small dim wastes the rest of the micro-kernel's register tile);
+    an OpenMP fork and join when there is more than one task; at least the operands'
+    bytes at the memory bandwidth."""
     m_, n_, k_ = p.sizes
     rate = target.sgemm_flops_per_core * (1 if p.routine == "sgemm" else 0.5)
-    per_call = 2 * m_ * n_ * k_
+    tasks = p.calls * p.tasks_n
+    chunk = -(-n_ // p.tasks_n) if n_ else 0
+    per_task = 2 * m_ * chunk * k_
     # OpenBLAS's Zen/SkylakeX sgemm kernels hold a 16x4..32x6 tile of C: fewer rows or
     # columns than that leave vector lanes idle
-    eff = min(1.0, m_ / 16) * min(1.0, n_ / 4) if per_call else 1.0
-    compute = p.calls * per_call / (rate * max(eff, 1e-3) * _threads(target, per_call))
-    return p.calls * target.blas_call_s + max(compute, _bytes(nest) / target.mem_bytes_per_s)
+    eff = max(min(1.0, m_ / 16) * min(1.0, chunk / 4), 1e-3)
+    rounds = -(-tasks // target.cores)
+    compute = rounds * (target.blas_call_s + per_task / (rate * eff))
+    if tasks > 1:
+        compute += target.parallel_region_s
+    return max(compute, _bytes(nest) / target.mem_bytes_per_s)
 
 
 def predict_nest(nest: NestOp, target: CpuTarget) -> float:
@@ -236,8 +255,10 @@ def choose(nest: NestOp, target: CpuTarget) -> tuple[DictionaryAttr | None, str]
     p = gemm_params(nest)
     if isinstance(p, str):
         return None, f"blas: not applicable ({p})"
+    p = replace(p, tasks_n=column_tasks(p, target))
     blas, plain = predict(p, nest, target), predict_nest(nest, target)
-    why = (f"blas {p.routine} {p.calls} x {'x'.join(map(str, p.sizes))} predicted "
+    why = (f"blas {p.routine} {p.calls} x {'x'.join(map(str, p.sizes))} in "
+           f"{p.calls * p.tasks_n} tasks predicted "
            f"{blas * 1e6:.3g} us, loop nest {plain * 1e6:.3g} us on {target.cores} cores")  # fmt: skip
     if blas >= plain:
         return None, why + ": the loop nest"

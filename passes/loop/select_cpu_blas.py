@@ -6,7 +6,7 @@ calls are predicted faster than the plain loop nest on the host CPU
 (aicf/cpu_target.py) gets
 
     aicf.schedule = {kind = "cpu.blas_gemm", routine = "sgemm", m = 0, n = 1, k = 2,
-                     fold = 0, trans_a = "N", lda = 64, trans_b = "N", ldb = 32,
+                     fold = 0, tasks_n = 1, trans_a = "N", lda = 64, trans_b = "N", ldb = 32,
                      ldc = 32, blas_ns = ..., nest_ns = ...}
 
 which the C emitter turns into the calls. A nest that already has an `aicf.schedule`
@@ -17,7 +17,7 @@ stderr. This stands in for the cpu side of the planner, which will take it over.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -35,9 +35,13 @@ class SelectCpuBlasPass(ModulePass):
     name = "aicf-select-cpu-blas"
 
     explain: bool = False
+    cores: int = 0
+    """Plan for this many cores instead of the host's (0: the host's)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         target = host_cpu()
+        if self.cores > 0:
+            target = replace(target, cores=self.cores)
         for nest in [o for o in op.walk() if isinstance(o, NestOp)]:
             if blas.SCHEDULE_ATTR in nest.attributes:
                 why = "keeps its aicf.schedule"

@@ -6,13 +6,15 @@ diagnostic for a hand-written schedule that does not fit its nest.
 Bounds (DESIGN.md): matmul f32 relative error < 1e-4; f64 < 1e-12 here.
 
 `compile_forced` puts the guard's schedule on every gemm nest whatever the cost says,
-so the BLAS path is what runs even for the shapes where the loop nest is cheaper.
+so the BLAS path is what runs even for the shapes where the loop nest is cheaper, with
+each call whole or split into column chunks (OpenMP tasks).
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -44,8 +46,9 @@ def matmul_text(sa, sb, dt):
             f"  func.return %0 : tensor<*x{dt}>\n}}")  # fmt: skip
 
 
-def compile_forced(text):
-    """Lower to loops, schedule every gemm nest the guard accepts as BLAS, build."""
+def compile_forced(text, tasks_n=1):
+    """Lower to loops, schedule every gemm nest the guard accepts as BLAS (each call
+    split into `tasks_n` column chunks where N allows), build."""
     module = parse_module(make_context(), text, "<test>")
     run_pipeline(module, TENSOR_PIPELINE)
     forced = 0
@@ -53,6 +56,7 @@ def compile_forced(text):
         if isinstance(nest, NestOp):
             p = gemm_params(nest)
             if not isinstance(p, str):
+                p = replace(p, tasks_n=max(1, min(tasks_n, p.sizes[1])))
                 nest.attributes[SCHEDULE_ATTR] = p.attr()
                 forced += 1
     return aicf.compile(module, target="cpu"), forced
@@ -91,10 +95,11 @@ SHAPES = [
 ]  # fmt: skip
 
 
+@pytest.mark.parametrize("tasks_n", [1, 3])
 @pytest.mark.parametrize("dt", ["f32", "f64"])
 @pytest.mark.parametrize("sa,sb", SHAPES)
-def test_matmul_through_blas(sa, sb, dt):
-    exe, forced = compile_forced(matmul_text(sa, sb, dt))
+def test_matmul_through_blas(sa, sb, dt, tasks_n):
+    exe, forced = compile_forced(matmul_text(sa, sb, dt), tasks_n)
     assert forced == 1
     routine = {"f32": "scipy_cblas_sgemm(", "f64": "scipy_cblas_dgemm("}[dt]
     empty = 0 in (*sa, *sb)
@@ -157,9 +162,10 @@ def _views(base_a, base_b):
     ]  # fmt: skip
 
 
+@pytest.mark.parametrize("tasks_n", [1, 2])
 @pytest.mark.parametrize("dt", ["f32", "f64"])
-def test_strided_views(dt):
-    exe = aicf.compile(matmul_text((48, 40), (40, 56), dt), target="cpu")
+def test_strided_views(dt, tasks_n):
+    exe, _ = compile_forced(matmul_text((48, 40), (40, 56), dt), tasks_n)
     assert "cblas" in exe.source
     for name, a, b in _views(rand((48, 40), dt), rand((40, 56), dt)):
         assert not (a.flags.c_contiguous and b.flags.c_contiguous), name
@@ -185,7 +191,7 @@ func.func @mm(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) att
   aicf_loop.nest domain = [8, 8, 8] iterators = [parallel, parallel, reduction]
       ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
       maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d2, d1), (d0, d1, d2) -> (d0, d1)] combiners = [add]
-      attrs = {aicf.schedule = {kind = "cpu.blas_gemm", routine = "sgemm", m = 0, n = 1, k = 2, fold = 0,
+      attrs = {aicf.schedule = {kind = "cpu.blas_gemm", routine = "sgemm", m = 0, n = 1, k = 2, fold = 0, tasks_n = 1,
                trans_a = "T", lda = 8, trans_b = "N", ldb = 8, ldc = 8}} {
   ^bb0(%x: f32, %w: f32):
     %p = arith.mulf %x, %w : f32

@@ -1,11 +1,12 @@
-// RUN: aicf-opt %s -p 'aicf-select-cpu-blas{explain=true}' --split-input-file 2>%t | filecheck %s
+// RUN: aicf-opt %s -p 'aicf-select-cpu-blas{explain=true cores=2}' --split-input-file 2>%t | filecheck %s
 // RUN: filecheck %s --check-prefix=WHY < %t
 // BLAS is chosen only where it is predicted faster than the loop nest: a 2x2x2 product
-// costs less as a loop nest than one BLAS call's fixed cost.
+// costs less as a loop nest than one BLAS call's fixed cost. A single large call is
+// split into column chunks, one per core.
 
 // CHECK-LABEL: func.func @tiny
 // CHECK-NOT: aicf.schedule
-// WHY: nest domain=[2, 2, 2]: blas sgemm 1 x 2x2x2 predicted {{.*}} us, loop nest {{.*}} us on {{[0-9]+}} cores: the loop nest
+// WHY: nest domain=[2, 2, 2]: blas sgemm 1 x 2x2x2 in 1 tasks predicted {{.*}} us, loop nest {{.*}} us on 2 cores: the loop nest
 func.func @tiny(%a: memref<2x2xf32>, %b: memref<2x2xf32>, %c: memref<2x2xf32>) attributes {aicf.num_outputs = 1 : i64} {
   aicf_loop.nest domain = [2, 2, 2] iterators = [parallel, parallel, reduction]
       ins(%a, %b : memref<2x2xf32>, memref<2x2xf32>) outs(%c : memref<2x2xf32>)
@@ -20,8 +21,8 @@ func.func @tiny(%a: memref<2x2xf32>, %b: memref<2x2xf32>, %c: memref<2x2xf32>) a
 // -----
 
 // CHECK-LABEL: func.func @big
-// CHECK: kind = "cpu.blas_gemm"
-// WHY: nest domain=[256, 256, 256]: blas sgemm 1 x 256x256x256 predicted {{.*}} us, loop nest {{.*}} us on {{[0-9]+}} cores: blas
+// CHECK: kind = "cpu.blas_gemm", {{.*}} tasks_n = 2 : i64
+// WHY: nest domain=[256, 256, 256]: blas sgemm 1 x 256x256x256 in 2 tasks predicted {{.*}} us, loop nest {{.*}} us on 2 cores: blas
 func.func @big(%a: memref<256x256xf32>, %b: memref<256x256xf32>, %c: memref<256x256xf32>) attributes {aicf.num_outputs = 1 : i64} {
   aicf_loop.nest domain = [256, 256, 256] iterators = [parallel, parallel, reduction]
       ins(%a, %b : memref<256x256xf32>, memref<256x256xf32>) outs(%c : memref<256x256xf32>)
