@@ -9,7 +9,10 @@ cores this process may use) before NumPy or aicf is imported, so both sides run 
 BLAS on the same threads; threadpoolctl, when installed, prints what each library got.
 
 Each figure is the median of R calls, each on fresh random inputs (drawn before the
-timer starts), after one warm-up call (which builds the program).
+timer starts), after one warm-up call (which builds the program). aicf and NumPy run in
+pairs on the same inputs, back to back, in alternating order; the ratio is the median
+of the pairs' ratios (robust to load from other processes on a shared machine).
+The load average before and after is printed and recorded, to judge the figures by.
 
 The GPT-2 block (pre-layer-norm, as GPT-2):
     h = x + attn(ln1(x));  y = h + W2 gelu(W1 ln2(h) + b1) + b2
@@ -49,15 +52,23 @@ import aicf  # noqa: E402
 from aicf import ops  # noqa: E402
 
 
-def median_time(fn, make_inputs, repeat: int) -> float:
-    fn(*make_inputs())
-    ts = []
-    for _ in range(repeat):
+def paired_times(f_aicf, f_numpy, make_inputs, repeat: int) -> tuple[float, float, float]:
+    """Medians of aicf's and NumPy's times and of their per-pair ratio. Each pair runs
+    both on the same fresh inputs, back to back (in alternating order), so that both
+    see the same load on a shared machine."""
+    args = make_inputs()
+    f_aicf(*args)
+    f_numpy(*args)
+    ta, tn = [], []
+    for i in range(repeat):
         args = make_inputs()
-        t0 = time.perf_counter()
-        fn(*args)
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts))
+        for which in ((0, 1) if i % 2 == 0 else (1, 0)):
+            fn = (f_aicf, f_numpy)[which]
+            t0 = time.perf_counter()
+            fn(*args)
+            (ta, tn)[which].append(time.perf_counter() - t0)
+    ratio = float(np.median(np.array(tn) / np.array(ta)))
+    return float(np.median(ta)), float(np.median(tn)), ratio
 
 
 def rel_error(out, ref) -> float:
@@ -135,6 +146,7 @@ def main() -> None:
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     report: dict = {"cpu": _cpu_name(), "threads": THREADS, "repeat": args.repeat,
+                    "load_before": os.getloadavg(),
                     "numpy": np.__version__, "env": {k: os.environ.get(k) for k in (
                         "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE",
                         "OPENBLAS_L2_SIZE")}}  # fmt: skip
@@ -149,26 +161,26 @@ def main() -> None:
 
     a, b = mm_inputs()
     err = rel_error(mm(a, b), a.astype(np.float64) @ b)
-    t_aicf = median_time(mm, mm_inputs, args.repeat)
-    t_np = median_time(np.matmul, mm_inputs, args.repeat)
+    t_aicf, t_np, ratio = paired_times(mm, np.matmul, mm_inputs, args.repeat)
     report["matmul_1024"] = {"aicf_ms": t_aicf * 1e3, "numpy_ms": t_np * 1e3,
                              "aicf_gflops": 2 * n**3 / t_aicf / 1e9,
                              "numpy_gflops": 2 * n**3 / t_np / 1e9,
-                             "numpy_over_aicf": t_np / t_aicf, "rel_err": err}  # fmt: skip
+                             "numpy_over_aicf": ratio, "rel_err": err}  # fmt: skip
 
     # GPT-2 block
     blk = aicf.jit(block_aicf)
     ins = block_inputs(rng)
     ref = block_numpy(*[i.astype(np.float64) for i in ins])
     err = rel_error(blk(*ins), ref)
-    t_aicf = median_time(blk, lambda: block_inputs(rng), args.repeat)
-    t_np = median_time(block_numpy, lambda: block_inputs(rng), args.repeat)
+    t_aicf, t_np, ratio = paired_times(blk, block_numpy, lambda: block_inputs(rng), args.repeat)
     report["gpt2_block_64x768"] = {"aicf_ms": t_aicf * 1e3, "numpy_ms": t_np * 1e3,
-                                   "numpy_over_aicf": t_np / t_aicf, "rel_err": err}  # fmt: skip
+                                   "numpy_over_aicf": ratio, "rel_err": err}  # fmt: skip
     report["threadpools"] = _threadpools()
+    report["load_after"] = os.getloadavg()
 
     print(f"{report['cpu']}, {THREADS} threads (OMP_NUM_THREADS = OPENBLAS_NUM_THREADS), "
-          f"median of {args.repeat}, fresh inputs each call")  # fmt: skip
+          f"median of {args.repeat}, fresh inputs each call; load average "
+          f"{report['load_before'][0]:.1f} before, {report['load_after'][0]:.1f} after")  # fmt: skip
     for name in ("matmul_1024", "gpt2_block_64x768"):
         r = report[name]
         extra = f", aicf {r['aicf_gflops']:.0f} GFLOP/s" if "aicf_gflops" in r else ""

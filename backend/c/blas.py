@@ -247,6 +247,8 @@ def emit_gemm(nest: NestOp, sched: DictionaryAttr, bufs: Sequence, c_type_of: Ca
     reason = product_body_reason(nest)
     if reason:
         raise bad(reason)
+    if nest.outputs[0] in nest.inputs:
+        raise bad("the output is also an input (BLAS's C may not overlap A or B)")
     ext = nest.extents
     nd = len(ext)
     for name, d in (("m", m), ("n", n)):
@@ -268,6 +270,8 @@ def emit_gemm(nest: NestOp, sched: DictionaryAttr, bufs: Sequence, c_type_of: Ca
         rows *= ext[d]
     if rows * en * ek == 0:
         return fallback()
+    if max(rows, en, ek) > BLAS_INT_MAX:
+        raise bad(f"M x N x K = {rows} x {en} x {ek} exceeds BLAS's 32-bit sizes")
     if not 1 <= tasks_n <= en:
         raise bad(f"tasks_n = {tasks_n}: the {en} columns cannot be split in that many chunks")
     operands = (*nest.inputs, *nest.outputs)

@@ -988,6 +988,10 @@ class ModuleEmitter:
             body.append(f"{ct} {name}[{max(math.prod(shape), 1)}];")
             st.bufs[value] = Buffer(name, elt, shape, strides)
         for member in group.nests:
+            sched = member.attributes.get("aicf.schedule")
+            if isinstance(sched, DictionaryAttr) and _schedule_kind(sched).startswith("cpu."):
+                raise op_error(member, f"has a {_schedule_kind(sched)} schedule, but its group "
+                               "runs per slice of its shared dims on the cpu target")  # fmt: skip
             body.append(f"/* {member.name} domain = {list(member.extents)} */")
             body += NestEmitter(member, st, fixed=k).emit()
         loops = [Loop(d, e) for d, e in enumerate(shared)]

@@ -123,3 +123,21 @@ func.func @unknown_kind(%a: memref<8xf32>, %c: memref<8xf32>) attributes {aicf.n
   }
   func.return
 }
+
+// -----
+
+func.func @group_member(%a: memref<4x8x8xf32>, %b: memref<4x8x8xf32>, %c: memref<4x8x8xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  aicf_loop.group shared = [4] {
+    // CHECK: {{.*}}blas_gemm_errors.mlir:[[# @LINE + 1]]:5: error: 'aicf_loop.nest' has a cpu.blas_gemm schedule, but its group runs per slice of its shared dims on the cpu target
+    aicf_loop.nest domain = [4, 8, 8, 8] iterators = [parallel, parallel, parallel, reduction]
+        ins(%a, %b : memref<4x8x8xf32>, memref<4x8x8xf32>) outs(%c : memref<4x8x8xf32>)
+        maps = [(d0, d1, d2, d3) -> (d0, d1, d3), (d0, d1, d2, d3) -> (d0, d3, d2), (d0, d1, d2, d3) -> (d0, d1, d2)] combiners = [add]
+        attrs = {aicf.schedule = {kind = "cpu.blas_gemm", routine = "sgemm", m = 1, n = 2, k = 3, fold = 0, tasks_n = 1,
+                 trans_a = "N", lda = 8, trans_b = "N", ldb = 8, ldc = 8}} {
+    ^bb0(%x: f32, %w: f32):
+      %p = arith.mulf %x, %w : f32
+      aicf_loop.yield %p : f32
+    }
+  }
+  func.return
+}
