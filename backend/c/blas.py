@@ -224,132 +224,178 @@ def emit_gemm(nest: NestOp, sched: DictionaryAttr, bufs: Sequence, c_type_of: Ca
     operand; `fallback()`: the plain loop nest, for empty sizes and for run-time strided
     views that are no BLAS matrix). Raises a located CompileError when the parameters do
     not fit the nest."""
-
-    def bad(why: str):
-        return op_error(nest, f"aicf.schedule {KIND} does not fit this nest: {why}")
-
-    routine = _param(nest, sched, "routine", str)
-    m, n, k, fold, tasks_n = (_param(nest, sched, p, int) for p in ("m", "n", "k", "fold", "tasks_n"))
-    trans = [_param(nest, sched, p, str) for p in ("trans_a", "trans_b")]
-    lds = [_param(nest, sched, p, int) for p in ("lda", "ldb", "ldc")]
-    assert isinstance(routine, str) and isinstance(m, int) and isinstance(n, int)
-    assert isinstance(k, int) and isinstance(fold, int) and isinstance(tasks_n, int)
-    if routine not in _C_TYPES:
-        raise bad(f"routine '{routine}' (expected sgemm or dgemm)")
-    ctype = _C_TYPES[routine]
-    if len(nest.inputs) != 2 or len(nest.outputs) != 1:
-        raise bad("a gemm has two inputs and one output")
-    for v in (*nest.inputs, *nest.outputs):
-        if c_type_of(v.type.get_element_type()) != ctype:  # type: ignore[attr-defined]
-            raise bad(f"{routine} needs {ctype} operands, got {v.type}")
-    if nest.reduction_dims != (k,) or nest.combiner_kinds != (Combiner.ADD,):
-        raise bad(f"k = {k} must be the only reduction dim, combined by add")
-    reason = product_body_reason(nest)
-    if reason:
-        raise bad(reason)
-    if nest.outputs[0] in nest.inputs:
-        raise bad("the output is also an input (BLAS's C may not overlap A or B)")
-    ext = nest.extents
-    nd = len(ext)
-    for name, d in (("m", m), ("n", n)):
-        if d != -1 and not (0 <= d < nd and d != k):
-            raise bad(f"{name} = {d} is not a parallel dim of the {nd}-d domain")
-    if m == n and m != -1:
-        raise bad("m and n are the same dim")
-    if not 0 <= fold <= max(m, 0) or any(d in (n, k) for d in range(m - fold, m)):
-        raise bad(f"fold = {fold}: the folded dims must be parallel dims just before m")
-    for i, mp in enumerate(nest.maps):
-        pos = dim_positions(mp)
-        if isinstance(pos, str):
-            raise bad(f"operand #{i}: {pos}")
-    em = ext[m] if m >= 0 else 1
-    en = ext[n] if n >= 0 else 1
-    ek = ext[k]
-    rows = em
-    for d in range(m - fold, m):
-        rows *= ext[d]
-    if rows * en * ek == 0:
+    g = _Gemm.read(nest, sched, c_type_of)
+    if g.rows * g.en * g.ek == 0:
         return fallback()
-    if max(rows, en, ek) > BLAS_INT_MAX:
-        raise bad(f"M x N x K = {rows} x {en} x {ek} exceeds BLAS's 32-bit sizes")
-    if not 1 <= tasks_n <= en:
-        raise bad(f"tasks_n = {tasks_n}: the {en} columns cannot be split in that many chunks")
-    operands = (*nest.inputs, *nest.outputs)
-    static = [operand_strides(v.type) for v in operands]  # type: ignore[arg-type]
-    coef = [coefficients(mp, b.strides if s is None else s, nd)
-            for mp, b, s in zip(nest.maps, bufs, static)]  # fmt: skip
+    g.check(bufs)
+    return g.calls_c(bufs, map_indices, fallback)
 
-    def along(c: list, d: int):
+
+def _unfit(nest: NestOp, why: str):
+    return op_error(nest, f"aicf.schedule {KIND} does not fit this nest: {why}")
+
+
+class _Gemm:
+    """A cpu.blas_gemm schedule's parameters, read from the attribute and checked
+    against its nest."""
+
+    def __init__(self, nest: NestOp, sched: DictionaryAttr, ctype: str):
+        self.nest = nest
+        self.ctype = ctype
+        self.routine = _param(nest, sched, "routine", str)
+        self.m, self.n, self.k, self.fold, self.tasks_n = (
+            _param(nest, sched, p, int) for p in ("m", "n", "k", "fold", "tasks_n"))  # fmt: skip
+        self.trans = [_param(nest, sched, p, str) for p in ("trans_a", "trans_b")]
+        self.lds = [_param(nest, sched, p, int) for p in ("lda", "ldb", "ldc")]
+        ext = self.ext = nest.extents
+        self.em = ext[self.m] if self.m >= 0 else 1  # type: ignore[index]
+        self.en = ext[self.n] if self.n >= 0 else 1  # type: ignore[index]
+        self.ek = ext[self.k]  # type: ignore[index]
+        self.folded = range(self.m - self.fold, self.m)  # type: ignore[operator]
+        self.rows = self.em * math.prod(ext[d] for d in self.folded)
+
+    def bad(self, why: str):
+        return _unfit(self.nest, why)
+
+    @classmethod
+    def read(cls, nest: NestOp, sched: DictionaryAttr, c_type_of) -> _Gemm:
+        """The parameters, after the checks that need no strides."""
+        routine = _param(nest, sched, "routine", str)
+        if routine not in _C_TYPES:
+            raise _unfit(nest, f"routine '{routine}' (expected sgemm or dgemm)")
+        ctype = _C_TYPES[routine]  # type: ignore[index]
+
+        def bad(why: str):
+            return _unfit(nest, why)
+
+        if len(nest.inputs) != 2 or len(nest.outputs) != 1:
+            raise bad("a gemm has two inputs and one output")
+        for v in (*nest.inputs, *nest.outputs):
+            if c_type_of(v.type.get_element_type()) != ctype:  # type: ignore[attr-defined]
+                raise bad(f"{routine} needs {ctype} operands, got {v.type}")
+        k = _param(nest, sched, "k", int)
+        if nest.reduction_dims != (k,) or nest.combiner_kinds != (Combiner.ADD,):
+            raise bad(f"k = {k} must be the only reduction dim, combined by add")
+        reason = product_body_reason(nest)
+        if reason:
+            raise bad(reason)
+        if nest.outputs[0] in nest.inputs:
+            raise bad("the output is also an input (BLAS's C may not overlap A or B)")
+        nd = len(nest.extents)
+        m, n, fold = (_param(nest, sched, p, int) for p in ("m", "n", "fold"))
+        for name, d in (("m", m), ("n", n)):
+            if d != -1 and not (0 <= d < nd and d != k):  # type: ignore[operator]
+                raise bad(f"{name} = {d} is not a parallel dim of the {nd}-d domain")
+        if m == n and m != -1:
+            raise bad("m and n are the same dim")
+        if not 0 <= fold <= max(m, 0) or any(d in (n, k) for d in range(m - fold, m)):  # type: ignore[operator, arg-type]
+            raise bad(f"fold = {fold}: the folded dims must be parallel dims just before m")
+        for i, mp in enumerate(nest.maps):
+            pos = dim_positions(mp)
+            if isinstance(pos, str):
+                raise bad(f"operand #{i}: {pos}")
+        return cls(nest, sched, ctype)
+
+    def along(self, c: list, d: int):
         return c[d] if d >= 0 else 0
 
-    dims_ab = ((m, k, em, ek), (k, n, ek, en))
-    for i in range(2):
-        r, c, er, ec = dims_ab[i]
-        if static[i] is None:
-            if trans[i] != RUNTIME:
-                raise bad(f"input #{i} has run-time strides: trans_{'ab'[i]} must be '{RUNTIME}'")
-        elif trans[i] != RUNTIME and not layout_holds(
-                trans[i], lds[i], er, ec, along(coef[i], r), along(coef[i], c)):  # type: ignore[arg-type]
-            raise bad(f"input #{i} with strides {list(static[i])} is not trans_{'ab'[i]} = "
-                      f"'{trans[i]}' with ld{'ab'[i]} = {lds[i]}")  # fmt: skip
-    if static[2] is None or not layout_holds("N", lds[2], em, en, along(coef[2], m), along(coef[2], n)):
-        raise bad(f"the output is not row-major with ldc = {lds[2]}")
-    rows_so_far = em
-    for d in range(m - 1, m - fold - 1, -1):
-        if ext[d] == 1:
-            continue
-        if (static[0] is None or trans[0] != "N" or coef[0][d] != rows_so_far * lds[0]
-                or coef[1][d] != 0 or coef[2][d] != rows_so_far * lds[2]):  # fmt: skip
-            raise bad(f"dim {d} does not continue the rows of the first input and the output")
-        rows_so_far *= ext[d]
+    def matrices(self):
+        """(row dim, column dim, rows, columns) of A and B."""
+        return ((self.m, self.k, self.em, self.ek), (self.k, self.n, self.ek, self.en))
 
-    skip = {m, n, k, *range(m - fold, m)}
-    dims = [("0" if d in skip else f"i{d}") for d in range(nd)]
-    offsets = [b.offset(map_indices(mp, dims)) for b, mp in zip(bufs, nest.maps)]
-    ptrs = [b.ptr if o == "0" else f"{b.ptr} + {o}" for b, o in zip(bufs, offsets)]
-    looped = [d for d in range(nd) if d not in skip]
-    calls = math.prod(ext[d] for d in looped)
-    one, zero = ("1.0f", "0.0f") if ctype == "float" else ("1.0", "0.0")
-    t_args, ld_args, n_steps = [], [], []
-    pre: list[str] = []
-    for i in range(2):
-        r, c, er, ec = dims_ab[i]
-        if trans[i] == RUNTIME:
-            pre.append(f"int t{i}, ld{i};")
-            pre.append(f"const int ok{i} = aicf_blas_layout({er}, {ec}, {along(coef[i], r)}, "
-                       f"{along(coef[i], c)}, &t{i}, &ld{i});")  # fmt: skip
-            t_args.append(f"t{i} ? CblasTrans : CblasNoTrans")
-            ld_args.append(f"ld{i}")
-            n_steps.append(f"(t{i} ? ld{i} : 1)")
+    def check(self, bufs: Sequence) -> None:
+        """The checks on sizes, tasks and each operand's layout."""
+        if max(self.rows, self.en, self.ek) > BLAS_INT_MAX:
+            raise self.bad(f"M x N x K = {self.rows} x {self.en} x {self.ek} exceeds BLAS's "
+                           "32-bit sizes")  # fmt: skip
+        if not 1 <= self.tasks_n <= self.en:  # type: ignore[operator]
+            raise self.bad(f"tasks_n = {self.tasks_n}: the {self.en} columns cannot be split "
+                           "in that many chunks")  # fmt: skip
+        nd = len(self.ext)
+        ops = (*self.nest.inputs, *self.nest.outputs)
+        self.static = [operand_strides(v.type) for v in ops]  # type: ignore[arg-type]
+        self.coef = [coefficients(mp, b.strides if s is None else s, nd)
+                     for mp, b, s in zip(self.nest.maps, bufs, self.static)]  # fmt: skip
+        trans, lds, static, coef, along = self.trans, self.lds, self.static, self.coef, self.along
+        for i, (r, c, er, ec) in enumerate(self.matrices()):
+            x = "ab"[i]
+            if static[i] is None:
+                if trans[i] != RUNTIME:
+                    raise self.bad(f"input #{i} has run-time strides: trans_{x} must be '{RUNTIME}'")
+            elif trans[i] != RUNTIME and not layout_holds(
+                    trans[i], lds[i], er, ec, along(coef[i], r), along(coef[i], c)):  # type: ignore[arg-type]
+                raise self.bad(f"input #{i} with strides {list(static[i])} is not trans_{x} = "
+                               f"'{trans[i]}' with ld{x} = {lds[i]}")  # fmt: skip
+        m, n = self.m, self.n
+        if static[2] is None or not layout_holds("N", lds[2], self.em, self.en,  # type: ignore[arg-type]
+                                                 along(coef[2], m), along(coef[2], n)):  # type: ignore[arg-type]
+            raise self.bad(f"the output is not row-major with ldc = {lds[2]}")
+        rows = self.em
+        for d in reversed(self.folded):
+            if self.ext[d] == 1:
+                continue
+            if (static[0] is None or trans[0] != "N" or coef[0][d] != rows * lds[0]  # type: ignore[operator]
+                    or coef[1][d] != 0 or coef[2][d] != rows * lds[2]):  # type: ignore[operator]  # fmt: skip
+                raise self.bad(f"dim {d} does not continue the rows of the first input and "
+                               "the output")  # fmt: skip
+            rows *= self.ext[d]
+
+    def calls_c(self, bufs: Sequence, map_indices, fallback) -> list[str]:
+        """The calls: one OpenMP task per batch point and column chunk, each a
+        single-threaded BLAS call; operands with run-time strides get their layout
+        from aicf_blas_layout, and the loop nest runs when that finds none."""
+        nd = len(self.ext)
+        skip = {self.m, self.n, self.k, *self.folded}
+        dims = [("0" if d in skip else f"i{d}") for d in range(nd)]
+        offsets = [b.offset(map_indices(mp, dims)) for b, mp in zip(bufs, self.nest.maps)]
+        ptrs = [b.ptr if o == "0" else f"{b.ptr} + {o}" for b, o in zip(bufs, offsets)]
+        looped = [d for d in range(nd) if d not in skip]
+        calls = math.prod(self.ext[d] for d in looped)
+        t_args, ld_args, n_steps, pre, checks = [], [], [], [], []
+        for i, (r, c, er, ec) in enumerate(self.matrices()):
+            if self.trans[i] == RUNTIME:
+                pre.append(f"int t{i}, ld{i};")
+                pre.append(f"const int ok{i} = aicf_blas_layout({er}, {ec}, "
+                           f"{self.along(self.coef[i], r)}, {self.along(self.coef[i], c)}, "
+                           f"&t{i}, &ld{i});")  # fmt: skip
+                checks.append(f"ok{i}")
+                t_args.append(f"t{i} ? CblasTrans : CblasNoTrans")
+                ld_args.append(f"ld{i}")
+                n_steps.append(f"(t{i} ? ld{i} : 1)")
+            else:
+                t_args.append("CblasTrans" if self.trans[i] == "T" else "CblasNoTrans")
+                ld_args.append(str(self.lds[i]))
+                n_steps.append(str(self.lds[i]) if self.trans[i] == "T" else "1")
+        loops = [f"for (int64_t i{d} = 0; i{d} < {self.ext[d]}; ++i{d})" for d in looped]
+        tasks, en = self.tasks_n, self.en
+        cols, b_ptr, c_ptr, chunk = str(en), ptrs[1], ptrs[2], []
+        if tasks > 1:  # column chunk j: [j N / tasks, (j + 1) N / tasks)
+            loops.append(f"for (int64_t j = 0; j < {tasks}; ++j)")
+            chunk = [f"const int64_t n0 = j * {en} / {tasks}, n1 = (j + 1) * {en} / {tasks};"]
+            cols = "(int)(n1 - n0)"
+            b_ptr = f"{ptrs[1]} + n0 * {n_steps[1]}"
+            c_ptr = f"{ptrs[2]} + n0"
+        one, zero = ("1.0f", "0.0f") if self.ctype == "float" else ("1.0", "0.0")
+        call = (f"scipy_cblas_{self.routine}(CblasRowMajor, {t_args[0]}, {t_args[1]}, "
+                f"{self.rows}, {cols}, {self.ek}, {one}, {ptrs[0]}, {ld_args[0]}, {b_ptr}, "
+                f"{ld_args[1]}, {zero}, {c_ptr}, {self.lds[2]});")  # fmt: skip
+        lines: list[str] = []
+        if calls * tasks > 1:  # type: ignore[operator]
+            collapse = f" collapse({len(loops)})" if len(loops) > 1 else ""
+            lines.append(f"#pragma omp parallel for{collapse} schedule(static)")
+        pad = ""
+        for loop in loops:
+            lines.append(pad + loop)
+            pad += "  "
+        if chunk:
+            lines += [pad[:-2] + "{", *(pad + s for s in [*chunk, call]), pad[:-2] + "}"]
         else:
-            t_args.append("CblasTrans" if trans[i] == "T" else "CblasNoTrans")
-            ld_args.append(str(lds[i]))
-            n_steps.append(str(lds[i]) if trans[i] == "T" else "1")
-    # one OpenMP task per (batch point, column chunk); each runs a single-threaded call
-    loops = [f"for (int64_t i{d} = 0; i{d} < {ext[d]}; ++i{d})" for d in looped]
-    width, cols, b_ptr, c_ptr = en, str(en), ptrs[1], ptrs[2]
-    if tasks_n > 1:
-        width = -(-en // tasks_n)
-        loops.append(f"for (int64_t j = 0; j < {tasks_n}; ++j)")
-        cols = f"(int)(j < {tasks_n - 1} ? {width} : {en - width * (tasks_n - 1)})"
-        b_ptr = f"{ptrs[1]} + j * {width} * {n_steps[1]}"
-        c_ptr = f"{ptrs[2]} + j * {width}"
-    call = (f"scipy_cblas_{routine}(CblasRowMajor, {t_args[0]}, {t_args[1]}, {rows}, {cols}, {ek}, "
-            f"{one}, {ptrs[0]}, {ld_args[0]}, {b_ptr}, {ld_args[1]}, {zero}, {c_ptr}, {lds[2]});")  # fmt: skip
-    lines: list[str] = []
-    if calls * tasks_n > 1:
-        collapse = f" collapse({len(loops)})" if len(loops) > 1 else ""
-        lines.append(f"#pragma omp parallel for{collapse} schedule(static)")
-    pad = ""
-    for loop in loops:
-        lines.append(pad + loop)
-        pad += "  "
-    lines.append(pad + call)
-    head = f"/* {KIND}: {calls} x {routine} {rows}x{en}x{ek} in {calls * tasks_n} tasks"
-    checks = [f"ok{i}" for i in range(2) if trans[i] == RUNTIME]
-    if not checks:
-        return [head + " */", "{", *("  " + s for s in lines), "}"]
-    body = [*pre, f"if ({' && '.join(checks)}) {{", *("  " + s for s in lines),
-            "} else {", *("  " + s for s in fallback()), "}"]  # fmt: skip
-    return [head + ", strides read at run time; the loop nest when not a BLAS matrix */", "{",
-            *("  " + s for s in body), "}"]  # fmt: skip
+            lines.append(pad + call)
+        head = (f"/* {KIND}: {calls} x {self.routine} {self.rows}x{en}x{self.ek} in "
+                f"{calls * tasks} tasks")  # type: ignore[operator]  # fmt: skip
+        if not checks:
+            return [head + " */", "{", *("  " + s for s in lines), "}"]
+        body = [*pre, f"if ({' && '.join(checks)}) {{", *("  " + s for s in lines),
+                "} else {", *("  " + s for s in fallback()), "}"]  # fmt: skip
+        return [head + ", strides read at run time; the loop nest when not a BLAS matrix */",
+                "{", *("  " + s for s in body), "}"]  # fmt: skip

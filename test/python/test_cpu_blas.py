@@ -95,7 +95,7 @@ SHAPES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("tasks_n", [1, 3])
+@pytest.mark.parametrize("tasks_n", [1, 4])
 @pytest.mark.parametrize("dt", ["f32", "f64"])
 @pytest.mark.parametrize("sa,sb", SHAPES)
 def test_matmul_through_blas(sa, sb, dt, tasks_n):

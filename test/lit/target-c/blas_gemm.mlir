@@ -72,13 +72,16 @@ func.func @runtime(%a: memref<8x8xf32, strided<[?, ?], offset: ?>>, %b: memref<8
 
 // -----
 
-// One call split into 3 column chunks of ceil(100 / 3) = 34 columns, the last 32: B
-// (transposed) moves by rows of ldb per column, C by one element.
+// One call split into 3 column chunks, [j 100 / 3, (j + 1) 100 / 3): B (transposed)
+// moves by rows of ldb per column, C by one element.
 // CHECK-LABEL: int aicf_chunks(
 // CHECK: /* cpu.blas_gemm: 1 x sgemm 16x100x8 in 3 tasks */
 // CHECK: #pragma omp parallel for schedule(static)
 // CHECK-NEXT: for (int64_t j = 0; j < 3; ++j)
-// CHECK-NEXT: scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 16, (int)(j < 2 ? 34 : 32), 8, 1.0f, a0, 8, a1 + j * 34 * 8, 8, 0.0f, a2 + j * 34, 100);
+// CHECK-NEXT: {
+// CHECK-NEXT: const int64_t n0 = j * 100 / 3, n1 = (j + 1) * 100 / 3;
+// CHECK-NEXT: scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 16, (int)(n1 - n0), 8, 1.0f, a0, 8, a1 + n0 * 8, 8, 0.0f, a2 + n0, 100);
+// CHECK-NEXT: }
 func.func @chunks(%a: memref<16x8xf32>, %b: memref<100x8xf32>, %c: memref<16x100xf32>) attributes {aicf.num_outputs = 1 : i64} {
   aicf_loop.nest domain = [16, 100, 8] iterators = [parallel, parallel, reduction]
       ins(%a, %b : memref<16x8xf32>, memref<100x8xf32>) outs(%c : memref<16x100xf32>)
