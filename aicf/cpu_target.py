@@ -104,14 +104,17 @@ def _sys_cache(level: int) -> int:
 
 @functools.cache
 def host_cpu() -> CpuTarget:
-    """The machine this process runs on (the cores it may use, as OpenMP and OpenBLAS
-    see them: the affinity mask)."""
+    """The machine this process runs on, with the cores its OpenMP threads may use: the
+    affinity mask, or fewer when OMP_NUM_THREADS says so."""
     info = _cpuinfo()
     flags = set(info.get("flags", "").split())
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:
         cores = os.cpu_count() or 1
+    omp = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if omp.isdigit() and int(omp) > 0:
+        cores = min(cores, int(omp))
     caches = [
         _sysconf(f"SC_LEVEL{lvl}_{'D' if lvl == 1 else ''}CACHE_SIZE") or _sys_cache(lvl)
         for lvl in (1, 2, 3)
