@@ -1,7 +1,7 @@
 """`aicf.compile`: MLIR text, a .mlir path or a ModuleOp -> an `Executable`.
 
 The pipeline: parse (with file:line:col locations) -> `aicf-infer-shapes` ->
-`aicf-lower-to-loops` -> the target's backend (C built with the system compiler for
+`aicf-lower-to-loops` -> `aicf-plan` (schedules) -> the target's backend (C built with the system compiler for
 "cpu", CUDA through `aicf.backend.cuda.program` for "cuda"). A module already at the
 loop level (memref arguments, `aicf.num_outputs`) goes straight to the backend.
 """
@@ -40,6 +40,9 @@ TENSOR_PIPELINE: list[str] = [
 ]
 """Passes (names in aicf.registry.AICF_PASSES or xDSL's) from the tensor level to the
 loop level, in order. `compile(..., fuse=False)` leaves out aicf-fuse."""
+
+"""Passes over the loop level for the cpu target (nests that keep an `aicf.schedule`
+are left alone, so a hand-written schedule is what runs)."""
 
 TARGETS = ("cpu", "cuda")
 
@@ -243,6 +246,9 @@ class Executable:
                     f"{pad}nest domain={list(op.extents)} iterators=[{its}] combiners=[{comb}] "
                     f"({len(op.inputs)} inputs, {len(op.outputs)} outputs)"
                 )
+                schedule = op.attributes.get("aicf.schedule")
+                if schedule is not None:
+                    lines.append(f"{pad}  {schedule}")
         return "\n".join(lines)
 
     def check_arguments(self, arrays: Sequence) -> list:

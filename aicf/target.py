@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -170,66 +171,142 @@ def target_for(sm_arch: int) -> GpuTarget:
 
 @dataclass(frozen=True)
 class CpuTarget:
-    """The host CPU as the cpu target's planner sees it. Cores, SIMD width and cache
-    sizes are read from the host; the rates are measured figures (see `host`)."""
-
     name: str
     cores: int
-    simd_bytes: int  # widest vector register (AVX-512: 64, AVX2: 32, SSE/NEON: 16)
+    simd_bits: int
+    """The widest vector registers the C compiler may use (-march=native)."""
     l1d_bytes: int
     l2_bytes: int
     l3_bytes: int
-    dram_bandwidth: float  # bytes/s, read + write, all cores
-    fp32_flops: float  # FLOP/s, all cores, vectorised FMA loops
-    # starting an OpenMP parallel region and joining it (libgomp, measured ~2-5 us)
-    launch_overhead_s: float = 3e-6
+    sgemm_flops_per_core: float
+    """FLOP/s of one core in OpenBLAS sgemm on large square matrices (dgemm: half)."""
+    naive_matmul_flops_per_core: float
+    """FLOP/s of one core in the C emitter's plain matmul nest (a dot product per output,
+    accumulated in double): what BLAS is weighed against."""
+    mem_bytes_per_s: float
+    """Memory bandwidth (read + write) of the whole socket share we get."""
+    blas_call_s: float
+    """Fixed cost of one single-threaded BLAS call (argument checks, packing set-up),
+    which dominates for tiny matrices."""
+    parallel_region_s: float
+    """Fork and join of one OpenMP parallel loop over all cores."""
+
     kind: str = "cpu"
 
+    @property
+    def dgemm_flops_per_core(self) -> float:
+        return self.sgemm_flops_per_core / 2
+
+    # the names the shared cost blocks (fusion, aicf/cost/cpu.py) read on any target
+    @property
+    def fp32_flops(self) -> float:
+        """All cores at OpenBLAS's sgemm rate: the FMA roof a vectorised loop can reach."""
+        return self.sgemm_flops_per_core * self.cores
+
+    @property
+    def dram_bandwidth(self) -> float:
+        return self.mem_bytes_per_s
+
+    @property
+    def launch_overhead_s(self) -> float:
+        return self.parallel_region_s
+
     @classmethod
-    @functools.cache
     def host(cls) -> CpuTarget:
-        """This machine. Rates: a 2-core x86-64 cloud VM of this project measured
-        ~10 GB/s copy and ~50 GFLOP/s per core for a vectorised FMA loop (AVX2 + FMA);
-        scaled by the cores and SIMD width read here."""
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        flags, name = _cpuinfo()
-        simd = 64 if "avx512f" in flags else 32 if "avx2" in flags else 16
-        return cls(
-            name=name or "host CPU",
-            cores=cores,
-            simd_bytes=simd,
-            l1d_bytes=_cache_size(1, 32 * 1024),
-            l2_bytes=_cache_size(2, 1024 * 1024),
-            l3_bytes=_cache_size(3, 8 * 1024 * 1024),
-            dram_bandwidth=10e9 * min(cores, 8) / 2,
-            fp32_flops=cores * 50e9 * simd / 32,
-        )
+        return host_cpu()
 
 
-def _cpuinfo() -> tuple[set[str], str]:
+# Measured on the development machine (AMD EPYC, Zen 4, 2 cores, AVX-512), 2026-11-23:
+# NumPy 2.4's OpenBLAS sgemm 1024^3 on one thread: 90 GFLOP/s (dgemm 45); np.copyto of
+# 256 MiB f32: 24.6 GB/s read+write; the emitted naive matmul nest 1024^3: 1.7 GFLOP/s on
+# two threads (issue 7); from C, a 2x2x2 single-threaded scipy-openblas32 sgemm call:
+# 0.03-0.11 us; an empty `omp parallel for` over 2 threads: PARALLEL_REGION_S below
+# (bench/NOTES.md, "CPU matmul through OpenBLAS").
+_MEASURED_SGEMM_FLOPS_PER_CORE = 90e9
+_MEASURED_NAIVE_MATMUL_FLOPS_PER_CORE = 0.85e9
+_MEASURED_MEM_BYTES_PER_S = 24.6e9
+_MEASURED_BLAS_CALL_S = 0.1e-6
+_MEASURED_PARALLEL_REGION_S = 2e-6
+
+
+def _cpuinfo() -> dict[str, str]:
     try:
-        text = open("/proc/cpuinfo").read()
+        text = Path("/proc/cpuinfo").read_text()
     except OSError:
-        return set(), ""
-    flags: set[str] = set()
-    name = ""
+        return {}
+    info: dict[str, str] = {}
     for line in text.splitlines():
-        k, _, v = line.partition(":")
-        k = k.strip()
-        if k in ("flags", "Features") and not flags:
-            flags = set(v.split())
-        elif k == "model name" and not name:
-            name = v.strip()
-    return flags, name
+        if ":" in line:
+            k, _, v = line.partition(":")
+            info.setdefault(k.strip(), v.strip())
+    return info
 
 
-def _cache_size(level: int, default: int) -> int:
-    key = {1: "SC_LEVEL1_DCACHE_SIZE", 2: "SC_LEVEL2_CACHE_SIZE", 3: "SC_LEVEL3_CACHE_SIZE"}[level]
+def _simd_bits(flags: set[str]) -> int:
+    if "avx512f" in flags:
+        return 512
+    if "avx2" in flags or "avx" in flags:
+        return 256
+    return 128
+
+
+def _sysconf(name: str) -> int:
     try:
-        v = os.sysconf(key)
+        v = os.sysconf(name)
     except (ValueError, OSError):
-        return default
-    return v if v and v > 0 else default
+        return 0
+    return max(int(v), 0)
+
+
+def _sys_cache(level: int) -> int:
+    """The size of a data/unified cache of `level` from /sys (bytes; 0 if unknown)."""
+    base = Path("/sys/devices/system/cpu/cpu0/cache")
+    for idx in sorted(base.glob("index*")):
+        try:
+            if int((idx / "level").read_text()) != level:
+                continue
+            if (idx / "type").read_text().strip() == "Instruction":
+                continue
+            size = (idx / "size").read_text().strip()
+        except (OSError, ValueError):
+            continue
+        units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+        if size and size[-1] in units:
+            return int(size[:-1]) * units[size[-1]]
+        return int(size)
+    return 0
+
+
+@functools.cache
+def host_cpu() -> CpuTarget:
+    """The machine this process runs on, with the cores its OpenMP threads may use: the
+    affinity mask, or fewer when OMP_NUM_THREADS says so."""
+    info = _cpuinfo()
+    flags = set(info.get("flags", "").split())
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    omp = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if omp.isdigit() and int(omp) > 0:
+        cores = min(cores, int(omp))
+    caches = [
+        _sysconf(f"SC_LEVEL{lvl}_{'D' if lvl == 1 else ''}CACHE_SIZE") or _sys_cache(lvl)
+        for lvl in (1, 2, 3)
+    ]
+    return CpuTarget(
+        name=info.get("model name", "unknown CPU"),
+        cores=cores,
+        simd_bits=_simd_bits(flags),
+        l1d_bytes=caches[0] or 32 << 10,
+        l2_bytes=caches[1] or 1 << 20,
+        l3_bytes=caches[2] or 32 << 20,
+        sgemm_flops_per_core=_MEASURED_SGEMM_FLOPS_PER_CORE,
+        naive_matmul_flops_per_core=_MEASURED_NAIVE_MATMUL_FLOPS_PER_CORE,
+        mem_bytes_per_s=_MEASURED_MEM_BYTES_PER_S,
+        blas_call_s=_MEASURED_BLAS_CALL_S,
+        parallel_region_s=_MEASURED_PARALLEL_REGION_S,
+    )
 
 
 _NAMED: dict[str, GpuTarget] = {"h100": H100, "sm_90": H100, "sm_90a": H100, "a100": A100, "sm_80": A100}

@@ -155,6 +155,25 @@ register_kind(ScheduleKind(
     "a C loop nest, OpenMP over its leading parallel loops",
 ))
 register_kind(ScheduleKind(
+    "cpu.blas_gemm", "cpu", "nest",
+    {
+        "routine": Param(STR, ("sgemm", "dgemm")),
+        # the domain dims playing m, n and k (-1: a size-1 role, e.g. a vector)
+        "m": Param(INT, minimum=-1), "n": Param(INT, minimum=-1), "k": Param(INT, minimum=0),
+        # leading batch dims folded into M (their strides continue A's and C's rows)
+        "fold": _nonneg,
+        "tasks_n": _pos,  # column chunks per call, run as OpenMP tasks
+        "trans_a": Param(STR, ("N", "T", "runtime")), "lda": _nonneg,
+        "trans_b": Param(STR, ("N", "T", "runtime")), "ldb": _nonneg,
+        "ldc": _nonneg,
+        "blas_ns": Param(INT, optional=True), "nest_ns": Param(INT, optional=True),
+        # the cpu.nest `parallel` of the loop nest run instead when a run-time strided
+        # view is not a BLAS matrix
+        "fallback_parallel": Param(INT, minimum=0, optional=True),
+    },
+    "OpenBLAS sgemm/dgemm (scipy-openblas32) calls, one thread each, as OpenMP tasks",
+))
+register_kind(ScheduleKind(
     "cpu.group", "cpu", "group",
     {"parallel": Param(INT, minimum=0), "per_slice": Param(BOOL)},
     "a row group in C: per slice of the shared dims (group-local values on the stack) "
@@ -223,6 +242,13 @@ class Schedule:
             if k != "why" and (with_estimate or k != "est_ns")
         )
         return f"{self.kind} {ps}".strip()
+
+
+def _from_attr(attr: Attribute) -> Schedule:
+    return decode(attr)
+
+
+Schedule.from_attr = staticmethod(_from_attr)  # type: ignore[attr-defined]
 
 
 def decode(attr: Attribute, where: str = "aicf.schedule") -> Schedule:

@@ -1,7 +1,8 @@
 """Build emitted C into a shared library with the system C compiler, cached on disk.
 
-The cache key is a hash of the source, the flags and the compiler's version string, so
-the same program is built once per machine: `$AICF_CACHE_DIR/c/<hash>.so`
+The cache key is a hash of the source, the flags, the compiler's version string and the
+identities of the libraries linked (`linked`: e.g. the BLAS package's version and path),
+so the same program is built once per machine: `$AICF_CACHE_DIR/c/<hash>.so`
 (default `~/.cache/aicf`). A failed build raises CompileError with the compiler's
 message.
 """
@@ -46,12 +47,13 @@ def compiler_version(cc: str) -> str:
         raise CompileError(f"cannot run the C compiler `{cc}`: {e}") from None
 
 
-def build_shared_library(source: str, link_flags: tuple[str, ...] = ()) -> Path:
+def build_shared_library(source: str, link_flags: tuple[str, ...] = (),
+                         linked: tuple[str, ...] = ()) -> Path:  # fmt: skip
     """Compile `source` into a shared library (or reuse the cached one); its path."""
     cc = compiler()
     flags = (*CFLAGS, *link_flags)
     key = hashlib.sha256(
-        "\0".join((source, " ".join(flags), cc, compiler_version(cc))).encode()
+        "\0".join((source, " ".join(flags), cc, compiler_version(cc), *linked)).encode()
     ).hexdigest()[:32]
     out_dir = cache_dir()
     lib = out_dir / f"{key}.so"

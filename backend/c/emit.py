@@ -43,6 +43,10 @@ reduction + Cephes polynomial in plain C and bit casts, inlined, so it vectorise
 ulp max, test/python/test_cpu_math.py); logf stays a scalar call. No -ffast-math (it
 breaks NaNs).
 
+A nest whose `aicf.schedule` is `cpu.blas_gemm` (written by aicf-plan{target=cpu}, or by
+hand) becomes the OpenBLAS calls its parameters describe (backend/c/blas.py); the
+module then includes cblas.h and links scipy-openblas32 (`emit_c_unit`'s link flags).
+
 Fused row groups (`aicf_loop.group`) run per slice of their shared dims where they can
 (see `emit_group`): threads split the shared dims and each slice runs all member nests
 while its rows are in cache; group-local buffers become per-slice stack arrays.
@@ -58,6 +62,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    DictionaryAttr,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
@@ -69,6 +74,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     StridedLayoutAttr,
+    StringAttr,
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -84,6 +90,7 @@ from xdsl.ir.affine import (
 from aicf.diagnostics import op_error
 from aicf.dialects.loop import Combiner, GroupOp, NestOp, YieldOp
 from aicf.dialects.schedule import Schedule, schedule_of
+from aicf.errors import CompileError
 
 VECTOR_MATH_F32 = ("sinf", "cosf", "tanhf")
 """libmvec functions within 2 ulp of a float64 reference (see the module docstring)."""
@@ -514,6 +521,15 @@ def _parallel_for(collapse: int, extra: str = "") -> str:
     return f"omp parallel for{c} schedule(static){extra}"
 
 
+def _nest_parallel(nest: NestOp) -> int:
+    """Leading loops the schedule shares among threads: a cpu.nest's, or for the loop
+    nest a cpu.blas_gemm falls back to (views BLAS cannot take), its fallback's."""
+    s = schedule_of(nest)
+    if s is not None and s.kind == "cpu.blas_gemm":
+        return int(s.get("fallback_parallel", 0))
+    return _schedule(nest, "cpu.nest")["parallel"]
+
+
 def _schedule(op: Operation, kind: str) -> Schedule:
     """The op's schedule, which must be of `kind` (the emitter decides nothing)."""
     s = schedule_of(op)
@@ -546,7 +562,7 @@ class NestEmitter:
         self.in_bufs = [st.bufs[v] for v in nest.inputs]
         self.out_bufs = [st.bufs[v] for v in nest.outputs]
         # leading loops shared among threads (the schedule's; none inside a slice)
-        self.parallel = 0 if fixed else _schedule(nest, "cpu.nest")["parallel"]
+        self.parallel = 0 if fixed else _nest_parallel(nest)
         self.big = self.parallel > 0
 
     def body_lines(self) -> tuple[list[str], list[str]]:
@@ -858,6 +874,7 @@ class ModuleEmitter:
         self.module = module
         self.globals: dict[str, Buffer] = {}
         self.lines: list[str] = [PRELUDE]
+        self.uses_blas = False
 
     def emit(self) -> str:
         _check_loop_level(self.module)
@@ -870,6 +887,10 @@ class ModuleEmitter:
                 self.emit_func(op)
             else:
                 raise op_error(op, "is not supported at module level by the cpu target")
+        if self.uses_blas:
+            from aicf.backend.c import blas
+
+            self.lines.insert(1, blas.INCLUDE)
         return "\n".join(self.lines) + "\n"
 
     def emit_global(self, op: Operation) -> None:
@@ -969,6 +990,10 @@ class ModuleEmitter:
             body.append(f"{ct} {name}[{max(math.prod(shape), 1)}];")
             st.bufs[value] = Buffer(name, elt, shape, strides)
         for member in group.nests:
+            ms = schedule_of(member)
+            if ms is not None and ms.kind != "cpu.nest":
+                raise op_error(member, f"has a {ms.kind} schedule, but its group "
+                               "runs per slice of its shared dims on the cpu target")  # fmt: skip
             body.append(f"/* {member.name} domain = {list(member.extents)} */")
             body += NestEmitter(member, st, fixed=k).emit()
         loops = [Loop(d, e) for d, e in enumerate(shared)]
@@ -976,10 +1001,26 @@ class ModuleEmitter:
             loops[0].pragma = _parallel_for(min(sched["parallel"], k))
         return [head + ", per slice */", "{", *("  " + s for s in _loops_c(loops, body, "")), "}"]
 
+    def emit_scheduled(self, nest: NestOp, sched: DictionaryAttr, st: FuncState) -> list[str]:
+        from aicf.backend.c import blas
+
+        kind = _schedule_kind(sched)
+        if kind != blas.KIND:
+            raise op_error(nest, f"has aicf.schedule kind '{kind}', which the cpu target "
+                           f"does not know (known: {blas.KIND})")  # fmt: skip
+        self.uses_blas = True
+        bufs = [st.bufs[v] for v in (*nest.inputs, *nest.outputs)]
+        return blas.emit_gemm(nest, sched, bufs, c_type, map_indices,
+                              lambda: NestEmitter(nest, st).emit())  # fmt: skip
+
     def emit_op(self, op: Operation, st: FuncState) -> list[str]:
         n = op.name
         if isinstance(op, NestOp):
-            return [f"/* {n} domain = {list(op.extents)} */", *NestEmitter(op, st).emit()]
+            head = f"/* {n} domain = {list(op.extents)} */"
+            sched = op.attributes.get("aicf.schedule")
+            if isinstance(sched, DictionaryAttr) and _schedule_kind(sched) == "cpu.blas_gemm":
+                return [head, *self.emit_scheduled(op, sched, st)]
+            return [head, *NestEmitter(op, st).emit()]
         if isinstance(op, GroupOp):
             return self.emit_group(op, st)
         if n == "memref.alloc" or n == "memref.alloca":
@@ -1044,7 +1085,27 @@ class ModuleEmitter:
         raise op_error(op, "is not supported by the cpu target")
 
 
+def _schedule_kind(sched: DictionaryAttr) -> str:
+    kind = sched.data.get("kind")
+    return kind.data if isinstance(kind, StringAttr) else ""
+
+
 def emit_c(module: ModuleOp) -> str:
     """C source for a loop-level module: one `int aicf_NAME(void *const *bufs, const
     int64_t *const *strides)` per function (see the module docstring for the ABI)."""
     return ModuleEmitter(module).emit()
+
+
+def emit_c_unit(module: ModuleOp) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """The C source, the flags to build it with and the identities of the libraries it
+    links (for the build cache's key)."""
+    em = ModuleEmitter(module)
+    source = em.emit()
+    if not em.uses_blas:
+        return source, LINK_FLAGS, ()
+    from aicf.backend.c import blas
+
+    if not blas.available():
+        raise CompileError("a nest is scheduled as cpu.blas_gemm but scipy-openblas32 is "
+                           "not installed (pip install scipy-openblas32)")  # fmt: skip
+    return source, (*LINK_FLAGS, *blas.link_flags()), (blas.library_id(),)

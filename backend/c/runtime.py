@@ -23,7 +23,9 @@ from xdsl.dialects.func import FuncOp
 from xdsl.rewriter import Rewriter
 
 from aicf.backend.c.build import build_shared_library
-from aicf.backend.c.emit import LINK_FLAGS, c_func_name, emit_c
+from aicf.backend.c import blas
+from aicf.backend.c.emit import c_func_name, emit_c_unit
+from aicf.dialects.loop import NestOp
 from aicf.diagnostics import verify_module
 from aicf.errors import AicfError
 
@@ -53,6 +55,10 @@ def _strided_variant(module: ModuleOp, entry: str, strided: Sequence[bool]) -> M
             func.replace_argument_type(
                 i, MemRefType(t.get_element_type(), t.get_shape(), layout), rewriter
             )
+    for nest in func.walk():
+        sched = nest.attributes.get(blas.SCHEDULE_ATTR)
+        if isinstance(nest, NestOp) and blas.is_gemm_schedule(sched):
+            nest.attributes[blas.SCHEDULE_ATTR] = blas.for_runtime_strides(nest, sched)
     return module
 
 
@@ -63,11 +69,11 @@ class CpuModule:
 
     def __init__(self, module: ModuleOp):
         self.module = module
-        self.source = emit_c(module)
+        self.source, flags, linked = emit_c_unit(module)
         self._variants: dict[tuple[str, tuple[bool, ...]], ctypes._CFuncPtr] = {}
         self._libs: list[ctypes.CDLL] = []
         self._lock = threading.Lock()
-        self._libs.append(ctypes.CDLL(str(build_shared_library(self.source, LINK_FLAGS))))
+        self._libs.append(ctypes.CDLL(str(build_shared_library(self.source, flags, linked))))
 
     def function(self, entry: str, strided: tuple[bool, ...]):
         key = (entry, strided)
@@ -78,8 +84,8 @@ class CpuModule:
             if key in self._variants:
                 return self._variants[key]
             if any(strided):
-                source = emit_c(_strided_variant(self.module, entry, strided))
-                lib = ctypes.CDLL(str(build_shared_library(source, LINK_FLAGS)))
+                source, flags, linked = emit_c_unit(_strided_variant(self.module, entry, strided))
+                lib = ctypes.CDLL(str(build_shared_library(source, flags, linked)))
                 self._libs.append(lib)
             else:
                 lib = self._libs[0]

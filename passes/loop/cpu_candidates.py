@@ -39,7 +39,26 @@ def nest_candidate(nest: NestOp, t: CpuTarget, inside_slice: bool) -> Candidate:
     return Candidate("cpu.nest", 0, s, cost, reason=why)
 
 
-CPU_LIBRARY_CANDIDATES: list[Callable[[NestOp, CpuTarget], Candidate]] = []
+def blas_candidate(nest: NestOp, t: CpuTarget) -> Candidate:
+    """OpenBLAS gemm calls (aicf/cost/blas.py: guard, parameters, price)."""
+    from dataclasses import replace
+
+    from aicf.cost import blas
+
+    p = blas.gemm_params(nest)
+    if isinstance(p, str):
+        return Candidate("cpu.blas_gemm", -1, reason=p)
+    p = replace(p, tasks_n=blas.column_tasks(p, t))
+    cost = blas.predict(p, nest, t)
+    fallback = nest_candidate(nest, t, inside_slice=False).schedule["parallel"]  # type: ignore[index]
+    attr = p.attr(blas_ns=round(cost * 1e9), nest_ns=round(blas.predict_nest(nest, t) * 1e9),
+                  fallback_parallel=fallback)
+    params = {k: v for k, v in Schedule.from_attr(attr).params.items()}
+    return Candidate("cpu.blas_gemm", -1, Schedule("cpu.blas_gemm", params), cost,
+                     reason=f"{p.calls} call(s) x {'x'.join(map(str, p.sizes))} in {p.calls * p.tasks_n} tasks")
+
+
+CPU_LIBRARY_CANDIDATES: list[Callable[[NestOp, CpuTarget], Candidate]] = [blas_candidate]
 
 
 def group_candidates(group: GroupOp, t: CpuTarget) -> list[Candidate]:
@@ -78,4 +97,9 @@ def plan_function(fn: func.FuncOp, t: CpuTarget, force: tuple[str, ...], explain
         found = [nest_candidate(nest, t, inside)]
         if not inside:
             found += [f(nest, t) for f in CPU_LIBRARY_CANDIDATES]
+            if any(c.kind == "cpu.blas_gemm" and c.applies for c in found):
+                # a gemm as a plain nest: the measured naive-matmul rate prices it better
+                from aicf.cost.blas import predict_nest
+
+                found[0].cost = predict_nest(nest, t)
         decide(nest, f"@{fname} nest #{i}", found, t, force, explain, top)

@@ -14,7 +14,8 @@ Options:
 - `force`: schedule kinds to take whenever their guard passes, first match wins
   (e.g. `force="gpu.cublas_gemm"` or `force="gpu.matmul_tiled,gpu.rows"`);
 - `explain`: print, per nest and group, every candidate with its guard, predicted
-  time and parameters, and the winner, to stderr.
+  time and parameters, and the winner, to stderr;
+- `cores` (cpu target): plan for this many cores instead of the host's.
 
     aicf-opt prog.mlir -p 'aicf-infer-shapes,aicf-lower-to-loops,aicf-plan{target=h100 explain=true}'
 """
@@ -138,9 +139,16 @@ class SchedulePass(ModulePass):
     force: str = ""
     explain: bool = False
     top: int = 5
+    # cpu target: plan for this many cores instead of the host's (tests, cross-planning)
+    cores: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        planner = Planner(resolve_target(self.target), tuple(k for k in self.force.split(",") if k), self.top)
+        from dataclasses import replace
+
+        target = resolve_target(self.target)
+        if self.cores > 0 and isinstance(target, CpuTarget):
+            target = replace(target, cores=self.cores)
+        planner = Planner(target, tuple(k for k in self.force.split(",") if k), self.top)
         out: list[str] | None = [] if self.explain else None
         for fn in [o for o in op.ops if isinstance(o, func.FuncOp)]:
             planner.plan_function(fn, out)

@@ -94,16 +94,17 @@ def test_cuda_without_gpu_is_a_clear_error():
 def test_examples_emit_c_that_cc_compiles(path, tmp_path):
     """What `aicf-opt -p aicf-infer-shapes,aicf-lower-to-loops,aicf-plan{target=cpu} -t c`
     prints, then cc -fopenmp."""
-    from aicf.backend.c.emit import emit_c
+    from aicf.backend.c.emit import emit_c_unit
     from aicf.compiler import run_pipeline
 
     module = parse_module(make_context(), path.read_text(), str(path))
     run_pipeline(module, ["aicf-infer-shapes", "aicf-lower-to-loops", "aicf-plan{target=cpu}"])
-    c = emit_c(module)
+    c, flags, _ = emit_c_unit(module)  # the flags name BLAS's headers when a nest calls it
     src = tmp_path / (path.stem + ".c")
     src.write_text(c)
     subprocess.run(
-        ["cc", "-std=gnu11", "-fopenmp", "-c", str(src), "-o", str(tmp_path / "x.o")],
+        ["cc", "-std=gnu11", "-fopenmp", *[f for f in flags if f.startswith(("-I", "-D"))],
+         "-c", str(src), "-o", str(tmp_path / "x.o")],
         check=True,
     )
 

@@ -29,7 +29,7 @@ def softmax_ref(x: np.ndarray, ax: int) -> np.ndarray:
     "R, C, ax, per_slice",
     [
         (300, 129, -1, True),  # big and many rows: threads split the rows
-        (37, 129, -1, True),  # small: one thread, still per slice
+        (9, 129, -1, True),  # small (below the parallel break-even): one thread, still per slice
         (129, 300, 0, True),  # shared dim = columns (strided slices)
         (8, 8192, -1, False),  # few big rows: each member nest uses the threads
         (1, 5, -1, True),
