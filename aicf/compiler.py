@@ -28,6 +28,7 @@ from aicf.context import make_context
 from aicf.diagnostics import parse_module, verify_module
 from aicf.dtypes import as_bf16_bits, numpy_dtype
 from aicf.errors import AicfError, ArgumentError, CompileError
+from aicf.lru import LruCache
 
 TENSOR_PIPELINE: list[str] = [
     "aicf-infer-shapes",
@@ -42,7 +43,7 @@ loop level, in order. `compile(..., fuse=False)` leaves out aicf-fuse."""
 
 TARGETS = ("cpu", "cuda")
 
-_CPU_MODULES: dict[tuple[str, bool], object] = {}
+_CPU_MODULES: LruCache = LruCache(16)
 """MLIR text -> its built CpuModule, so compiling several entries of one module (or
 the same text again) lowers and builds it once. The lowered module is shared by those
 Executables: treat `exe.module` as read-only."""
@@ -260,8 +261,10 @@ class SpecializingExecutable:
     Each call specialises the tensor-level program on the shapes of its arguments
     (the `?` extents become the call's sizes, then shapes are inferred and the program
     lowered and built as any static one) and caches the specialised Executable per
-    shape tuple, as a JIT does. A static extent or the rank still must match: a
-    mismatch raises ArgumentError naming the argument.
+    shape tuple, as a JIT does (the most recently used `$AICF_MEMORY_CACHE_ENTRIES`,
+    aicf/lru.py; an evicted one is unloaded when no longer referenced). A static
+    extent or the rank still must match: a mismatch raises ArgumentError naming the
+    argument.
     """
 
     def __init__(self, module: ModuleOp, entry: str, target: str, debug: bool, fuse: bool):
@@ -275,7 +278,7 @@ class SpecializingExecutable:
         self._arg_names = [
             a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)
         ]
-        self.specializations: dict[tuple[tuple[int, ...], ...], Executable] = {}
+        self.specializations: LruCache = LruCache()  # shapes -> Executable
 
     def __repr__(self) -> str:
         ins = ", ".join(f"{n}: {t}" for n, t in zip(self._arg_names, self._arg_types))
@@ -397,8 +400,6 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
         if cached is None:
             cached = CpuModule(module)
             if key is not None:
-                if len(_CPU_MODULES) >= 16:
-                    _CPU_MODULES.pop(next(iter(_CPU_MODULES)))
                 _CPU_MODULES[key] = cached
         program = CpuProgram(cached, name)
         source = program.source

@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 from aicf.errors import AicfError
 from aicf.frontend.tensor import spec_of
 from aicf.frontend.tracer import trace
+from aicf.lru import LruCache
 
 
 def _compile(module: ModuleOp, target: str):
@@ -40,7 +41,7 @@ class JitFunction:
         self.fn = fn
         self.target = target
         self.num_compilations = 0
-        self._cache: dict[tuple, Any] = {}
+        self._cache: LruCache = LruCache()
 
     def _key(self, args: tuple[Any, ...]) -> tuple:
         specs = tuple(spec_of(a) for a in args)

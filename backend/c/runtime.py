@@ -9,12 +9,17 @@ inputs are contiguous, into a variant whose argument type carries a
 built once and cached (in memory here, on disk by `build`). Only arrays whose strides
 are not a multiple of the element size (e.g. a field of a structured array) are copied.
 Outputs are allocated by the runtime (C-contiguous).
+
+A module's libraries are closed (dlclose) when the CpuModule is garbage collected, so
+the bounded in-memory caches above it (aicf/lru.py) bound the libraries mapped.
 """
 
 from __future__ import annotations
 
+import _ctypes
 import ctypes
 import threading
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -56,6 +61,14 @@ def _strided_variant(module: ModuleOp, entry: str, strided: Sequence[bool]) -> M
     return module
 
 
+def _close_all(libs: list[ctypes.CDLL]) -> None:
+    # Only the module's own function pointers point into these libraries, and they
+    # die with it, so nothing can call into a closed library.
+    for lib in libs:
+        _ctypes.dlclose(lib._handle)
+    libs.clear()
+
+
 class CpuModule:
     """A loop-level module built for the cpu target: C emitted for every function and
     built into one shared library. Strided variants of an entry are built on demand.
@@ -67,6 +80,7 @@ class CpuModule:
         self._variants: dict[tuple[str, tuple[bool, ...]], ctypes._CFuncPtr] = {}
         self._libs: list[ctypes.CDLL] = []
         self._lock = threading.Lock()
+        weakref.finalize(self, _close_all, self._libs)
         self._libs.append(ctypes.CDLL(str(build_shared_library(self.source, LINK_FLAGS))))
 
     def function(self, entry: str, strided: tuple[bool, ...]):
