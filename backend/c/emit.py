@@ -81,6 +81,7 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
+from aicf.backend.symbols import c_symbol, check_distinct
 from aicf.diagnostics import op_error
 from aicf.dialects.loop import Combiner, GroupOp, NestOp, YieldOp
 
@@ -102,7 +103,7 @@ LINK_FLAGS = ("-lmvec", "-lm")
 
 def c_func_name(name: str) -> str:
     """The exported C symbol of `func.func @name`."""
-    return "aicf_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return c_symbol(name, "aicf_")
 
 
 # --- types ------------------------------------------------------------------------------
@@ -871,6 +872,11 @@ class ModuleEmitter:
 
     def emit(self) -> str:
         _check_loop_level(self.module)
+        check_distinct(
+            (op, op.sym_name.data, c_symbol(op.sym_name.data, "g_" if op.name == "memref.global" else "aicf_"))  # type: ignore[attr-defined]
+            for op in self.module.ops
+            if op.name == "memref.global" or isinstance(op, FuncOp)
+        )
         for op in self.module.ops:
             if op.name == "memref.global":
                 self.emit_global(op)
@@ -884,7 +890,7 @@ class ModuleEmitter:
 
     def emit_global(self, op: Operation) -> None:
         t = op.type  # type: ignore[attr-defined]
-        name = "g_" + re.sub(r"[^A-Za-z0-9_]", "_", op.sym_name.data)  # type: ignore[attr-defined]
+        name = c_symbol(op.sym_name.data, "g_")  # type: ignore[attr-defined]
         init = op.initial_value  # type: ignore[attr-defined]
         assert isinstance(t, MemRefType)
         shape = static_shape(t, op)

@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from aicf.backend.c_syntax import cmpf_expr
+from aicf.backend.symbols import c_symbol, check_distinct, ir_name
 from aicf.diagnostics import op_error
 from aicf.dialects import gpu
 from aicf.errors import CompileError
@@ -246,11 +247,12 @@ class KernelPrinter:
             else:
                 params.append(f"{self.ctype(t)} {name}")
         mt, mb = k.bounds
-        head = f'extern "C" __global__ void __launch_bounds__({mt}, {mb}) {k.kernel_name}(' + ", ".join(params) + ") {"
+        symbol = kernel_symbol(k.kernel_name)
+        head = f'extern "C" __global__ void __launch_bounds__({mt}, {mb}) {symbol}(' + ", ".join(params) + ") {"
         sched = k.attributes.get("aicf.schedule")
         pre = []
         if sched is not None:
-            pre.append(f"// {k.kernel_name}: {sched.data}")  # type: ignore[attr-defined]
+            pre.append(f"// {symbol}: " + " ".join(sched.data.split()).rstrip("\\"))  # type: ignore[attr-defined]
         pre.append(f"// grid = {list(k.grid_dims)} block = {list(k.block_dims)} smem = {k.smem_bytes}")
         if k.smem_bytes:
             self.line("extern __shared__ __align__(16) unsigned char aicf_dyn_smem[];")
@@ -493,6 +495,11 @@ class KernelPrinter:
         self.line("}")
 
 
+def kernel_symbol(name: str) -> str:
+    """The CUDA symbol of `aicf_gpu.kernel @name` (what the runtime looks up)."""
+    return c_symbol(name)
+
+
 def kernels_of(module: ModuleOp) -> list[gpu.KernelOp]:
     return [op for op in module.walk() if isinstance(op, gpu.KernelOp)]
 
@@ -510,14 +517,16 @@ def emit_cuda(module: ModuleOp) -> str:
                 "aicf_tensor.") else "aicf-lower-to-gpu"
             raise op_error(op, f"is not at the GPU level: run {level} before -t cuda")
     parts = [PRELUDE]
-    for k in kernels_of(module):
+    kernels = kernels_of(module)
+    check_distinct((k, k.kernel_name, kernel_symbol(k.kernel_name)) for k in kernels)
+    for k in kernels:
         parts.append(emit_kernel(k))
     for op in module.ops:
         if isinstance(op, func.FuncOp):
             launches = [o for o in op.walk() if isinstance(o, gpu.LaunchOp)]
             if launches:
-                parts.append(f"// host @{op.sym_name.data}: " + ", ".join(
-                    f"{l.kernel_name}<<<{list(l.grid_dims)}, {list(l.block_dims)}, {l.smem_bytes}>>>" for l in launches))
+                parts.append(f"// host {ir_name(op.sym_name.data)}: " + ", ".join(
+                    f"{kernel_symbol(l.kernel_name)}<<<{list(l.grid_dims)}, {list(l.block_dims)}, {l.smem_bytes}>>>" for l in launches))
     return "\n\n".join(parts) + "\n"
 
 
