@@ -8,7 +8,7 @@ the same way (a FileLineColLoc).
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, MemRefType, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
@@ -101,6 +101,23 @@ def verify_module(module: ModuleOp) -> None:
             if msg.startswith(prefix):
                 msg = msg[len(prefix):]
             raise op_error(op, msg) from None
+        _check_sizes(op)
+
+
+def _check_sizes(op: Operation) -> None:
+    """Shaped values whose size overflows int64 are an error where they are defined
+    (before a pass or the emitter computes with them)."""
+    from aicf.dialects.shape_rules import size_problem
+
+    values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
+    for v in values:
+        t = v.type
+        if isinstance(t, TensorType | MemRefType):
+            elt = t.get_element_type()
+            bits = getattr(elt, "bitwidth", 64)
+            why = size_problem(t.get_shape(), bits if isinstance(bits, int) else 64)
+            if why is not None:
+                raise op_error(op, f"{t} {why}")
 
 
 def format_parse_error(e) -> str:
