@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import Enum
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import (
     AffineMapAttr,
@@ -49,7 +49,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     i64,
 )
-from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
+from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
     IRDLOperation,
@@ -62,7 +62,15 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import HasParent, IsTerminator, NoTerminator, Pure, RecursiveMemoryEffect
+from xdsl.traits import (
+    EffectInstance,
+    HasParent,
+    IsTerminator,
+    MemoryEffectKind,
+    NoTerminator,
+    Pure,
+    RecursiveMemoryEffect,
+)
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -93,6 +101,24 @@ class Combiner(str, Enum):
         raise ValueError("the `none` combiner has no identity")
 
 
+class NestMemoryEffect(RecursiveMemoryEffect):
+    """A nest reads its inputs and writes its outputs (on top of its body's effects,
+    none for scalar arith/math): it has no results, so without these, canonicalize,
+    cse and dce would delete it."""
+
+    @classmethod
+    def get_effects(cls, op: Operation):
+        effects = super().get_effects(op)
+        if effects is None:
+            return None
+        nest = cast(NestOp, op)
+        return {
+            *effects,
+            *(EffectInstance(MemoryEffectKind.READ, v) for v in nest.inputs),
+            *(EffectInstance(MemoryEffectKind.WRITE, v) for v in nest.outputs),
+        }
+
+
 @irdl_op_definition
 class NestOp(IRDLOperation):
     """A loop nest over a static iteration domain with explicit access maps.
@@ -114,7 +140,7 @@ class NestOp(IRDLOperation):
     body = region_def("single_block")
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect())
+    traits = traits_def(NestMemoryEffect())
 
     def __init__(
         self,
