@@ -8,7 +8,16 @@ the same way (a FileLineColLoc).
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, MemRefType, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
@@ -102,6 +111,23 @@ def verify_module(module: ModuleOp) -> None:
                 msg = msg[len(prefix):]
             raise op_error(op, msg) from None
         _check_sizes(op)
+        if "aicf.num_outputs" in op.attributes:
+            _check_num_outputs(op)
+
+
+def _check_num_outputs(op: Operation) -> None:
+    attr = op.attributes["aicf.num_outputs"]
+    nargs = len(op.regions[0].blocks[0].args) if op.regions and op.regions[0].blocks else 0
+    ok = (
+        isinstance(attr, IntegerAttr)
+        and not (isinstance(attr.type, IntegerType) and attr.type.width.data == 1)
+        and 0 <= attr.value.data <= nargs
+    )
+    if not ok:
+        raise op_error(
+            op, f"aicf.num_outputs must be an integer from 0 to {nargs} (the argument "
+            f"count), got {attr}"
+        )
 
 
 def _check_sizes(op: Operation) -> None:

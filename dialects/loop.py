@@ -73,6 +73,8 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from aicf.dialects.affine_intervals import DivisionByZero, expr_range
+
 
 class Iterator(str, Enum):
     PARALLEL = "parallel"
@@ -99,6 +101,26 @@ class Combiner(str, Enum):
         if self is Combiner.MIN:
             return float("inf") if is_float else 2 ** (int_width - 1) - 1
         raise ValueError("the `none` combiner has no identity")
+
+
+def _verify_in_bounds(i: int, m: AffineMap, t: MemRefType, extents: Sequence[int]) -> None:
+    """Every index map #i produces over the domain lies inside the buffer of type t."""
+    if 0 in extents:  # an empty domain accesses nothing
+        return
+    box = [(0, e - 1) for e in extents]
+    for d, (r, size) in enumerate(zip(m.results, t.get_shape())):
+        try:
+            rng = expr_range(r, box)
+        except DivisionByZero:
+            raise VerifyException(f"map #{i} ({m}) divides by 0") from None
+        if rng is None or size < 0:  # not bounded by this analysis / dynamic extent
+            continue
+        bad = rng[0] if rng[0] < 0 else rng[1] if rng[1] >= size else None
+        if bad is not None:
+            raise VerifyException(
+                f"map #{i} ({m}) reaches index {bad} of dim {d} of {t} (extent {size}) "
+                f"over the domain {list(extents)}"
+            )
 
 
 class NestMemoryEffect(RecursiveMemoryEffect):
@@ -245,6 +267,7 @@ class NestOp(IRDLOperation):
                     f"map #{i} ({m}) has {len(m.results)} results for a rank-"
                     f"{operand.type.get_num_dims()} operand {operand.type}"
                 )
+            _verify_in_bounds(i, m, operand.type, extents)
         if len(self.combiners) != len(self.outputs):
             raise VerifyException(
                 f"expected {len(self.outputs)} combiners, got {len(self.combiners)}"

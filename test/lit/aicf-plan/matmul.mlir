@@ -43,7 +43,7 @@ func.func @odd_f16(%a: memref<2x64x128xf16>, %b: memref<128x33xf16>, %c: memref<
 // parallel dim), a sum whose body is not a product. No schedule.
 // CHECK-LABEL: func.func @others
 // CHECK-NOT: aicf.schedule
-func.func @others(%x: memref<8x16xf32>, %v: memref<16xf32>, %y: memref<8x16xf32>, %z: memref<8xf32>, %s: memref<8x16xf32>) attributes {aicf.num_outputs = 3 : i64} {
+func.func @others(%x: memref<8x16xf32>, %v: memref<16xf32>, %y: memref<8x16xf32>, %z: memref<8xf32>, %s: memref<8x8xf32>) attributes {aicf.num_outputs = 3 : i64} {
   aicf_loop.nest domain = [8, 16] iterators = [parallel, parallel]
       ins(%x : memref<8x16xf32>) outs(%y : memref<8x16xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0, d1)] {
@@ -58,8 +58,8 @@ func.func @others(%x: memref<8x16xf32>, %v: memref<16xf32>, %y: memref<8x16xf32>
     %p = arith.mulf %a, %b : f32
     aicf_loop.yield %p : f32
   }
-  aicf_loop.nest domain = [8, 16, 16] iterators = [parallel, parallel, reduction]
-      ins(%x, %x : memref<8x16xf32>, memref<8x16xf32>) outs(%s : memref<8x16xf32>)
+  aicf_loop.nest domain = [8, 8, 16] iterators = [parallel, parallel, reduction]
+      ins(%x, %x : memref<8x16xf32>, memref<8x16xf32>) outs(%s : memref<8x8xf32>)
       maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d1, d2), (d0, d1, d2) -> (d0, d1)] combiners = [add] {
   ^bb0(%a: f32, %b: f32):
     %p = arith.addf %a, %b : f32
