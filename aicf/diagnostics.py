@@ -9,6 +9,7 @@ the same way (a FileLineColLoc).
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
+    AnyFloat,
     FileLineColLoc,
     IntAttr,
     IntegerAttr,
@@ -23,6 +24,19 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from aicf.errors import CompileError
+
+
+class _HexTensorElement(Parser._TensorLiteralElement):
+    def to_type(self, parser, type):
+        if isinstance(type, AnyFloat):
+            assert isinstance(self.value, int)
+            size = type.compile_time_size
+            if self.value >= 1 << (8 * size):
+                parser.raise_error(
+                    f"hexadecimal float literal does not fit in {type}", at_position=self.span
+                )
+            return next(type.iter_unpack(self.value.to_bytes(size, "little")))
+        return super().to_type(parser, type)
 
 
 class LocatedParser(Parser):
@@ -53,6 +67,16 @@ class LocatedParser(Parser):
                     uses[undefined[0]].end,
                 )
             raise
+
+    def _parse_tensor_literal_element(self):
+        # A hexadecimal element of a float tensor is the float's bit pattern (MLIR's
+        # meaning, and how xDSL prints NaN and Inf inside dense<>); xDSL's parser would
+        # read it as an integer value. Scalar float attributes already get this right.
+        hex_token = self._current_token.text[:2] in ("0x", "0X")
+        element = super()._parse_tensor_literal_element()
+        if hex_token and isinstance(element.value, int):
+            element.__class__ = _HexTensorElement
+        return element
 
     def _parse_op_result_list(self):
         results = super()._parse_op_result_list()
