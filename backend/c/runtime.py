@@ -12,12 +12,18 @@ Outputs are allocated by the runtime (C-contiguous).
 
 A module's libraries are closed (dlclose) when the CpuModule is garbage collected, so
 the bounded in-memory caches above it (aicf/lru.py) bound the libraries mapped.
+
+fork(): the OpenMP runtime's thread pool does not survive fork (a child that enters a
+parallel region waits forever for its parent's threads), so a forked child runs the
+cpu target single-threaded: correct, not parallel. For parallel children use the
+"spawn" or "forkserver" start method of multiprocessing.
 """
 
 from __future__ import annotations
 
 import _ctypes
 import ctypes
+import os
 import threading
 import weakref
 from collections.abc import Sequence
@@ -59,6 +65,21 @@ def _strided_variant(module: ModuleOp, entry: str, strided: Sequence[bool]) -> M
                 i, MemRefType(t.get_element_type(), t.get_shape(), layout), rewriter
             )
     return module
+
+
+_OPENMP_RUNTIMES = ("libgomp.so.1", "libomp.so", "libomp.so.5", "libiomp5.so")
+
+
+def _serial_after_fork() -> None:
+    for name in _OPENMP_RUNTIMES:
+        try:  # only a runtime this process has loaded (RTLD_NOLOAD loads nothing)
+            omp = ctypes.CDLL(name, mode=os.RTLD_NOLOAD)
+        except OSError:
+            continue
+        omp.omp_set_num_threads(1)
+
+
+os.register_at_fork(after_in_child=_serial_after_fork)
 
 
 def _close_all(libs: list[ctypes.CDLL]) -> None:
