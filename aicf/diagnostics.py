@@ -11,6 +11,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import (
     AnyFloat,
     FileLineColLoc,
+    FunctionType,
     IntAttr,
     IntegerAttr,
     IntegerType,
@@ -141,7 +142,8 @@ def verify_module(module: ModuleOp) -> None:
 
 def _check_num_outputs(op: Operation) -> None:
     attr = op.attributes["aicf.num_outputs"]
-    nargs = len(op.regions[0].blocks[0].args) if op.regions and op.regions[0].blocks else 0
+    ftype = getattr(op, "function_type", None)  # a declaration has no block to count
+    nargs = len(ftype.inputs.data) if isinstance(ftype, FunctionType) else 0
     ok = (
         isinstance(attr, IntegerAttr)
         and not (isinstance(attr.type, IntegerType) and attr.type.width.data == 1)
