@@ -68,18 +68,34 @@ def _strided_variant(module: ModuleOp, entry: str, strided: Sequence[bool]) -> M
 
 
 _OPENMP_RUNTIMES = ("libgomp.so.1", "libomp.so", "libomp.so.5", "libiomp5.so")
+_openmp: list[ctypes.CDLL] = []  # the OpenMP runtime, held open for good
+
+
+def _hold_openmp_runtime() -> None:
+    """Keep the OpenMP runtime our libraries loaded: closing the last of them must
+    not unload it under its own idle pool threads (a crash)."""
+    if _openmp:
+        return
+    for name in _OPENMP_RUNTIMES:
+        try:  # only a runtime already loaded (RTLD_NOLOAD loads nothing, counts a reference)
+            _openmp.append(ctypes.CDLL(name, mode=os.RTLD_NOLOAD))
+            return
+        except OSError:
+            continue
 
 
 def _serial_after_fork() -> None:
-    for name in _OPENMP_RUNTIMES:
-        try:  # only a runtime this process has loaded (RTLD_NOLOAD loads nothing)
-            omp = ctypes.CDLL(name, mode=os.RTLD_NOLOAD)
-        except OSError:
-            continue
+    for omp in _openmp:
         omp.omp_set_num_threads(1)
 
 
 os.register_at_fork(after_in_child=_serial_after_fork)
+
+
+def _load(path) -> ctypes.CDLL:
+    lib = ctypes.CDLL(str(path))
+    _hold_openmp_runtime()
+    return lib
 
 
 def _close_all(libs: list[ctypes.CDLL]) -> None:
@@ -102,7 +118,7 @@ class CpuModule:
         self._libs: list[ctypes.CDLL] = []
         self._lock = threading.Lock()
         weakref.finalize(self, _close_all, self._libs)
-        self._libs.append(ctypes.CDLL(str(build_shared_library(self.source, LINK_FLAGS))))
+        self._libs.append(_load(build_shared_library(self.source, LINK_FLAGS)))
 
     def function(self, entry: str, strided: tuple[bool, ...]):
         key = (entry, strided)
@@ -114,7 +130,7 @@ class CpuModule:
                 return self._variants[key]
             if any(strided):
                 source = emit_c(_strided_variant(self.module, entry, strided))
-                lib = ctypes.CDLL(str(build_shared_library(source, LINK_FLAGS)))
+                lib = _load(build_shared_library(source, LINK_FLAGS))
                 self._libs.append(lib)
             else:
                 lib = self._libs[0]

@@ -216,3 +216,32 @@ def test_cubins_share_the_checked_cache(tmp_path, monkeypatch):
     rt._MODULES.clear()
     assert rt.load_module("kernel", arch="sm_90").data == b"cubin of kernel"
     assert rt.STATS["compiles"] == 2
+
+
+def test_unloading_every_library_keeps_the_openmp_runtime(tmp_path):
+    """The last library closed must not take the OpenMP runtime (and its idle pool
+    threads' code) with it."""
+    code = textwrap.dedent(
+        """
+        import gc, numpy as np, aicf
+        SRC = '''
+        func.func @f(%x: tensor<256x256xf32>) -> tensor<*xf32> {
+          %0 = aicf_tensor.OP %x : (tensor<256x256xf32>) -> tensor<*xf32>
+          func.return %0 : tensor<*xf32>
+        }'''
+        x = np.ones((256, 256), np.float32)
+        for op in ("sin", "cos", "exp"):
+            exe = aicf.compile(SRC.replace("OP", op), fuse=False)
+            exe(x)
+            del exe
+            aicf.compiler._CPU_MODULES.clear()
+            gc.collect()
+        print("ok")
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "AICF_CACHE_DIR": str(tmp_path / "c"), "OMP_NUM_THREADS": "2"},
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
