@@ -25,7 +25,7 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from aicf.context import make_context
-from aicf.diagnostics import parse_module, verify_module
+from aicf.diagnostics import decode_source, op_error, parse_module, verify_module
 from aicf.dtypes import as_bf16_bits, numpy_dtype
 from aicf.errors import AicfError, ArgumentError, CompileError
 from aicf.lru import LruCache
@@ -88,10 +88,10 @@ def _load(src) -> ModuleOp:
     ):
         path = Path(src)
         try:
-            text = path.read_text()
+            data = path.read_bytes()
         except OSError as e:
             raise CompileError(f"cannot read {path}: {e.strerror}") from None
-        return parse_module(make_context(), text, str(path))
+        return parse_module(make_context(), decode_source(data, str(path)), str(path))
     if isinstance(src, str):
         return parse_module(make_context(), src, "<string>")
     raise TypeError(
@@ -125,17 +125,26 @@ def run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
         verify_module(module)
 
 
+def _with_body(func: FuncOp) -> FuncOp:
+    if func.is_declaration:
+        raise op_error(
+            func, f"@{func.sym_name.data} has no body (a declaration, or the file is cut "
+            "short): nothing to run"
+        )
+    return func
+
+
 def _select_entry(module: ModuleOp, entry: str | None) -> FuncOp:
     funcs = [op for op in module.ops if isinstance(op, FuncOp)]
     if entry is not None:
         for f in funcs:
             if f.sym_name.data == entry:
-                return f
+                return _with_body(f)
         names = ", ".join("@" + f.sym_name.data for f in funcs) or "none"
         raise CompileError(f"no function @{entry} in the module (functions: {names})")
     public = [f for f in funcs if f.sym_visibility is None or f.sym_visibility.data == "public"]
     if len(public) == 1:
-        return public[0]
+        return _with_body(public[0])
     if not public:
         raise CompileError("the module has no public function to run")
     names = ", ".join("@" + f.sym_name.data for f in public)
@@ -220,6 +229,8 @@ class Executable:
                 a = np.asarray(a)
             if spec.is_bf16:
                 a = as_bf16_bits(a)
+            elif isinstance(a, np.ndarray) and a.dtype.newbyteorder("=") == spec.dtype:
+                a = a.astype(spec.dtype, copy=False)  # byte-swapped: native order
             if not (hasattr(a, "dtype") and hasattr(a, "shape")):
                 raise ArgumentError(
                     f"{where}: expected {spec.describe()}, got {type(a).__name__}"

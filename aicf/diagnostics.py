@@ -8,6 +8,8 @@ the same way (a FileLineColLoc).
 
 from __future__ import annotations
 
+import math
+
 from xdsl.dialects.builtin import (
     AnyFloat,
     FileLineColLoc,
@@ -27,17 +29,31 @@ from xdsl.utils.exceptions import VerifyException
 from aicf.errors import CompileError
 
 
-class _HexTensorElement(Parser._TensorLiteralElement):
+# significand bits (with the hidden one) and largest exponent of the float types
+_FLOAT_FORMATS = {"f16": (11, 15), "bf16": (8, 127), "f32": (24, 127), "f64": (53, 1023)}
+
+
+class _TensorElement(Parser._TensorLiteralElement):
+    """An element of a dense<> literal, converted as MLIR does: a hexadecimal element
+    of a float tensor is the float's bit pattern (how xDSL prints NaN and Inf; xDSL's
+    parser reads it as an integer value), and a decimal that rounds past the largest
+    finite value of the type is an error (xDSL's printer would crash on it)."""
+
     def to_type(self, parser, type):
-        if isinstance(type, AnyFloat):
+        if not isinstance(type, AnyFloat):
+            return super().to_type(parser, type)
+        if self.hex:
             assert isinstance(self.value, int)
             size = type.compile_time_size
             if self.value >= 1 << (8 * size):
-                parser.raise_error(
-                    f"hexadecimal float literal does not fit in {type}", at_position=self.span
-                )
+                parser.raise_error(f"{self.span.text} does not fit in {type}", at_position=self.span)
             return next(type.iter_unpack(self.value.to_bytes(size, "little")))
-        return super().to_type(parser, type)
+        value = super().to_type(parser, type)
+        bits, emax = _FLOAT_FORMATS.get(str(type), (None, None))
+        # round to nearest even overflows at max + half an ulp: 2^(emax+1) - 2^(emax-bits)
+        if bits is not None and math.isfinite(value) and abs(value) >= 2.0 ** (emax + 1) - 2.0 ** (emax - bits):
+            parser.raise_error(f"{self.span.text} is out of the range of {type}", at_position=self.span)
+        return value
 
 
 class LocatedParser(Parser):
@@ -59,6 +75,8 @@ class LocatedParser(Parser):
 
         try:
             return super().parse_module(allow_implicit_module)
+        except RecursionError:
+            self.raise_error(NESTED_TOO_DEEPLY, self._current_token.span)
         except ParseError:
             undefined = [n for n in self.forward_ssa_references]
             uses = self.__dict__.get("_first_use", {})
@@ -70,13 +88,10 @@ class LocatedParser(Parser):
             raise
 
     def _parse_tensor_literal_element(self):
-        # A hexadecimal element of a float tensor is the float's bit pattern (MLIR's
-        # meaning, and how xDSL prints NaN and Inf inside dense<>); xDSL's parser would
-        # read it as an integer value. Scalar float attributes already get this right.
         hex_token = self._current_token.text[:2] in ("0x", "0X")
         element = super()._parse_tensor_literal_element()
-        if hex_token and isinstance(element.value, int):
-            element.__class__ = _HexTensorElement
+        element.__class__ = _TensorElement
+        element.hex = hex_token and isinstance(element.value, int)
         return element
 
     def _parse_op_result_list(self):
@@ -105,6 +120,22 @@ class LocatedParser(Parser):
                 StringAttr(loc.file), IntAttr(loc.line + self.line_offset), IntAttr(loc.col)
             )
         return op
+
+
+NESTED_TOO_DEEPLY = "the input is nested too deeply for aicf (Python's recursion limit)"
+
+
+def decode_source(data: bytes, name: str) -> str:
+    """`data` as UTF-8 text; a located CompileError at the first byte that is not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise CompileError(
+            f"{name}:{line}:{col}: error: the input is not UTF-8 text "
+            f"(byte {data[e.start]:#04x})"
+        ) from None
 
 
 def location_of(op: Operation) -> str:
