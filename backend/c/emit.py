@@ -81,7 +81,7 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
-from aicf.backend.c_syntax import int_division_expr, int_division_helpers
+from aicf.backend.c_syntax import int_helper_call, int_helpers
 from aicf.backend.symbols import c_symbol, check_distinct
 from aicf.diagnostics import op_error
 from aicf.dialects.loop import Combiner, GroupOp, NestOp, YieldOp
@@ -237,7 +237,7 @@ static inline uint16_t aicf_f32_to_bf16(float f) {
 #define AICF_FMIN(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
 #define AICF_IMAX(a, b) ((a) > (b) ? (a) : (b))
 #define AICF_IMIN(a, b) ((a) < (b) ? (a) : (b))
-""" + int_division_helpers("static inline") + r"""/* the index helpers take the division helpers' results for b == 0 and -1 */
+""" + int_helpers("static inline") + r"""/* the index helpers take the division helpers' results for b == 0 and -1 */
 static inline int64_t aicf_floordiv(int64_t a, int64_t b) {
   if (b == 0 || b == -1) return aicf_divsi64(a, b);
   int64_t q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
@@ -398,9 +398,9 @@ class BodyEmitter:
             self.define(op, f"{ins[0]} {_FBIN[n]} {ins[1]}")
         elif n in _IBIN:
             self.define(op, f"({ct})({ins[0]} {_IBIN[n]} {ins[1]})")
-        elif n in ("arith.divsi", "arith.remsi"):
+        elif n in ("arith.divsi", "arith.remsi", "math.ipowi"):
             width = op.operands[0].type.width.data if isinstance(op.operands[0].type, IntegerType) else 64  # type: ignore[attr-defined]
-            self.define(op, f"({ct}){int_division_expr(n, width, ins[0], ins[1])}")
+            self.define(op, f"({ct}){int_helper_call(n, width, ins[0], ins[1])}")
         elif n == "arith.negf":
             self.define(op, f"-{ins[0]}")
         elif n == "arith.remf":

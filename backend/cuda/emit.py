@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from aicf.backend.c_syntax import cmpf_expr, int_division_expr, int_division_helpers
+from aicf.backend.c_syntax import cmpf_expr, int_helper_call, int_helpers
 from aicf.backend.symbols import c_symbol, check_distinct, ir_name
 from aicf.diagnostics import op_error
 from aicf.dialects import gpu
@@ -84,7 +84,7 @@ AICF_WARP_REDUCE(min, double) AICF_WARP_REDUCE(mul, double) AICF_WARP_REDUCE(add
 AICF_WARP_REDUCE(max, int) AICF_WARP_REDUCE(min, int) AICF_WARP_REDUCE(mul, int)
 AICF_WARP_REDUCE(add, long long) AICF_WARP_REDUCE(max, long long)
 AICF_WARP_REDUCE(min, long long) AICF_WARP_REDUCE(mul, long long)
-""" + int_division_helpers("__device__ __forceinline__")
+""" + int_helpers("__device__ __forceinline__")
 
 
 def scalar_ctype(t: Attribute, index: str = "int") -> str:
@@ -285,10 +285,10 @@ class KernelPrinter:
         elif name in _BIN_I:
             a, b = op.operands
             self.define(op.results[0], f"{self.n(a)} {_BIN_I[name]} {self.n(b)}")
-        elif name in ("arith.divsi", "arith.remsi"):
+        elif name in ("arith.divsi", "arith.remsi", "math.ipowi"):
             a, b = op.operands
             width = a.type.width.data if isinstance(a.type, IntegerType) else 64
-            expr = int_division_expr(name, width, self.n(a), self.n(b))
+            expr = int_helper_call(name, width, self.n(a), self.n(b))
             self.define(op.results[0], f"({self.ctype(a.type)}){expr}")
         elif name in ("arith.divui", "arith.remui", "arith.shrui"):
             a, b = op.operands

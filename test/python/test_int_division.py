@@ -1,6 +1,7 @@
-"""Integer division and remainder never trap: x / 0 and x % 0 give 0 (NumPy's x // 0
-and x % 0), INT_MIN / -1 wraps to INT_MIN and INT_MIN % -1 is 0 (NumPy's, with
-its overflow warning), on the cpu target and in the CUDA C it emits."""
+"""Integer division, remainder and power have defined results, never a trap: x / 0
+and x % 0 give 0 (NumPy's x // 0 and x % 0), INT_MIN / -1 wraps to INT_MIN and
+INT_MIN % -1 is 0 (NumPy's, with its overflow warning), on the cpu target and in the
+CUDA C it emits; integer pow (which reached the C emitter unsupported) works."""
 
 from __future__ import annotations
 
@@ -88,7 +89,7 @@ def test_aicf_run_on_integer_division_does_not_die(tmp_path):
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 def test_cuda_division_uses_the_defined_helpers():
-    from aicf.backend.c_syntax import int_division_helpers
+    from aicf.backend.c_syntax import int_helpers
     from aicf.backend.cuda.emit import emit_cuda
     from aicf.compiler import run_pipeline
     from aicf.context import make_context
@@ -98,7 +99,7 @@ def test_cuda_division_uses_the_defined_helpers():
     run_pipeline(module, ["aicf-infer-shapes", "aicf-lower-to-loops", "aicf-lower-to-gpu"])
     src = emit_cuda(module)
     assert "aicf_divsi32(" in src
-    helpers = int_division_helpers("__device__ __forceinline__")
+    helpers = int_helpers("__device__ __forceinline__")
     assert helpers in src
     # ... and the helpers compute the defined results (compiled for the host by nvcc)
     x, y = hostile_operands(np.int32)
@@ -112,3 +113,26 @@ def test_cuda_division_uses_the_defined_helpers():
                    capture_output=True)  # fmt: skip
     got = subprocess.run([os.path.join(d, "t")], capture_output=True, text=True, check=True)
     np.testing.assert_array_equal(np.array(got.stdout.split(), np.int32), reference(x, y, "divsi"))
+
+
+POW = """
+func.func @pow(%x: tensor<10x{t}>, %y: tensor<10x{t}>) -> tensor<*x{t}> {{
+  %0 = aicf_tensor.pow %x, %y : (tensor<10x{t}>, tensor<10x{t}>) -> tensor<*x{t}>
+  func.return %0 : tensor<*x{t}>
+}}
+"""
+
+
+def test_integer_pow():
+    """x ** n wraps like NumPy's; a negative n (an error in NumPy) gives the integer
+    part of 1 / x ** |n|: 1 for x = 1, +-1 for x = -1, else 0 (0 for x = 0 too)."""
+    dtype = np.int32
+    x = np.array([2, 3, -3, 7, 0, 0, 1, -1, -1, 5], dtype)
+    n = np.array([10, 0, 5, 40, 0, -1, -7, -3, -4, -2], dtype)
+    bits = np.iinfo(dtype).bits
+    expected = []
+    for a, b in zip(x.tolist(), n.tolist()):
+        r = a**b if b >= 0 else (1 if a == 1 else (-1) ** b if a == -1 else 0)
+        expected.append((int(r) + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1))
+    out = aicf.compile(POW.format(t="i32"))(x, n)
+    np.testing.assert_array_equal(out, np.array(expected, dtype))
