@@ -139,14 +139,26 @@ def decode_source(data: bytes, name: str) -> str:
 
 
 def location_of(op: Operation) -> str:
-    """`file:line:col` of an op, or of its nearest located ancestor; `<unknown>`."""
+    """`file:line:col` of an op, or of its nearest located ancestor; for IR built
+    without locations, the op's place: `@func, op #i` (i counts the function's ops
+    in order, from 0)."""
     cur: Operation | None = op
     while cur is not None:
         loc = cur.location
         if isinstance(loc, FileLineColLoc):
             return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
         cur = cur.parent_op()
-    return "<unknown>"
+    symbol: Operation | None = op
+    while symbol is not None and "sym_name" not in symbol.properties | symbol.attributes:
+        symbol = symbol.parent_op()
+    if symbol is None:
+        return f"'{op.name}' (no source location)"
+    name = (symbol.properties | symbol.attributes)["sym_name"]
+    where = f"@{name.data}"  # type: ignore[attr-defined]
+    if symbol is not op:
+        index = next(i for i, o in enumerate(symbol.walk()) if o is op) - 1
+        where += f", op #{index}"
+    return f"{where} (no source location)"
 
 
 def op_error(op: Operation, message: str) -> CompileError:

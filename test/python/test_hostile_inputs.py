@@ -129,3 +129,21 @@ def test_big_endian_arguments_are_accepted():
     exe = aicf.compile(SIN)
     x = np.linspace(-2, 2, 4).astype(">f4")
     np.testing.assert_allclose(exe(x), np.sin(x.astype(np.float64)), rtol=1e-6)
+
+
+def test_ops_without_a_source_location_are_named_by_their_place():
+    """A ModuleOp built without locations: the error says which function and which op,
+    not `<unknown>`."""
+    from xdsl.parser import Parser
+
+    from aicf.context import make_context
+
+    module = Parser(make_context(), """func.func @g(%x: tensor<4xf32>, %y: tensor<5xf32>) -> tensor<*xf32> {
+  %0 = aicf_tensor.sin %x : (tensor<4xf32>) -> tensor<*xf32>
+  %1 = aicf_tensor.add %0, %y : (tensor<*xf32>, tensor<5xf32>) -> tensor<*xf32>
+  func.return %1 : tensor<*xf32>
+}""").parse_module()
+    with pytest.raises(CompileError) as e:
+        aicf.compile(module)
+    assert "<unknown>" not in str(e.value)
+    assert str(e.value).startswith("@g, op #1 (no source location): error: 'aicf_tensor.add'")

@@ -1,4 +1,4 @@
-// RUN: aicf-opt %s -p aicf-infer-shapes,aicf-lower-to-loops,canonicalize,cse,dce | filecheck %s
+// RUN: aicf-opt %s -p aicf-infer-shapes,aicf-lower-to-loops,aicf-fuse,canonicalize,cse,dce | filecheck %s
 // RUN: aicf-opt %s -p aicf-infer-shapes,aicf-fuse,aicf-lower-to-loops,canonicalize,cse,dce | filecheck %s --check-prefix=GROUP
 // RUN: aicf-opt %s -p aicf-infer-shapes,aicf-lower-to-loops,aicf-lower-to-gpu,canonicalize,cse,dce | filecheck %s --check-prefix=GPU
 
