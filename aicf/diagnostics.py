@@ -30,7 +30,7 @@ from aicf.errors import CompileError
 
 
 # significand bits (with the hidden one) and largest exponent of the float types
-_FLOAT_FORMATS = {"f16": (11, 15), "bf16": (8, 127), "f32": (24, 127), "f64": (53, 1023)}
+_FLOAT_FORMATS = {"f16": (11, 15), "bf16": (8, 127), "f32": (24, 127)}  # f64 is Python's float
 
 
 class _TensorElement(Parser._TensorLiteralElement):

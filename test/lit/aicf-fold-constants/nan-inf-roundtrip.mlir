@@ -32,3 +32,12 @@ func.func @vec(%x: tensor<2xf32>) -> tensor<*xf32> {
   %a = aicf_tensor.add %x, %l : (tensor<2xf32>, tensor<*xf32>) -> tensor<*xf32>
   func.return %a : tensor<*xf32>
 }
+
+// Large finite f64 values read back unchanged (no range check trips on them).
+// CHECK-LABEL: func.func @big_f64
+// CHECK: dense<1.000000e+300> : tensor<f64>
+func.func @big_f64(%x: tensor<2xf64>) -> tensor<*xf64> {
+  %c = aicf_tensor.constant dense<1.0e300> : tensor<f64>
+  %a = aicf_tensor.add %x, %c : (tensor<2xf64>, tensor<f64>) -> tensor<*xf64>
+  func.return %a : tensor<*xf64>
+}
