@@ -25,10 +25,11 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from aicf.context import make_context
-from aicf.diagnostics import parse_module, verify_module
+from aicf.diagnostics import decode_source, op_error, parse_module, verify_module
 from aicf.dtypes import as_bf16_bits, numpy_dtype
 from aicf.errors import AicfError, ArgumentError, CompileError
 from aicf.interop import as_array
+from aicf.lru import LruCache
 
 TENSOR_PIPELINE: list[str] = [
     "aicf-infer-shapes",
@@ -46,7 +47,7 @@ are left alone, so a hand-written schedule is what runs)."""
 
 TARGETS = ("cpu", "cuda")
 
-_CPU_MODULES: dict[tuple[str, bool], object] = {}
+_CPU_MODULES: LruCache = LruCache(16)
 """MLIR text -> its built CpuModule, so compiling several entries of one module (or
 the same text again) lowers and builds it once. The lowered module is shared by those
 Executables: treat `exe.module` as read-only."""
@@ -91,10 +92,10 @@ def _load(src) -> ModuleOp:
     ):
         path = Path(src)
         try:
-            text = path.read_text()
+            data = path.read_bytes()
         except OSError as e:
             raise CompileError(f"cannot read {path}: {e.strerror}") from None
-        return parse_module(make_context(), text, str(path))
+        return parse_module(make_context(), decode_source(data, str(path)), str(path))
     if isinstance(src, str):
         return parse_module(make_context(), src, "<string>")
     raise TypeError(
@@ -160,17 +161,26 @@ def run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
         verify_module(module)
 
 
+def _with_body(func: FuncOp) -> FuncOp:
+    if func.is_declaration:
+        raise op_error(
+            func, f"@{func.sym_name.data} has no body (a declaration, or the file is cut "
+            "short): nothing to run"
+        )
+    return func
+
+
 def _select_entry(module: ModuleOp, entry: str | None) -> FuncOp:
     funcs = [op for op in module.ops if isinstance(op, FuncOp)]
     if entry is not None:
         for f in funcs:
             if f.sym_name.data == entry:
-                return f
+                return _with_body(f)
         names = ", ".join("@" + f.sym_name.data for f in funcs) or "none"
         raise CompileError(f"no function @{entry} in the module (functions: {names})")
     public = [f for f in funcs if f.sym_visibility is None or f.sym_visibility.data == "public"]
     if len(public) == 1:
-        return public[0]
+        return _with_body(public[0])
     if not public:
         raise CompileError("the module has no public function to run")
     names = ", ".join("@" + f.sym_name.data for f in public)
@@ -265,6 +275,8 @@ class Executable:
                 a = np.asarray(a)
             if spec.is_bf16:
                 a = as_bf16_bits(a)
+            elif isinstance(a, np.ndarray) and a.dtype.newbyteorder("=") == spec.dtype:
+                a = a.astype(spec.dtype, copy=False)  # byte-swapped: native order
             if not (hasattr(a, "dtype") and hasattr(a, "shape")):
                 raise ArgumentError(
                     f"{where}: expected {spec.describe()}, got {type(a).__name__}"
@@ -306,8 +318,10 @@ class SpecializingExecutable:
     Each call specialises the tensor-level program on the shapes of its arguments
     (the `?` extents become the call's sizes, then shapes are inferred and the program
     lowered and built as any static one) and caches the specialised Executable per
-    shape tuple, as a JIT does. A static extent or the rank still must match: a
-    mismatch raises ArgumentError naming the argument.
+    shape tuple, as a JIT does (the most recently used `$AICF_MEMORY_CACHE_ENTRIES`,
+    aicf/lru.py; an evicted one is unloaded when no longer referenced). A static
+    extent or the rank still must match: a mismatch raises ArgumentError naming the
+    argument.
     """
 
     def __init__(self, module: ModuleOp, entry: str, target: str, debug: bool, fuse: bool,
@@ -323,7 +337,7 @@ class SpecializingExecutable:
         self._arg_names = [
             a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)
         ]
-        self.specializations: dict[tuple[tuple[int, ...], ...], Executable] = {}
+        self.specializations: LruCache = LruCache()  # shapes -> Executable
 
     def __repr__(self) -> str:
         ins = ", ".join(f"{n}: {t}" for n, t in zip(self._arg_names, self._arg_types))
@@ -455,8 +469,6 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
         if cached is None:
             cached = CpuModule(module)
             if key is not None:
-                if len(_CPU_MODULES) >= 16:
-                    _CPU_MODULES.pop(next(iter(_CPU_MODULES)))
                 _CPU_MODULES[key] = cached
         program = CpuProgram(cached, name)
         source = program.source

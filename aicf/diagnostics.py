@@ -8,12 +8,52 @@ the same way (a FileLineColLoc).
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+import math
+
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FileLineColLoc,
+    FunctionType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from aicf.errors import CompileError
+
+
+# significand bits (with the hidden one) and largest exponent of the float types
+_FLOAT_FORMATS = {"f16": (11, 15), "bf16": (8, 127), "f32": (24, 127)}  # f64 is Python's float
+
+
+class _TensorElement(Parser._TensorLiteralElement):
+    """An element of a dense<> literal, converted as MLIR does: a hexadecimal element
+    of a float tensor is the float's bit pattern (how xDSL prints NaN and Inf; xDSL's
+    parser reads it as an integer value), and a decimal that rounds past the largest
+    finite value of the type is an error (xDSL's printer would crash on it)."""
+
+    def to_type(self, parser, type):
+        if not isinstance(type, AnyFloat):
+            return super().to_type(parser, type)
+        if self.hex:
+            assert isinstance(self.value, int)
+            size = type.compile_time_size
+            if self.value >= 1 << (8 * size):
+                parser.raise_error(f"{self.span.text} does not fit in {type}", at_position=self.span)
+            return next(type.iter_unpack(self.value.to_bytes(size, "little")))
+        value = super().to_type(parser, type)
+        bits, emax = _FLOAT_FORMATS.get(str(type), (None, None))
+        # round to nearest even overflows at max + half an ulp: 2^(emax+1) - 2^(emax-bits)
+        if bits is not None and math.isfinite(value) and abs(value) >= 2.0 ** (emax + 1) - 2.0 ** (emax - bits):
+            parser.raise_error(f"{self.span.text} is out of the range of {type}", at_position=self.span)
+        return value
 
 
 class LocatedParser(Parser):
@@ -35,6 +75,8 @@ class LocatedParser(Parser):
 
         try:
             return super().parse_module(allow_implicit_module)
+        except RecursionError:
+            self.raise_error(NESTED_TOO_DEEPLY, self._current_token.span)
         except ParseError:
             undefined = [n for n in self.forward_ssa_references]
             uses = self.__dict__.get("_first_use", {})
@@ -44,6 +86,13 @@ class LocatedParser(Parser):
                     uses[undefined[0]].end,
                 )
             raise
+
+    def _parse_tensor_literal_element(self):
+        hex_token = self._current_token.text[:2] in ("0x", "0X")
+        element = super()._parse_tensor_literal_element()
+        element.__class__ = _TensorElement
+        element.hex = hex_token and isinstance(element.value, int)
+        return element
 
     def _parse_op_result_list(self):
         results = super()._parse_op_result_list()
@@ -73,15 +122,43 @@ class LocatedParser(Parser):
         return op
 
 
+NESTED_TOO_DEEPLY = "the input is nested too deeply for aicf (Python's recursion limit)"
+
+
+def decode_source(data: bytes, name: str) -> str:
+    """`data` as UTF-8 text; a located CompileError at the first byte that is not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise CompileError(
+            f"{name}:{line}:{col}: error: the input is not UTF-8 text "
+            f"(byte {data[e.start]:#04x})"
+        ) from None
+
+
 def location_of(op: Operation) -> str:
-    """`file:line:col` of an op, or of its nearest located ancestor; `<unknown>`."""
+    """`file:line:col` of an op, or of its nearest located ancestor; for IR built
+    without locations, the op's place: `@func, op #i` (i counts the function's ops
+    in order, from 0)."""
     cur: Operation | None = op
     while cur is not None:
         loc = cur.location
         if isinstance(loc, FileLineColLoc):
             return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
         cur = cur.parent_op()
-    return "<unknown>"
+    symbol: Operation | None = op
+    while symbol is not None and "sym_name" not in symbol.properties | symbol.attributes:
+        symbol = symbol.parent_op()
+    if symbol is None:
+        return f"'{op.name}' (no source location)"
+    name = (symbol.properties | symbol.attributes)["sym_name"]
+    where = f"@{name.data}"  # type: ignore[attr-defined]
+    if symbol is not op:
+        index = next(i for i, o in enumerate(symbol.walk()) if o is op) - 1
+        where += f", op #{index}"
+    return f"{where} (no source location)"
 
 
 def op_error(op: Operation, message: str) -> CompileError:
@@ -101,6 +178,41 @@ def verify_module(module: ModuleOp) -> None:
             if msg.startswith(prefix):
                 msg = msg[len(prefix):]
             raise op_error(op, msg) from None
+        _check_sizes(op)
+        if "aicf.num_outputs" in op.attributes:
+            _check_num_outputs(op)
+
+
+def _check_num_outputs(op: Operation) -> None:
+    attr = op.attributes["aicf.num_outputs"]
+    ftype = getattr(op, "function_type", None)  # a declaration has no block to count
+    nargs = len(ftype.inputs.data) if isinstance(ftype, FunctionType) else 0
+    ok = (
+        isinstance(attr, IntegerAttr)
+        and not (isinstance(attr.type, IntegerType) and attr.type.width.data == 1)
+        and 0 <= attr.value.data <= nargs
+    )
+    if not ok:
+        raise op_error(
+            op, f"aicf.num_outputs must be an integer from 0 to {nargs} (the argument "
+            f"count), got {attr}"
+        )
+
+
+def _check_sizes(op: Operation) -> None:
+    """Shaped values whose size overflows int64 are an error where they are defined
+    (before a pass or the emitter computes with them)."""
+    from aicf.dialects.shape_rules import size_problem
+
+    values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
+    for v in values:
+        t = v.type
+        if isinstance(t, TensorType | MemRefType):
+            elt = t.get_element_type()
+            bits = getattr(elt, "bitwidth", 64)
+            why = size_problem(t.get_shape(), bits if isinstance(bits, int) else 64)
+            if why is not None:
+                raise op_error(op, f"{t} {why}")
 
 
 def format_parse_error(e) -> str:

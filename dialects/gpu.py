@@ -315,6 +315,10 @@ def _parse_ints(parser: Parser) -> list[int]:
     )
 
 
+MAX_SMEM_PER_BLOCK = 227 * 1024
+"""The most shared memory a block can opt in to on any CUDA GPU (sm_90: 227 KiB)."""
+
+
 def _check_launch(grid: Sequence[int], block: Sequence[int], smem: int) -> None:
     if len(grid) != 3 or len(block) != 3:
         raise VerifyException("grid and block must have 3 extents (x, y, z)")
@@ -326,6 +330,18 @@ def _check_launch(grid: Sequence[int], block: Sequence[int], smem: int) -> None:
         raise VerifyException(f"grid {list(grid)} exceeds the CUDA grid limits")
     if smem < 0:
         raise VerifyException("dynamic shared memory bytes must be >= 0")
+    if smem > MAX_SMEM_PER_BLOCK:
+        raise VerifyException(
+            f"dynamic shared memory of {smem} bytes exceeds the {MAX_SMEM_PER_BLOCK} a "
+            "block can have"
+        )
+
+
+def _elements(t: MemRefType) -> int:
+    n = 1
+    for d in t.get_shape():
+        n *= max(d, 1)
+    return n
 
 
 @irdl_op_definition
@@ -425,12 +441,20 @@ class KernelOp(IRDLOperation):
             elif not isinstance(t, IntegerType | IndexType | AnyFloat):
                 raise VerifyException(f"unsupported kernel parameter type {t}")
         b = self.bounds
-        if len(b) != 2 or b[0] < self.block_dims[0] * self.block_dims[1] * self.block_dims[2]:
+        threads = self.block_dims[0] * self.block_dims[1] * self.block_dims[2]
+        if len(b) != 2 or b[0] < threads or b[1] < 0:
             raise VerifyException(
-                f"launch bounds {list(b)} must be [max_threads >= block size, min_blocks]"
+                f"launch bounds {list(b)} must be [max_threads >= block size, min_blocks >= 0]"
             )
         if self.index_bits not in (32, 64):
             raise VerifyException("index bit width must be 32 or 64")
+        if self.index_bits == 32:
+            for i, t in enumerate(self.function_type.inputs.data):
+                if isinstance(t, MemRefType) and (n := _elements(t)) >= 2**31:
+                    raise VerifyException(
+                        f"index = 32 but parameter #{i} ({t}) has {n} elements: 32-bit "
+                        "indices would wrap"
+                    )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import Enum
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import (
     AffineMapAttr,
@@ -49,7 +49,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     i64,
 )
-from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
+from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
     IRDLOperation,
@@ -62,8 +62,18 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import HasParent, IsTerminator, NoTerminator, Pure, RecursiveMemoryEffect
+from xdsl.traits import (
+    EffectInstance,
+    HasParent,
+    IsTerminator,
+    MemoryEffectKind,
+    NoTerminator,
+    Pure,
+    RecursiveMemoryEffect,
+)
 from xdsl.utils.exceptions import VerifyException
+
+from aicf.dialects.affine_intervals import DivisionByZero, expr_range
 
 
 class Iterator(str, Enum):
@@ -93,6 +103,44 @@ class Combiner(str, Enum):
         raise ValueError("the `none` combiner has no identity")
 
 
+def _verify_in_bounds(i: int, m: AffineMap, t: MemRefType, extents: Sequence[int]) -> None:
+    """Every index map #i produces over the domain lies inside the buffer of type t."""
+    if 0 in extents:  # an empty domain accesses nothing
+        return
+    box = [(0, e - 1) for e in extents]
+    for d, (r, size) in enumerate(zip(m.results, t.get_shape())):
+        try:
+            rng = expr_range(r, box)
+        except DivisionByZero:
+            raise VerifyException(f"map #{i} ({m}) divides by 0") from None
+        if rng is None or size < 0:  # not bounded by this analysis / dynamic extent
+            continue
+        bad = rng[0] if rng[0] < 0 else rng[1] if rng[1] >= size else None
+        if bad is not None:
+            raise VerifyException(
+                f"map #{i} ({m}) reaches index {bad} of dim {d} of {t} (extent {size}) "
+                f"over the domain {list(extents)}"
+            )
+
+
+class NestMemoryEffect(RecursiveMemoryEffect):
+    """A nest reads its inputs and writes its outputs (on top of its body's effects,
+    none for scalar arith/math): it has no results, so without these, canonicalize,
+    cse and dce would delete it."""
+
+    @classmethod
+    def get_effects(cls, op: Operation):
+        effects = super().get_effects(op)
+        if effects is None:
+            return None
+        nest = cast(NestOp, op)
+        return {
+            *effects,
+            *(EffectInstance(MemoryEffectKind.READ, v) for v in nest.inputs),
+            *(EffectInstance(MemoryEffectKind.WRITE, v) for v in nest.outputs),
+        }
+
+
 @irdl_op_definition
 class NestOp(IRDLOperation):
     """A loop nest over a static iteration domain with explicit access maps.
@@ -114,7 +162,7 @@ class NestOp(IRDLOperation):
     body = region_def("single_block")
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect())
+    traits = traits_def(NestMemoryEffect())
 
     def __init__(
         self,
@@ -222,6 +270,7 @@ class NestOp(IRDLOperation):
                     f"map #{i} ({m}) has {len(m.results)} results for a rank-"
                     f"{operand.type.get_num_dims()} operand {operand.type}"
                 )
+            _verify_in_bounds(i, m, operand.type, extents)
         if len(self.combiners) != len(self.outputs):
             raise VerifyException(
                 f"expected {len(self.outputs)} combiners, got {len(self.combiners)}"

@@ -31,6 +31,25 @@ def check_extents(shape: Sequence[int]) -> None:
             raise ShapeError(f"negative extent {d} in shape {fmt(shape)}")
 
 
+INT64_MAX = 2**63 - 1
+"""The most elements a shape may have and the most bytes a buffer may take: the
+generated code indexes with int64 and allocates with size_t/ptrdiff_t."""
+
+
+def size_problem(shape: Sequence[int], element_bits: int) -> str | None:
+    """Why a static shape of `element_bits`-bit elements is too large, or None."""
+    elements = 1
+    for d in shape:
+        if d != DYN:
+            elements *= d
+    if elements > INT64_MAX:
+        return f"has {elements} elements, more than int64 can count (at most {INT64_MAX})"
+    nbytes = elements * max(element_bits, 8) // 8
+    if nbytes > INT64_MAX:
+        return f"is {nbytes} bytes, more than can be allocated (at most {INT64_MAX})"
+    return None
+
+
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     """NumPy broadcasting: align from the right; extents must match or be 1."""
     rank = max((len(s) for s in shapes), default=0)

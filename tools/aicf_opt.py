@@ -20,7 +20,13 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from xdsl.passes import PassPipeline
 
 from aicf.context import aicf_dialects
-from aicf.diagnostics import LocatedParser, format_parse_error, verify_module
+from aicf.diagnostics import (
+    NESTED_TOO_DEEPLY,
+    LocatedParser,
+    decode_source,
+    format_parse_error,
+    verify_module,
+)
 from aicf.errors import AicfError
 from aicf.registry import AICF_PASSES
 
@@ -55,7 +61,10 @@ class AicfOptMain(xDSLOptMain):
         super().register_all_frontends()
 
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
-            parser = LocatedParser(self.ctx, io.read(), self.get_input_name())
+            data = io.read()
+            if isinstance(data, bytes):
+                data = decode_source(data, self.get_input_name())
+            parser = LocatedParser(self.ctx, data, self.get_input_name())
             parser.line_offset = self._chunk_offset
             return parser.parse_module(not self.args.no_implicit_module)
 
@@ -114,6 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except OSError as e:  # the input or output file cannot be opened
         print(f"error: {e.strerror}: {e.filename}", file=sys.stderr)
+        return 1
+    except RecursionError:  # a pass or the printer on a deeply nested program
+        print(f"error: {NESTED_TOO_DEEPLY}", file=sys.stderr)
         return 1
     return 0
 

@@ -90,6 +90,28 @@ def _time_runs(exe, inputs, target: str, repeat: int) -> list[float]:
     return times
 
 
+def _check_runnable(module, entry: str | None) -> None:
+    """aicf-run makes random inputs for a tensor-level entry with static shapes."""
+    from xdsl.dialects.builtin import TensorType
+
+    from aicf.compiler import _is_tensor_level, _select_entry
+    from aicf.diagnostics import op_error
+    from aicf.dialects.shape_rules import DYN
+
+    func = _select_entry(module, entry)
+    if not _is_tensor_level(module):
+        first = next((op for op in func.body.walk() if op is not func), func)
+        raise op_error(first, "is below the tensor level: aicf-run runs tensor-level "
+                       "programs (aicf.compile takes this level from Python)")  # fmt: skip
+    dynamic = [
+        f"%{a.name_hint or i}: {a.type}" for i, a in enumerate(func.args)
+        if isinstance(a.type, TensorType) and DYN in a.type.get_shape()
+    ]  # fmt: skip
+    if dynamic:
+        raise op_error(func, "has dynamic extents (" + ", ".join(dynamic) + "): aicf-run "
+                       "needs static shapes to make its random inputs")  # fmt: skip
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="aicf-run", description=__doc__.split("\n\n")[0])
     p.add_argument("file", help="a .mlir file at the tensor level")
@@ -101,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import aicf
     from aicf.context import make_context
-    from aicf.diagnostics import parse_module
+    from aicf.diagnostics import NESTED_TOO_DEEPLY, decode_source, parse_module
     from aicf.errors import AicfError
     from aicf.reference import evaluate
     from aicf.compiler import run_pipeline
@@ -111,13 +133,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         target = "cuda" if _gpu_available() else "cpu"
     try:
         try:
-            text = open(args.file).read()
+            with open(args.file, "rb") as f:
+                data = f.read()
         except OSError as e:
             print(f"aicf-run: cannot read {args.file}: {e.strerror}", file=sys.stderr)
             return 1
-        tensor_module = parse_module(make_context(), text, args.file)
+        tensor_module = parse_module(make_context(), decode_source(data, args.file), args.file)
+        _check_runnable(tensor_module, args.entry)
         run_pipeline(tensor_module, ["aicf-infer-shapes"])
-        exe = aicf.compile(args.file, target=target, entry=args.entry)
+        exe = aicf.compile(tensor_module, target=target, entry=args.entry)
         inputs = _random_inputs(exe, np.random.default_rng(args.seed))
         outs = exe(*inputs)
         outs = outs if isinstance(outs, tuple) else (outs,)
@@ -125,6 +149,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         times = _time_runs(exe, inputs, target, max(args.repeat, 1))
     except AicfError as e:
         print(str(e).rstrip(), file=sys.stderr)
+        return 1
+    except RecursionError:
+        print(f"error: {NESTED_TOO_DEEPLY}", file=sys.stderr)
         return 1
     has_matmul = any(op.name == "aicf_tensor.matmul" for op in tensor_module.walk())
     ok = True

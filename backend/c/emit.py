@@ -87,6 +87,8 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
+from aicf.backend.c_syntax import int_helper_call, int_helpers
+from aicf.backend.symbols import c_symbol, check_distinct
 from aicf.diagnostics import op_error
 from aicf.dialects.loop import Combiner, GroupOp, NestOp, YieldOp
 from aicf.dialects.schedule import Schedule, schedule_of
@@ -104,7 +106,7 @@ LINK_FLAGS = ("-lmvec", "-lm")
 
 def c_func_name(name: str) -> str:
     """The exported C symbol of `func.func @name`."""
-    return "aicf_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return c_symbol(name, "aicf_")
 
 
 # --- types ------------------------------------------------------------------------------
@@ -237,13 +239,17 @@ static inline uint16_t aicf_f32_to_bf16(float f) {
 #define AICF_FMIN(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
 #define AICF_IMAX(a, b) ((a) > (b) ? (a) : (b))
 #define AICF_IMIN(a, b) ((a) < (b) ? (a) : (b))
+""" + int_helpers("static inline") + r"""/* the index helpers take the division helpers' results for b == 0 and -1 */
 static inline int64_t aicf_floordiv(int64_t a, int64_t b) {
+  if (b == 0 || b == -1) return aicf_divsi64(a, b);
   int64_t q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 static inline int64_t aicf_ceildiv(int64_t a, int64_t b) {
+  if (b == 0 || b == -1) return aicf_divsi64(a, b);
   int64_t q = a / b; return (q * b != a && ((a < 0) == (b < 0))) ? q + 1 : q;
 }
 static inline int64_t aicf_mod(int64_t a, int64_t b) {
+  if (b == 0 || b == -1) return 0;
   int64_t r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 static inline void *aicf_alloc(size_t bytes) {
@@ -324,8 +330,8 @@ def map_indices(m: AffineMap, dims: Sequence[str]) -> list[str]:
 
 _FBIN = {"arith.addf": "+", "arith.subf": "-", "arith.mulf": "*", "arith.divf": "/"}
 _IBIN = {
-    "arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divsi": "/",
-    "arith.remsi": "%", "arith.andi": "&", "arith.ori": "|", "arith.xori": "^",
+    "arith.addi": "+", "arith.subi": "-", "arith.muli": "*",
+    "arith.andi": "&", "arith.ori": "|", "arith.xori": "^",
     "arith.shli": "<<", "arith.shrsi": ">>",
 }  # fmt: skip
 _MATH1 = {
@@ -394,6 +400,9 @@ class BodyEmitter:
             self.define(op, f"{ins[0]} {_FBIN[n]} {ins[1]}")
         elif n in _IBIN:
             self.define(op, f"({ct})({ins[0]} {_IBIN[n]} {ins[1]})")
+        elif n in ("arith.divsi", "arith.remsi", "math.ipowi"):
+            width = op.operands[0].type.width.data if isinstance(op.operands[0].type, IntegerType) else 64  # type: ignore[attr-defined]
+            self.define(op, f"({ct}){int_helper_call(n, width, ins[0], ins[1])}")
         elif n == "arith.negf":
             self.define(op, f"-{ins[0]}")
         elif n == "arith.remf":
@@ -878,6 +887,11 @@ class ModuleEmitter:
 
     def emit(self) -> str:
         _check_loop_level(self.module)
+        check_distinct(
+            (op, op.sym_name.data, c_symbol(op.sym_name.data, "g_" if op.name == "memref.global" else "aicf_"))  # type: ignore[attr-defined]
+            for op in self.module.ops
+            if op.name == "memref.global" or isinstance(op, FuncOp)
+        )
         for op in self.module.ops:
             if op.name == "memref.global":
                 self.emit_global(op)
@@ -895,7 +909,7 @@ class ModuleEmitter:
 
     def emit_global(self, op: Operation) -> None:
         t = op.type  # type: ignore[attr-defined]
-        name = "g_" + re.sub(r"[^A-Za-z0-9_]", "_", op.sym_name.data)  # type: ignore[attr-defined]
+        name = c_symbol(op.sym_name.data, "g_")  # type: ignore[attr-defined]
         init = op.initial_value  # type: ignore[attr-defined]
         assert isinstance(t, MemRefType)
         shape = static_shape(t, op)

@@ -9,12 +9,23 @@ inputs are contiguous, into a variant whose argument type carries a
 built once and cached (in memory here, on disk by `build`). Only arrays whose strides
 are not a multiple of the element size (e.g. a field of a structured array) are copied.
 Outputs are allocated by the runtime (C-contiguous).
+
+A module's libraries are closed (dlclose) when the CpuModule is garbage collected, so
+the bounded in-memory caches above it (aicf/lru.py) bound the libraries mapped.
+
+fork(): the OpenMP runtime's thread pool does not survive fork (a child that enters a
+parallel region waits forever for its parent's threads), so a forked child runs the
+cpu target single-threaded: correct, not parallel. For parallel children use the
+"spawn" or "forkserver" start method of multiprocessing.
 """
 
 from __future__ import annotations
 
+import _ctypes
 import ctypes
+import os
 import threading
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -62,6 +73,45 @@ def _strided_variant(module: ModuleOp, entry: str, strided: Sequence[bool]) -> M
     return module
 
 
+_OPENMP_RUNTIMES = ("libgomp.so.1", "libomp.so", "libomp.so.5", "libiomp5.so")
+_openmp: list[ctypes.CDLL] = []  # the OpenMP runtime, held open for good
+
+
+def _hold_openmp_runtime() -> None:
+    """Keep the OpenMP runtime our libraries loaded: closing the last of them must
+    not unload it under its own idle pool threads (a crash)."""
+    if _openmp:
+        return
+    for name in _OPENMP_RUNTIMES:
+        try:  # only a runtime already loaded (RTLD_NOLOAD loads nothing, counts a reference)
+            _openmp.append(ctypes.CDLL(name, mode=os.RTLD_NOLOAD))
+            return
+        except OSError:
+            continue
+
+
+def _serial_after_fork() -> None:
+    for omp in _openmp:
+        omp.omp_set_num_threads(1)
+
+
+os.register_at_fork(after_in_child=_serial_after_fork)
+
+
+def _load(path) -> ctypes.CDLL:
+    lib = ctypes.CDLL(str(path))
+    _hold_openmp_runtime()
+    return lib
+
+
+def _close_all(libs: list[ctypes.CDLL]) -> None:
+    # Only the module's own function pointers point into these libraries, and they
+    # die with it, so nothing can call into a closed library.
+    for lib in libs:
+        _ctypes.dlclose(lib._handle)
+    libs.clear()
+
+
 class CpuModule:
     """A loop-level module built for the cpu target: C emitted for every function and
     built into one shared library. Strided variants of an entry are built on demand.
@@ -73,7 +123,8 @@ class CpuModule:
         self._variants: dict[tuple[str, tuple[bool, ...]], ctypes._CFuncPtr] = {}
         self._libs: list[ctypes.CDLL] = []
         self._lock = threading.Lock()
-        self._libs.append(ctypes.CDLL(str(build_shared_library(self.source, flags, linked))))
+        weakref.finalize(self, _close_all, self._libs)
+        self._libs.append(_load(build_shared_library(self.source, flags, linked)))
 
     def function(self, entry: str, strided: tuple[bool, ...]):
         key = (entry, strided)
@@ -85,7 +136,7 @@ class CpuModule:
                 return self._variants[key]
             if any(strided):
                 source, flags, linked = emit_c_unit(_strided_variant(self.module, entry, strided))
-                lib = ctypes.CDLL(str(build_shared_library(source, flags, linked)))
+                lib = _load(build_shared_library(source, flags, linked))
                 self._libs.append(lib)
             else:
                 lib = self._libs[0]

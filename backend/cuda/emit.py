@@ -39,7 +39,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from aicf.backend.c_syntax import cmpf_expr
+from aicf.backend.c_syntax import cmpf_expr, int_helper_call, int_helpers
+from aicf.backend.symbols import c_symbol, check_distinct, ir_name
 from aicf.diagnostics import op_error
 from aicf.dialects import gpu
 from aicf.errors import CompileError
@@ -83,7 +84,7 @@ AICF_WARP_REDUCE(min, double) AICF_WARP_REDUCE(mul, double) AICF_WARP_REDUCE(add
 AICF_WARP_REDUCE(max, int) AICF_WARP_REDUCE(min, int) AICF_WARP_REDUCE(mul, int)
 AICF_WARP_REDUCE(add, long long) AICF_WARP_REDUCE(max, long long)
 AICF_WARP_REDUCE(min, long long) AICF_WARP_REDUCE(mul, long long)
-"""
+""" + int_helpers("__device__ __forceinline__")
 
 
 def scalar_ctype(t: Attribute, index: str = "int") -> str:
@@ -123,8 +124,8 @@ _UNARY_F32 = {
 }
 _BIN_F = {"arith.addf": "+", "arith.subf": "-", "arith.mulf": "*", "arith.divf": "/"}
 _BIN_I = {
-    "arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divsi": "/",
-    "arith.remsi": "%", "arith.andi": "&", "arith.ori": "|", "arith.xori": "^",
+    "arith.addi": "+", "arith.subi": "-", "arith.muli": "*",
+    "arith.andi": "&", "arith.ori": "|", "arith.xori": "^",
     "arith.shli": "<<", "arith.shrsi": ">>",
 }
 _CMPI = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
@@ -269,11 +270,12 @@ class KernelPrinter:
             else:
                 params.append(f"{self.ctype(t)} {name}")
         mt, mb = k.bounds
-        head = f'extern "C" __global__ void __launch_bounds__({mt}, {mb}) {k.kernel_name}(' + ", ".join(params) + ") {"
+        symbol = kernel_symbol(k.kernel_name)
+        head = f'extern "C" __global__ void __launch_bounds__({mt}, {mb}) {symbol}(' + ", ".join(params) + ") {"
         sched = k.attributes.get("aicf.schedule")
         pre = []
         if sched is not None:
-            pre.append(f"// {k.kernel_name}: {sched.data}")  # type: ignore[attr-defined]
+            pre.append(f"// {symbol}: " + " ".join(sched.data.split()).rstrip("\\"))  # type: ignore[attr-defined]
         pre.append(f"// grid = {list(k.grid_dims)} block = {list(k.block_dims)} smem = {k.smem_bytes}")
         if k.smem_bytes:
             self.line("extern __shared__ __align__(16) unsigned char aicf_dyn_smem[];")
@@ -306,6 +308,11 @@ class KernelPrinter:
         elif name in _BIN_I:
             a, b = op.operands
             self.define(op.results[0], f"{self.n(a)} {_BIN_I[name]} {self.n(b)}")
+        elif name in ("arith.divsi", "arith.remsi", "math.ipowi"):
+            a, b = op.operands
+            width = a.type.width.data if isinstance(a.type, IntegerType) else 64
+            expr = int_helper_call(name, width, self.n(a), self.n(b))
+            self.define(op.results[0], f"({self.ctype(a.type)}){expr}")
         elif name in ("arith.divui", "arith.remui", "arith.shrui"):
             a, b = op.operands
             sym = {"arith.divui": "/", "arith.remui": "%", "arith.shrui": ">>"}[name]
@@ -516,6 +523,11 @@ class KernelPrinter:
         self.line("}")
 
 
+def kernel_symbol(name: str) -> str:
+    """The CUDA symbol of `aicf_gpu.kernel @name` (what the runtime looks up)."""
+    return c_symbol(name)
+
+
 def kernels_of(module: ModuleOp) -> list[gpu.KernelOp]:
     return [op for op in module.walk() if isinstance(op, gpu.KernelOp)]
 
@@ -529,7 +541,7 @@ def _host_step(op: gpu.LaunchOp | gpu.LibraryCallOp) -> str:
     runtime through CuPy; no CUDA C of ours)."""
     if isinstance(op, gpu.LibraryCallOp):
         return f"{op.routine}(library)"
-    return f"{op.kernel_name}<<<{list(op.grid_dims)}, {list(op.block_dims)}, {op.smem_bytes}>>>"
+    return f"{kernel_symbol(op.kernel_name)}<<<{list(op.grid_dims)}, {list(op.block_dims)}, {op.smem_bytes}>>>"
 
 
 def emit_cuda(module: ModuleOp) -> str:
@@ -541,13 +553,15 @@ def emit_cuda(module: ModuleOp) -> str:
                 "aicf_tensor.") else "aicf-lower-to-gpu"
             raise op_error(op, f"is not at the GPU level: run {level} before -t cuda")
     parts = [PRELUDE]
-    for k in kernels_of(module):
+    kernels = kernels_of(module)
+    check_distinct((k, k.kernel_name, kernel_symbol(k.kernel_name)) for k in kernels)
+    for k in kernels:
         parts.append(emit_kernel(k))
     for op in module.ops:
         if isinstance(op, func.FuncOp):
             steps = [_host_step(o) for o in op.walk() if isinstance(o, gpu.LaunchOp | gpu.LibraryCallOp)]
             if steps:
-                parts.append(f"// host @{op.sym_name.data}: " + ", ".join(steps))
+                parts.append(f"// host {ir_name(op.sym_name.data)}: " + ", ".join(steps))
     return "\n\n".join(parts) + "\n"
 
 

@@ -41,7 +41,7 @@ from xdsl.ir import SSAValue
 from aicf import profiling as _profiler
 from aicf.backend.cuda import library
 from aicf.backend.cuda import runtime as rt
-from aicf.backend.cuda.emit import emit_cuda, kernels_of
+from aicf.backend.cuda.emit import emit_cuda, kernel_symbol, kernels_of
 from aicf.dialects import gpu
 from aicf.dialects.loop import NestOp
 from aicf.dtypes import f32_to_bf16_bits, numpy_dtype
@@ -116,7 +116,7 @@ class CudaProgram:
         if self._mod is None:
             self._mod = rt.load_module(self.source)
             for k in kernels_of(self.module):
-                self._kernels[k.kernel_name] = _Kernel(k, self._mod.get_function(k.kernel_name))
+                self._kernels[k.kernel_name] = _Kernel(k, self._mod.get_function(kernel_symbol(k.kernel_name)))
 
     def _global(self, name: str, t: MemRefType):
         cp = rt.cupy()

@@ -1,8 +1,9 @@
 """The CuPy side of the cuda target: compiling kernels (with a cache), the buffer
 pool, launching with error checks, and the sync policy.
 
-Compiled modules are cached in memory and on disk (`$AICF_CACHE_DIR`, default
-~/.cache/aicf/cuda) under a key of (source hash, sm arch, compiler version, options).
+Compiled modules are cached in memory (aicf/lru.py, bounded) and on disk (the private
+`cuda` directory of the cache, backend/disk_cache.py: `$AICF_CACHE_DIR/cuda/<key>.cubin`,
+checked before loading) under a key of (source hash, sm arch, compiler version, options).
 The source is the emitted CUDA C of the whole fused group, so it already encodes
 the dtypes, layouts and tile/launch parameters: any change to one changes the key.
 
@@ -14,10 +15,10 @@ from __future__ import annotations
 
 import enum
 import hashlib
-import os
-from pathlib import Path
 
+from aicf.backend import disk_cache
 from aicf.errors import LaunchError
+from aicf.lru import LruCache
 
 ALIGNMENT = 256
 NVRTC_OPTIONS = ("-std=c++17",)
@@ -55,11 +56,6 @@ def compiler_version() -> str:
         return "nvrtc-unknown"
 
 
-def cache_dir() -> Path:
-    d = Path(os.environ.get("AICF_CACHE_DIR", Path.home() / ".cache" / "aicf" / "cuda"))
-    return d
-
-
 def cache_key(source: str, arch: str, options=NVRTC_OPTIONS) -> str:
     h = hashlib.sha256()
     for part in (source, arch, compiler_version(), " ".join(options)):
@@ -68,7 +64,7 @@ def cache_key(source: str, arch: str, options=NVRTC_OPTIONS) -> str:
     return h.hexdigest()[:32]
 
 
-_MODULES: dict[str, object] = {}
+_MODULES: LruCache = LruCache()
 STATS = {"memory_hits": 0, "disk_hits": 0, "compiles": 0}
 
 
@@ -97,8 +93,8 @@ def load_module(source: str, arch: str | None = None):
     if mod is not None:
         STATS["memory_hits"] += 1
         return mod
-    path = cache_dir() / f"{key}.cubin"
-    if path.exists():
+    path = disk_cache.lookup("cuda", key, ".cubin")
+    if path is not None:
         STATS["disk_hits"] += 1
         mod = cp.RawModule(path=str(path))
     else:
@@ -110,10 +106,7 @@ def load_module(source: str, arch: str | None = None):
         except Exception:
             cubin = None  # no direct NVRTC access: let CuPy compile (its own cache)
         if cubin is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(cubin)
-            os.replace(tmp, path)
+            path = disk_cache.store("cuda", key, ".cubin", cubin)
             mod = cp.RawModule(path=str(path))
         else:
             mod = cp.RawModule(code=source, options=(f"-arch={arch}", *NVRTC_OPTIONS))

@@ -148,16 +148,26 @@ class _Fuser:
         return out
 
     def creates_cycle(self, merged: set[Group], members: set[Operation]) -> bool:
-        """Whether a group outside `merged` sits on a path between two of its groups."""
+        """Whether a group outside `merged` sits on a path between two of its groups.
+
+        Walks producers backwards from the merged groups' inputs. A group can lead
+        back to a merged group only if one of its ops comes after the merged group's
+        first op in program order (data flows forward), so the walk skips groups that
+        end before it: on chains it stops at once, which keeps the pass linear."""
+        first = min(self.index[g.ops[0]] for g in merged)  # group ops are in order
+
+        def may_reach(g: Group) -> bool:
+            return self.index[g.ops[-1]] > first
+
         ops = [op for g in merged for op in g.ops]
-        stack = list(self.preds(ops, members) - merged)
+        stack = [g for g in self.preds(ops, members) - merged if may_reach(g)]
         seen = set(stack)
         while stack:
             g = stack.pop()
             for p in self.preds(g.ops, g.members):
                 if p in merged:
                     return True
-                if p not in seen:
+                if p not in seen and may_reach(p):
                     seen.add(p)
                     stack.append(p)
         return False
@@ -206,7 +216,7 @@ class _Fuser:
         its other users."""
         root = v.owner
         assert isinstance(root, Operation)
-        cone: list[Operation] = []
+        cone: dict[Operation, None] = {}  # ordered, with O(1) membership
         stack = [root]
         while stack:
             op = stack.pop()
@@ -214,7 +224,7 @@ class _Fuser:
                 continue
             if isinstance(op, t.ReduceOp):
                 return None
-            cone.append(op)
+            cone[op] = None
             stack.extend(o.owner for o in op.operands if isinstance(o.owner, Operation))
         g = Group(self._ordered([*c.ops, *cone]), True)
         # p as it would be with v's readers in c served by the copy

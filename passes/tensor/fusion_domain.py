@@ -148,10 +148,10 @@ class GroupDomain:
     def inlined(self, nest: Nest) -> list[Operation]:
         """The member ops a nest evaluates at each of its points: the elementwise cones
         of its roots, stopping at reductions (read from their buffers)."""
-        seen: list[Operation] = []
+        seen: dict[Operation, None] = {}  # ordered, with O(1) membership
         stack = [r.owner.operands[0] if nest.kind == "reduce" else r for r in nest.roots]
         if nest.kind == "reduce":
-            seen.extend(r.owner for r in nest.roots)  # type: ignore[misc]
+            seen.update((r.owner, None) for r in nest.roots)  # type: ignore[misc]
         while stack:
             v = stack.pop()
             op = v.owner
@@ -159,11 +159,11 @@ class GroupDomain:
                 continue
             if isinstance(op, t.ReduceOp):
                 if isinstance(op, t.ReduceMeanOp):
-                    seen.append(op)  # the division by the count is done on reading
+                    seen[op] = None  # the division by the count is done on reading
                 continue
-            seen.append(op)
+            seen[op] = None
             stack.extend(op.operands)
-        return seen
+        return list(seen)
 
 
 def _output_kind(dom: GroupDomain, v: SSAValue) -> str:

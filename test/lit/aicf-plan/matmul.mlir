@@ -46,7 +46,7 @@ func.func @odd_f16(%a: memref<2x64x128xf16>, %b: memref<128x33xf16>, %c: memref<
 // CHECK: aicf.schedule = {kind = "gpu.rows"
 // CHECK: aicf.schedule = {kind = "gpu.per_output"
 // CHECK-NOT: gpu.matmul_tiled
-func.func @others(%x: memref<8x16xf32>, %v: memref<16xf32>, %y: memref<8x16xf32>, %z: memref<8xf32>, %s: memref<8x16xf32>) attributes {aicf.num_outputs = 3 : i64} {
+func.func @others(%x: memref<8x16xf32>, %v: memref<16xf32>, %y: memref<8x16xf32>, %z: memref<8xf32>, %s: memref<8x8xf32>) attributes {aicf.num_outputs = 3 : i64} {
   aicf_loop.nest domain = [8, 16] iterators = [parallel, parallel]
       ins(%x : memref<8x16xf32>) outs(%y : memref<8x16xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0, d1)] {
@@ -61,8 +61,8 @@ func.func @others(%x: memref<8x16xf32>, %v: memref<16xf32>, %y: memref<8x16xf32>
     %p = arith.mulf %a, %b : f32
     aicf_loop.yield %p : f32
   }
-  aicf_loop.nest domain = [8, 16, 16] iterators = [parallel, parallel, reduction]
-      ins(%x, %x : memref<8x16xf32>, memref<8x16xf32>) outs(%s : memref<8x16xf32>)
+  aicf_loop.nest domain = [8, 8, 16] iterators = [parallel, parallel, reduction]
+      ins(%x, %x : memref<8x16xf32>, memref<8x16xf32>) outs(%s : memref<8x8xf32>)
       maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d1, d2), (d0, d1, d2) -> (d0, d1)] combiners = [add] {
   ^bb0(%a: f32, %b: f32):
     %p = arith.addf %a, %b : f32

@@ -1,0 +1,185 @@
+"""The on-disk cache of built code, shared by the cpu target (shared libraries) and the
+cuda target (cubins).
+
+Layout: `$AICF_CACHE_DIR/<target>/<key><suffix>` with a sidecar
+`<key><suffix>.sha256` holding the SHA-256 of the entry (default root
+`~/.cache/aicf`; targets `c` and `cuda`). Keys are hashes of everything the built code
+depends on (source, flags, compiler version, host CPU or GPU arch), made by the caller.
+
+Loading a cached file runs its code, so the cache must hold only what this user built:
+- The root and the target directory must be directories owned by the current user and
+  not writable by group or others; the ones we create are 0700. A directory that fails
+  this (or cannot be created: not a directory, no permission) is not used: a warning
+  names it and the process falls back to a fresh private directory of its own (the
+  cache is an optimisation, so the program still runs; it just rebuilds). A predictable
+  name in a directory someone else can write is the hole; the private directory is
+  what closes it.
+- An entry is used only if it and its sidecar are regular files (not links) owned by
+  the user, not group/world-writable, and the entry's digest matches the sidecar.
+  Anything else (truncated, corrupt, replaced, sidecar missing) is removed and rebuilt.
+- Writes are atomic: a temporary file in the same directory, renamed into place, the
+  entry before its sidecar, so a reader never sees a half-written entry as valid.
+- Size is bounded: after each store, least-recently-used entries (a hit refreshes the
+  entry's mtime) are removed until the target directory holds at most
+  `$AICF_CACHE_MAX_MB` MiB (default 1024).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import stat
+import tempfile
+import warnings
+from pathlib import Path
+
+DEFAULT_MAX_MB = 1024.0
+_SIDECAR = ".sha256"
+
+
+def root() -> Path:
+    return Path(os.environ.get("AICF_CACHE_DIR") or Path.home() / ".cache" / "aicf")
+
+
+def _unsafe(st: os.stat_result, what: str) -> str | None:
+    """Why a file or directory with this stat may not be trusted, or None."""
+    if st.st_uid != os.geteuid():
+        return f"{what} is owned by another user (uid {st.st_uid})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"{what} is writable by group or others (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def _private_dir(path: Path) -> str | None:
+    """Make `path` a private directory (0700 if created); why it cannot be used, or None."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = path.stat()
+    except OSError as e:
+        return f"cannot create or use it ({e.strerror or e})"
+    if not stat.S_ISDIR(st.st_mode):
+        return "it is not a directory"
+    return _unsafe(st, "it")
+
+
+@functools.cache
+def _fallback_root() -> Path:
+    return Path(tempfile.mkdtemp(prefix="aicf-cache-"))  # 0700, this process's own
+
+
+def directory(target: str) -> Path:
+    """The private cache directory of `target` (created on first use)."""
+    base = root()
+    for d in (base, base / target):
+        why = _private_dir(d)
+        if why is not None:
+            fallback = _fallback_root() / target
+            _warn_once(
+                f"aicf: not using the cache directory {d} (AICF_CACHE_DIR={base}): {why}; "
+                f"building into the private directory {fallback.parent} instead"
+            )
+            fallback.mkdir(mode=0o700, exist_ok=True)
+            return fallback
+    return base / target
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read_trusted(path: Path) -> bytes | None:
+    """The bytes of `path` if it is a regular file we may trust, else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode) or _unsafe(st, "entry") is not None:
+            return None
+        return f.read()
+
+
+def _remove(*paths: Path) -> None:
+    for p in paths:
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def lookup(target: str, key: str, suffix: str) -> Path | None:
+    """The path of a valid cached entry, or None (an invalid one is removed)."""
+    d = directory(target)
+    entry, sidecar = d / f"{key}{suffix}", d / f"{key}{suffix}{_SIDECAR}"
+    if not entry.exists() and not sidecar.exists():
+        return None
+    data, recorded = _read_trusted(entry), _read_trusted(sidecar)
+    if data is None or recorded is None or recorded.decode(errors="replace") != _digest(data):
+        _remove(entry, sidecar)
+        return None
+    os.utime(entry)  # most recently used
+    return entry
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        _remove(Path(tmp))
+        raise
+
+
+def store(target: str, key: str, suffix: str, data: bytes) -> Path:
+    """Store `data` as the entry `key` (atomically, with its digest); its path."""
+    d = directory(target)
+    entry = d / f"{key}{suffix}"
+    _write_atomic(entry, data)
+    _write_atomic(d / f"{key}{suffix}{_SIDECAR}", _digest(data).encode())
+    _prune(d, keep=entry)
+    return entry
+
+
+def max_bytes() -> int:
+    try:
+        mb = float(os.environ.get("AICF_CACHE_MAX_MB", DEFAULT_MAX_MB))
+    except ValueError:
+        mb = DEFAULT_MAX_MB
+    return int(mb * 2**20)
+
+
+def _prune(d: Path, keep: Path) -> None:
+    """Remove least-recently-used entries (with their sidecars) until `d` fits."""
+    files = []
+    for p in d.iterdir():
+        try:
+            st = p.stat()
+        except FileNotFoundError:  # removed by a concurrent pruner
+            continue
+        files.append((p, st))
+    total = sum(st.st_size for _, st in files)
+    limit = max_bytes()
+    if total <= limit:
+        return
+    sizes = {p.name: st.st_size for p, st in files}
+    entries = sorted(
+        ((st.st_mtime, p) for p, st in files if not p.name.endswith((_SIDECAR, ".tmp"))),
+        key=lambda e: e[0],
+    )
+    for _, p in entries:
+        if total <= limit:
+            break
+        if p == keep:
+            continue
+        sidecar = p.with_name(p.name + _SIDECAR)
+        _remove(p, sidecar)
+        total -= sizes.get(p.name, 0) + sizes.get(sidecar.name, 0)

@@ -1,0 +1,95 @@
+"""Compile time against program size on the cpu target (issue 10 item 11).
+
+Two programs of N ops:
+- `fused`: an elementwise chain x -> sin -> mul c -> add x -> ... that aicf-fuse turns
+  into few kernels (exercises the fusion pass's graph walk);
+- `unfused`: tanh(x @ w) repeated (matmuls do not fuse with each other: one nest each,
+  exercises lowering, the C emitter and the C compiler).
+
+Prints, per N, seconds for parse + tensor pipeline (infer-shapes, fold, fuse, lower)
+and emit_c as this process's CPU time (steadier than wall time on a shared machine),
+the C build (cold cache) as wall time, and their sum; `--json FILE` writes them.
+
+    python bench/compile_time.py fused 500 1000 2000
+    python bench/compile_time.py unfused 50 100 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+
+
+def fused_chain(n: int) -> str:
+    lines = ["func.func @f(%x: tensor<64x64xf32>) -> tensor<*xf32> {",
+             "  %c = aicf_tensor.constant dense<0.5> : tensor<f32>"]  # fmt: skip
+    prev = "%x"
+    for i in range(n):
+        kind = i % 3
+        if kind == 0:
+            lines.append(f"  %v{i} = aicf_tensor.sin {prev} : (tensor<*xf32>) -> tensor<*xf32>")
+        elif kind == 1:
+            lines.append(f"  %v{i} = aicf_tensor.mul {prev}, %c : (tensor<*xf32>, tensor<f32>) -> tensor<*xf32>")
+        else:
+            lines.append(f"  %v{i} = aicf_tensor.add {prev}, %x : (tensor<*xf32>, tensor<64x64xf32>) -> tensor<*xf32>")
+        prev = f"%v{i}"
+    lines += [f"  func.return {prev} : tensor<*xf32>", "}"]
+    return "\n".join(lines).replace("sin %x : (tensor<*xf32>)", "sin %x : (tensor<64x64xf32>)")
+
+
+def unfused_chain(n: int) -> str:
+    lines = ["func.func @f(%x: tensor<16x16xf32>, %w: tensor<16x16xf32>) -> tensor<*xf32> {"]
+    prev, prev_t = "%x", "tensor<16x16xf32>"
+    for i in range(0, n, 2):
+        lines.append(f"  %m{i} = aicf_tensor.matmul {prev}, %w : ({prev_t}, tensor<16x16xf32>) -> tensor<*xf32>")
+        lines.append(f"  %t{i} = aicf_tensor.tanh %m{i} : (tensor<*xf32>) -> tensor<*xf32>")
+        prev, prev_t = f"%t{i}", "tensor<*xf32>"
+    lines += [f"  func.return {prev} : tensor<*xf32>", "}"]
+    return "\n".join(lines)
+
+
+def measure(src: str) -> dict[str, float]:
+    from aicf.backend.c.build import build_shared_library
+    from aicf.backend.c.emit import LINK_FLAGS, emit_c
+    from aicf.compiler import TENSOR_PIPELINE, run_pipeline
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+
+    t0 = time.process_time()
+    module = parse_module(make_context(), src, "bench.mlir")
+    run_pipeline(module, list(TENSOR_PIPELINE))
+    t1 = time.process_time()
+    c = emit_c(module)
+    t2 = time.process_time()
+    w = time.perf_counter()
+    build_shared_library(c, LINK_FLAGS)
+    cc = time.perf_counter() - w
+    return {"pipeline_s": t1 - t0, "emit_s": t2 - t1, "cc_s": cc, "total_s": t2 - t0 + cc,
+            "c_lines": c.count("\n")}  # fmt: skip
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("program", choices=("fused", "unfused"))
+    p.add_argument("sizes", type=int, nargs="+")
+    p.add_argument("--json")
+    args = p.parse_args()
+    os.environ["AICF_CACHE_DIR"] = tempfile.mkdtemp(prefix="aicf-bench-")  # cold
+    make = fused_chain if args.program == "fused" else unfused_chain
+    rows = []
+    for n in args.sizes:
+        r = {"program": args.program, "ops": n, **measure(make(n))}
+        rows.append(r)
+        print(f"{args.program} {n:6d} ops: pipeline {r['pipeline_s']:7.2f} s  emit "
+              f"{r['emit_s']:6.2f} s  cc {r['cc_s']:7.2f} s  total {r['total_s']:7.2f} s  "
+              f"({r['c_lines']} lines of C)", flush=True)  # fmt: skip
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

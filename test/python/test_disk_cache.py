@@ -1,0 +1,247 @@
+"""The on-disk cache of built code (backend/disk_cache.py) and the C build on top of
+it: private directories, entries checked before they are loaded, corrupt entries
+rebuilt, keys that follow the host CPU and the compiler, bounded size on disk and in
+memory. Each test runs the build in a fresh process with its own AICF_CACHE_DIR, so
+the cache state it sets up is the one the build sees."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+
+# A C "program" whose only effect is visible: its constructor writes a marker file.
+PLANTED = r"""
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((constructor)) static void planted(void) {
+  FILE *f = fopen(getenv("PLANTED_MARKER"), "w");
+  if (f) { fputs("foreign code ran", f); fclose(f); }
+}
+"""
+
+BUILD = textwrap.dedent(
+    """
+    import ctypes, sys, warnings
+    warnings.simplefilter("always")
+    from aicf.backend.c.build import build_shared_library
+    lib = build_shared_library("int aicf_answer(void) { return %d; }\\n")
+    assert ctypes.CDLL(str(lib)).aicf_answer() == %d
+    print(lib)
+    """
+)
+
+
+def build(cache: Path, value: int = 42, **env) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", BUILD % (value, value)],
+        env={**os.environ, "AICF_CACHE_DIR": str(cache), **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def entries(cache: Path, suffix: str = ".so") -> list[Path]:
+    return sorted((cache / "c").glob(f"*{suffix}"))
+
+
+def plant(path: Path, tmp_path: Path) -> None:
+    src = tmp_path / "planted.c"
+    src.write_text(PLANTED)
+    subprocess.run(["cc", "-shared", "-fPIC", str(src), "-o", str(path)], check=True)
+
+
+def test_cache_directories_are_created_private(tmp_path):
+    cache = tmp_path / "new" / "cache"
+    proc = build(cache)
+    assert proc.returncode == 0, proc.stderr
+    for d in (cache, cache / "c"):
+        assert stat.S_IMODE(d.stat().st_mode) == 0o700, d
+    (lib,) = entries(cache)
+    assert not stat.S_IMODE(lib.stat().st_mode) & 0o077
+
+
+def test_library_planted_in_a_world_writable_cache_is_not_loaded(tmp_path):
+    """The attack of issue 10: a shared, world-writable AICF_CACHE_DIR in which someone
+    else put a library under the name the build will look for."""
+    cache = tmp_path / "shared"
+    assert build(cache).returncode == 0
+    (lib,) = entries(cache)
+    marker = tmp_path / "marker"
+    plant(lib, tmp_path)
+    for d in (cache, cache / "c"):
+        d.chmod(0o777)
+    proc = build(cache, PLANTED_MARKER=str(marker))
+    assert proc.returncode == 0, proc.stderr
+    assert not marker.exists(), "a library planted in the cache was loaded"
+    assert "cache" in proc.stderr and "writable" in proc.stderr  # the warning says why
+    assert not Path(proc.stdout.strip()).is_relative_to(cache)
+
+
+def test_replaced_entry_is_rebuilt_not_loaded(tmp_path):
+    cache = tmp_path / "c1"
+    assert build(cache).returncode == 0
+    (lib,) = entries(cache)
+    marker = tmp_path / "marker"
+    plant(lib, tmp_path)
+    proc = build(cache, PLANTED_MARKER=str(marker))
+    assert proc.returncode == 0, proc.stderr
+    assert not marker.exists(), "an entry that is not the one built was loaded"
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "empty"])
+def test_corrupt_entry_is_rebuilt(tmp_path, damage):
+    cache = tmp_path / damage
+    assert build(cache).returncode == 0
+    (lib,) = entries(cache)
+    data = lib.read_bytes()
+    lib.write_bytes({"truncate": data[: len(data) // 3], "garbage": b"\x7fELF" + b"x" * 99,
+                     "empty": b""}[damage])  # fmt: skip
+    proc = build(cache)
+    assert proc.returncode == 0, proc.stderr
+    assert entries(cache)[0].read_bytes() == data  # rebuilt in place: later runs use it
+
+
+def test_unusable_cache_dir_falls_back_with_a_warning(tmp_path):
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    proc = build(not_a_dir)
+    assert proc.returncode == 0, proc.stderr
+    assert "AICF_CACHE_DIR" in proc.stderr and str(not_a_dir) in proc.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_cache_dir_falls_back_with_a_warning(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir(mode=0o500)
+    proc = build(ro / "cache")
+    assert proc.returncode == 0, proc.stderr
+    assert "AICF_CACHE_DIR" in proc.stderr
+
+
+def test_key_follows_the_host_cpu_and_the_compiler(monkeypatch):
+    from aicf.backend.c import build as b
+
+    source = "int f(void) { return 1; }\n"
+    key = b.cache_key(source, ())
+    monkeypatch.setattr(b, "host_cpu", lambda cc: "a different CPU")
+    assert b.cache_key(source, ()) != key
+    monkeypatch.undo()
+    monkeypatch.setattr(b, "compiler_version", lambda cc: "cc 0.0")
+    assert b.cache_key(source, ()) != key
+
+
+def test_host_cpu_names_the_cpu_the_build_targets():
+    from aicf.backend.c import build as b
+
+    desc = b.host_cpu(b.compiler())
+    assert "march" in desc or "model name" in desc  # what -march=native resolves to
+
+
+def test_disk_cache_is_bounded(tmp_path):
+    cache = tmp_path / "bounded"
+    for v in range(6):
+        assert build(cache, v, AICF_CACHE_MAX_MB="0.04").returncode == 0
+    libs = entries(cache)
+    assert 1 <= len(libs) < 6
+    assert sum(p.stat().st_size for p in (cache / "c").iterdir()) <= 0.04 * 2**20
+    assert len(entries(cache, ".sha256")) == len(libs)  # no orphaned sidecars
+
+
+def test_dynamic_shape_specialisations_are_bounded_and_unloaded(tmp_path):
+    code = textwrap.dedent(
+        """
+        import numpy as np, os, aicf
+        exe = aicf.compile('''
+        func.func @f(%x: tensor<?xf32>) -> tensor<*xf32> {
+          %0 = aicf_tensor.exp %x : (tensor<?xf32>) -> tensor<*xf32>
+          func.return %0 : tensor<*xf32>
+        }''')
+        for n in range(1, 13):
+            x = np.linspace(-1, 1, n, dtype=np.float32)
+            np.testing.assert_allclose(exe(x), np.exp(x.astype(np.float64)), rtol=1e-6)
+        import gc; gc.collect()
+        maps = open("/proc/self/maps").read()
+        libs = {l.split()[-1] for l in maps.splitlines() if os.environ["AICF_CACHE_DIR"] in l}
+        print(len(exe.specializations), len(libs))
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "AICF_CACHE_DIR": str(tmp_path / "dyn"),
+             "AICF_MEMORY_CACHE_ENTRIES": "4"},  # fmt: skip
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    nspec, nlibs = map(int, proc.stdout.split())
+    assert nspec == 4
+    assert nlibs <= 4
+
+
+class _FakeCupy:
+    """Stands in for CuPy: records which cubin file a module was loaded from."""
+
+    class RawModule:
+        def __init__(self, path=None, code=None, options=()):
+            self.path, self.data = path, Path(path).read_bytes() if path else None
+
+
+def test_cubins_share_the_checked_cache(tmp_path, monkeypatch):
+    from aicf.backend.cuda import runtime as rt
+
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(rt, "cupy", lambda: _FakeCupy)
+    monkeypatch.setattr(rt, "_nvrtc_cubin", lambda source, arch: b"cubin of " + source.encode())
+    monkeypatch.setattr(rt, "_MODULES", type(rt._MODULES)())
+    monkeypatch.setattr(rt, "STATS", dict.fromkeys(rt.STATS, 0))
+    mod = rt.load_module("kernel", arch="sm_90")
+    path = Path(mod.path)
+    assert path.parent == tmp_path / "cache" / "cuda"  # one layout for both targets
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+    rt._MODULES.clear()
+    assert rt.load_module("kernel", arch="sm_90").data == b"cubin of kernel"
+    assert rt.STATS == {"memory_hits": 0, "disk_hits": 1, "compiles": 1}
+
+    path.write_bytes(b"planted")  # replaced or corrupt: rebuilt, never loaded
+    rt._MODULES.clear()
+    assert rt.load_module("kernel", arch="sm_90").data == b"cubin of kernel"
+    assert rt.STATS["compiles"] == 2
+
+
+def test_unloading_every_library_keeps_the_openmp_runtime(tmp_path):
+    """The last library closed must not take the OpenMP runtime (and its idle pool
+    threads' code) with it."""
+    code = textwrap.dedent(
+        """
+        import gc, numpy as np, aicf
+        SRC = '''
+        func.func @f(%x: tensor<256x256xf32>) -> tensor<*xf32> {
+          %0 = aicf_tensor.OP %x : (tensor<256x256xf32>) -> tensor<*xf32>
+          func.return %0 : tensor<*xf32>
+        }'''
+        x = np.ones((256, 256), np.float32)
+        for op in ("sin", "cos", "exp"):
+            exe = aicf.compile(SRC.replace("OP", op), fuse=False)
+            exe(x)
+            del exe
+            aicf.compiler._CPU_MODULES.clear()
+            gc.collect()
+        print("ok")
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "AICF_CACHE_DIR": str(tmp_path / "c"), "OMP_NUM_THREADS": "2"},
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]

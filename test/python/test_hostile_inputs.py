@@ -1,0 +1,149 @@
+"""Malformed and extreme inputs to aicf-opt, aicf-run and aicf.compile get the
+project's own located diagnostic and exit code 1: never a traceback, a crash or a
+misleading message (issue 10 items 14 and 15)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("AICF_CACHE_DIR", tempfile.mkdtemp(prefix="aicf-test-cache-"))
+
+import aicf  # noqa: E402
+from aicf.errors import CompileError  # noqa: E402
+
+BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parents[2]
+
+SIN = """func.func @f(%x: tensor<4xf32>) -> tensor<*xf32> {
+  %0 = aicf_tensor.sin %x : (tensor<4xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+"""
+
+
+def tool(name: str, path: Path, *args: str) -> subprocess.CompletedProcess:
+    extra = ("--target", "cpu", "--repeat", "1") if name == "aicf-run" else ()
+    return subprocess.run([str(BIN / name), str(path), *extra, *args],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+
+
+def assert_diagnostic(proc: subprocess.CompletedProcess, *expected: str) -> None:
+    assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    for text in expected:
+        assert text in proc.stderr, proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("name", ["aicf-opt", "aicf-run"])
+def test_non_utf8_input(tmp_path, name):
+    p = tmp_path / "latin1.mlir"
+    p.write_bytes(SIN.replace("@f", "@f\xe9").encode("latin-1"))
+    assert_diagnostic(tool(name, p), "latin1.mlir:1:13: error: the input is not UTF-8 text")
+
+
+def test_non_utf8_input_to_compile(tmp_path):
+    p = tmp_path / "latin1.mlir"
+    p.write_bytes(b"// caf\xe9\n" + SIN.encode())
+    with pytest.raises(CompileError, match=r"latin1.mlir:1:7: error: the input is not UTF-8"):
+        aicf.compile(str(p))
+
+
+def test_deep_nesting(tmp_path):
+    p = tmp_path / "deep.mlir"
+    n = 3000
+    p.write_text("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 + '  "test.op"() ({\n' * n + "  }) : () -> ()\n" * n
+                 + "  func.return %x : tensor<4xf32>\n}\n")  # fmt: skip
+    assert_diagnostic(tool("aicf-opt", p), "deep.mlir:", "error: the input is nested too deeply")
+
+
+@pytest.mark.parametrize("name", ["aicf-opt", "aicf-run"])
+def test_deeply_nested_literal(tmp_path, name):
+    p = tmp_path / "deep.mlir"
+    p.write_text("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "  %c = aicf_tensor.constant dense<" + "[" * 3000 + "1.0" + "]" * 3000
+                 + "> : tensor<f32>\n  func.return %x : tensor<4xf32>\n}\n")  # fmt: skip
+    assert_diagnostic(tool(name, p), "deep.mlir:2:", "error: the input is nested too deeply")
+
+
+@pytest.mark.parametrize("name", ["aicf-opt", "aicf-run"])
+@pytest.mark.parametrize("literal,t", [("1.0e39", "f32"), ("-7.0e4", "f16"), ("3.4e38", "bf16")])
+def test_float_literal_out_of_range(tmp_path, name, literal, t):
+    p = tmp_path / "big.mlir"
+    p.write_text(f"""func.func @f(%x: tensor<4x{t}>) -> tensor<*x{t}> {{
+  %c = aicf_tensor.constant dense<{literal}> : tensor<{t}>
+  %0 = aicf_tensor.add %x, %c : (tensor<4x{t}>, tensor<{t}>) -> tensor<*x{t}>
+  func.return %0 : tensor<*x{t}>
+}}
+""")
+    assert_diagnostic(tool(name, p), f"big.mlir:2:35: error: {literal} is out of the range of {t}")
+
+
+def test_float_literals_that_round_to_the_largest_finite_value_are_fine():
+    m = aicf.compile("""func.func @f(%x: tensor<2xf32>) -> tensor<*xf32> {
+  %c = aicf_tensor.constant dense<[3.4028235e38, 65504.0]> : tensor<2xf32>
+  %0 = aicf_tensor.add %x, %c : (tensor<2xf32>, tensor<2xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}""")
+    out = m(np.zeros(2, np.float32))
+    np.testing.assert_array_equal(out, np.array([3.4028235e38, 65504.0], np.float32))
+
+
+def test_aicf_run_on_dynamic_shapes(tmp_path):
+    p = tmp_path / "dyn.mlir"
+    p.write_text(SIN.replace("tensor<4xf32>", "tensor<?xf32>"))
+    assert_diagnostic(tool("aicf-run", p), "dyn.mlir:1:1: error:", "static shapes",
+                      "%x: tensor<?xf32>")  # fmt: skip
+
+
+def test_aicf_run_on_loop_level_ir(tmp_path):
+    p = tmp_path / "loop.mlir"
+    p.write_text("""func.func @f(%x: memref<4xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  aicf_loop.nest domain = [4] iterators = [parallel] ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
+      maps = [(d0) -> (d0), (d0) -> (d0)] {
+  ^bb0(%a: f32):
+    aicf_loop.yield %a : f32
+  }
+  func.return
+}
+""")
+    assert_diagnostic(tool("aicf-run", p), "loop.mlir:2:3: error:", "tensor-level")
+
+
+def test_truncated_file(tmp_path):
+    """Cut right after a function's signature, the function is a declaration."""
+    text = (ROOT / "examples" / "chain.mlir").read_text()
+    p = tmp_path / "cut.mlir"
+    p.write_text(text[: text.index("{", text.index("func.func"))])
+    assert_diagnostic(tool("aicf-run", p), "cut.mlir:3:1: error: 'func.func' @chain has no body")
+
+
+def test_big_endian_arguments_are_accepted():
+    exe = aicf.compile(SIN)
+    x = np.linspace(-2, 2, 4).astype(">f4")
+    np.testing.assert_allclose(exe(x), np.sin(x.astype(np.float64)), rtol=1e-6)
+
+
+def test_ops_without_a_source_location_are_named_by_their_place():
+    """A ModuleOp built without locations: the error says which function and which op,
+    not `<unknown>`."""
+    from xdsl.parser import Parser
+
+    from aicf.context import make_context
+
+    module = Parser(make_context(), """func.func @g(%x: tensor<4xf32>, %y: tensor<5xf32>) -> tensor<*xf32> {
+  %0 = aicf_tensor.sin %x : (tensor<4xf32>) -> tensor<*xf32>
+  %1 = aicf_tensor.add %0, %y : (tensor<*xf32>, tensor<5xf32>) -> tensor<*xf32>
+  func.return %1 : tensor<*xf32>
+}""").parse_module()
+    with pytest.raises(CompileError) as e:
+        aicf.compile(module)
+    assert "<unknown>" not in str(e.value)
+    assert str(e.value).startswith("@g, op #1 (no source location): error: 'aicf_tensor.add'")
