@@ -70,6 +70,8 @@ def analyze(view: NestView) -> Roles | str:
         return "not parallel-only (a reduction)"
     if not view.outputs or not view.inputs:
         return "no input or no output"
+    if 0 in view.extents:
+        return "an empty domain: nothing to move"
     outs = {_innermost_dim(o) for o in view.outputs}
     if len(outs) != 1 or None in outs:
         return "the outputs are not all contiguous along one domain dim"
@@ -161,8 +163,6 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     if bad:
         raise NotImplementedError(f"gpu.transpose_tiled: {bad}")
     E = view.extents
-    if prod(E) == 0:
-        return  # nothing to write
     ti, to, th, vi, vo = p["tile_i"], p["tile_o"], p["threads"], p["vec_in"], p["vec_out"]
     Ei, Eo = E[r.load_dim], E[r.store_dim]
     nb = prod(E[d] for d in r.batch)

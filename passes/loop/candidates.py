@@ -214,7 +214,7 @@ def transpose_candidate(view: NestView, t: GpuTarget) -> Candidate:
 NestCandidateFn = Callable[[NestView, GpuTarget], Candidate]
 
 GPU_NEST_CANDIDATES: list[NestCandidateFn] = [
-    matmul_candidate, transpose_candidate, rows_candidate, per_output_candidate,
+    matmul_candidate, rows_candidate, per_output_candidate, transpose_candidate,
 ]
 """Generated kernels for a nest; library kernels add themselves (register_library)."""
 

@@ -48,9 +48,11 @@ def test_same_order_operand_is_read_in_place():
     assert r.staged == (0,)  # x staged; y (already in the output's order) is not
 
 
-@pytest.mark.parametrize("xs, perm", [((1, 5), (1, 0)), ((5, 1), (1, 0))])
-def test_unit_dims_are_copies(xs, perm):
-    assert "a copy" in transpose.analyze(_view(transpose_program(xs, perm, "f32", "copy")))
+@pytest.mark.parametrize("xs, why", [((1, 5), "a copy"), ((5, 1), "a copy"), ((0, 7), "an empty domain")])
+def test_degenerate_shapes_are_left_to_per_output(xs, why):
+    view = _view(transpose_program(xs, (1, 0), "f32", "copy"))
+    assert why in transpose.analyze(view)
+    assert not transpose_candidate(view, H100).applies
 
 
 def test_space_points_are_legal_and_cover_vectors():

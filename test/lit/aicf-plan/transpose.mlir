@@ -8,8 +8,8 @@
 // CHECK-LABEL: func.func @t2d
 // CHECK: kind = "gpu.transpose_tiled", tile_i = {{[0-9]+}} : i64, tile_o = {{[0-9]+}} : i64, threads = {{[0-9]+}} : i64
 // EXPLAIN-LABEL: @t2d nest #0 domain=[8192, 8192]
-// EXPLAIN: -> gpu.transpose_tiled {{.*}} (load dim d0 (extent 8192), store dim d1 (extent 8192), batch 1, 1 staged input(s))
 // EXPLAIN: gpu.per_output {{.*}} (not taken: gpu.transpose_tiled is built for this shape
+// EXPLAIN: -> gpu.transpose_tiled {{.*}} (load dim d0 (extent 8192), store dim d1 (extent 8192), batch 1, 1 staged input(s))
 func.func @t2d(%x: memref<8192x8192xf32>, %y: memref<8192x8192xf32>) attributes {aicf.num_outputs = 1 : i64} {
   aicf_loop.nest domain = [8192, 8192] iterators = [parallel, parallel]
       ins(%x : memref<8192x8192xf32>) outs(%y : memref<8192x8192xf32>)
@@ -45,8 +45,8 @@ func.func @batched_add(%x: memref<8x512x256xf16>, %b: memref<8x256x512xf16>, %y:
 // CHECK-LABEL: func.func @plain
 // CHECK: kind = "gpu.per_output"
 // EXPLAIN-LABEL: @plain nest #0
-// EXPLAIN: gpu.transpose_tiled does not apply: every input is read along the outputs' contiguous dim (or broadcast): no transpose
 // EXPLAIN: -> gpu.per_output
+// EXPLAIN: gpu.transpose_tiled does not apply: every input is read along the outputs' contiguous dim (or broadcast): no transpose
 func.func @plain(%x: memref<512x300xf32>, %c: memref<512xf32>, %y: memref<512x300xf32>) attributes {aicf.num_outputs = 1 : i64} {
   aicf_loop.nest domain = [512, 300] iterators = [parallel, parallel]
       ins(%x, %c : memref<512x300xf32>, memref<512xf32>) outs(%y : memref<512x300xf32>)
