@@ -101,13 +101,22 @@ def transpose_time(t: GpuTarget, prob: TransposeProblem, p: dict, layouts: list)
     return cost, terms
 
 
-def plan_transpose(t: GpuTarget, prob: TransposeProblem, points: list[tuple[dict, list]]) -> Plan:
-    """The cheapest of the legal points (each with its staged tiles' layouts); the
-    space lists the classic 32x32 / 256 threads / padded point first, which wins ties."""
-    cands = []
+def plan_transpose(t: GpuTarget, prob: TransposeProblem, points: list[tuple[dict, list]]) -> tuple[Plan, list]:
+    """The cheapest of the legal points (each with its staged tiles' layouts; the
+    earlier point wins within the model's resolution) and every point's terms."""
+    cands, table = [], []
     for p, layouts in points:
         cost, terms = transpose_time(t, prob, p, layouts)
-        cands.append(Plan("gpu.transpose_tiled", dict(p), cost, why=[
-            ", ".join(f"{k} {v:.3g}" for k, v in terms.items())]))
-    best = pick(cands)
-    return best
+        cands.append(Plan("gpu.transpose_tiled", dict(p), cost))
+        table.append((cost, p, terms))
+    return pick(cands), table
+
+
+def format_table(table: list, top: int) -> str:
+    """The `top` cheapest points with their terms (aicf-plan explain)."""
+    keys = ("dram_us", "smem_us", "issue_us", "occ", "seg_eff", "tail", "bps")
+    lines = ["tile_i x tile_o threads vec_in/out smem  " + " ".join(keys) + " total_us"]
+    for cost, p, terms in sorted(table, key=lambda r: r[0])[:top]:
+        lines.append(f"{p['tile_i']}x{p['tile_o']} {p['threads']} {p['vec_in']}/{p['vec_out']} {p['smem']}  "
+                     + " ".join(f"{terms[k]:.3g}" for k in keys) + f" {cost * 1e6:.2f}")
+    return "\n".join(lines)

@@ -36,13 +36,13 @@ from xdsl.ir.affine import AffineDimExpr
 
 from aicf.dialects import gpu
 from aicf.dialects.schedule import Schedule
+from aicf.target import GpuTarget
 
 from .builder import KernelBuilder
 from .context import LoweringContext
 from .per_output import body_lanes, load_lanes, store_lanes
 from .view import VECTOR, NestView, access_class, annotate, element_bytes, parallel_only, prod, strides_of, uses_64bit_index
 
-MAX_GRID_Y = 65535
 
 
 @dataclass(frozen=True)
@@ -110,31 +110,43 @@ def legal_vec_out(view: NestView, r: Roles, v: int) -> bool:
         access_class(o, r.store_dim, v) == VECTOR for o in view.outputs))
 
 
-def check(view: NestView, r: Roles, p: dict, max_threads: int, max_grid_z: int) -> str | None:
+MAX_PER_THREAD = 32  # elements a thread holds before the barrier (registers: ptxas -v)
+
+
+def check(view: NestView, r: Roles, p: dict, t: GpuTarget) -> str | None:
     """Why a parameter point cannot run on this nest (None: it can)."""
     ti, to, th, vi, vo = p["tile_i"], p["tile_o"], p["threads"], p["vec_in"], p["vec_out"]
-    if th > max_threads or th % 32:
-        return f"threads {th}: a multiple of 32 up to {max_threads}"
+    if th > t.max_threads_per_block or th % t.warp_size:
+        return f"threads {th}: a multiple of {t.warp_size} up to {t.max_threads_per_block}"
     if ti % vi or to % vo:
         return f"tile {ti}x{to} does not divide by the vectors {vi}/{vo}"
     if (ti * to) % (vi * th) or (ti * to) % (vo * th):
         return f"a {ti}x{to} tile does not split evenly over {th} threads"
+    if ti * to > MAX_PER_THREAD * th:
+        return f"a {ti}x{to} tile over {th} threads holds more than {MAX_PER_THREAD} elements a thread"
+    smem = sum(to * (ti + vi) * _eb(view.inputs[i]) for i in r.staged)
+    if smem > t.smem_per_block_default:
+        return f"{smem} bytes of shared tiles > the {t.smem_per_block_default} a block holds statically"
     if not legal_vec_in(view, r, vi):
         return f"vec_in {vi} is not a contiguous aligned access of every staged input"
     if not legal_vec_out(view, r, vo):
         return f"vec_out {vo} is not a contiguous aligned access of every output"
     if p["smem"] == "swizzle" and swizzle_layout(ti, vi, _staged_bytes(view, r)) is None:
         return f"no XOR swizzle for a row of {ti} elements in groups of {vi}"
-    if math.ceil(view.extents[r.load_dim] / ti) > MAX_GRID_Y:
+    if math.ceil(view.extents[r.load_dim] / ti) > t.max_grid_y:
         return f"{math.ceil(view.extents[r.load_dim] / ti)} tiles along the load dim > the grid's y limit"
     nb = prod(view.extents[d] for d in r.batch)
-    if nb > max_grid_z:
-        return f"batch {nb} > the grid's z limit {max_grid_z}"
+    if nb > t.max_grid_z:
+        return f"batch {nb} > the grid's z limit {t.max_grid_z}"
     return None
 
 
+def _eb(o) -> int:
+    return element_bytes(o.type.get_element_type())
+
+
 def _staged_bytes(view: NestView, r: Roles) -> int:
-    return max(element_bytes(view.inputs[i].type.get_element_type()) for i in r.staged)
+    return max(_eb(view.inputs[i]) for i in r.staged)
 
 
 def swizzle_layout(tile_i: int, vec: int, elem_bytes: int) -> gpu.SwizzleLayoutAttr | None:
@@ -159,7 +171,7 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     if isinstance(r, str):
         raise NotImplementedError(f"gpu.transpose_tiled needs a transposing nest: {r}")
     p = dict(s.params)
-    bad = check(view, r, p, lc.target.max_threads_per_block, lc.target.max_grid_z)
+    bad = check(view, r, p, lc.target)
     if bad:
         raise NotImplementedError(f"gpu.transpose_tiled: {bad}")
     E = view.extents
@@ -194,7 +206,7 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     for i in r.staged:
         t = view.inputs[i].type
         elt = t.get_element_type()
-        layout = smem_layout(p["smem"], ti, vi, element_bytes(elt))
+        layout = smem_layout(p["smem"], ti, vi, _eb(view.inputs[i]))
         tiles[i] = kb.v(gpu.AllocSharedOp(MemRefType(elt, [to, ti], layout, gpu.shared_space())))
 
     def guarded(li: SSAValue, lo: SSAValue, body) -> list[SSAValue | None]:

@@ -191,23 +191,22 @@ def transpose_candidate(view: NestView, t: GpuTarget) -> Candidate:
                 for vo in tcost.VECS:
                     for smem in ("padded", "swizzle"):
                         q = {"tile_i": ti, "tile_o": to, "threads": th, "vec_in": vi, "vec_out": vo, "smem": smem}
-                        bad = transpose.check(view, r, q, t.max_threads_per_block, t.max_grid_z)
-                        if bad is None and sum(to * (ti + vi) * eb for eb in ebs) > t.smem_per_block_default:
-                            bad = "shared tiles over the static shared-memory limit"
+                        bad = transpose.check(view, r, q, t)
                         if bad:
                             rejected = rejected or bad
                             continue
                         points.append((q, [transpose.smem_layout(smem, ti, vi, eb) for eb in ebs]))
     if not points:
         return Candidate("gpu.transpose_tiled", 2, reason=f"no legal tile: {rejected}")
-    p = tcost.plan_transpose(t, prob, points)
+    p, table = tcost.plan_transpose(t, prob, points)
     note = (f"load dim d{r.load_dim} (extent {prob.load_extent}), store dim d{r.store_dim} "
             f"(extent {prob.store_extent}), batch {prob.batch}, {len(staged)} staged input(s)")
 
     def point(q) -> Schedule:
         return _with_cost("gpu.transpose_tiled", q.params, q.cost)
 
-    return Candidate("gpu.transpose_tiled", 2, point(p), p.cost, reason=note, alternatives=p.why[:8],
+    return Candidate("gpu.transpose_tiled", 2, point(p), p.cost, reason=note, alternatives=p.why,
+                     detail=lambda top: tcost.format_table(table, top),
                      space=lambda: [(point(q), q.cost) for q in p.space])
 
 
