@@ -29,10 +29,10 @@ func.func @vec(%x: memref<256x128xf32>, %y: memref<128x256xf32>) attributes {aic
 
 // -----
 
-// 1000x37 -> 37x1000 in 32x32 tiles, padded by one element: edges guarded (both
+// 1000x37 -> 37x1000 in 32x32 tiles (32-bit indices), padded by one element: edges guarded (both
 // dims are not tile multiples); y (already in the output's order) is read in place.
 // CHECK-LABEL: aicf_gpu.kernel @odd_nest0
-// CHECK-SAME: grid = [32, 2, 1] block = [256, 1, 1]
+// CHECK-SAME: grid = [32, 2, 1] block = [256, 1, 1] smem = 0 bounds = [256, 1] index = 32
 // CHECK: aicf_gpu.alloc_shared : memref<32x32xf32, #aicf_gpu.padded<interval = 32, pad = 1>, #aicf_gpu.address_space<shared>>
 // CHECK: scf.if
 // CHECK: memref.load %x
@@ -69,6 +69,21 @@ func.func @batched(%x: memref<4x96x64xf16>, %y: memref<4x64x96xf16>) attributes 
       maps = [(d0, d1, d2) -> (d0, d2, d1), (d0, d1, d2) -> (d0, d1, d2)] attrs = {aicf.schedule = {kind = "gpu.transpose_tiled", tile_i = 32 : i64, tile_o = 32 : i64, threads = 128 : i64, vec_in = 2 : i64, vec_out = 2 : i64, smem = "padded"}} {
   ^bb0(%v: f16):
     aicf_loop.yield %v : f16
+  }
+  func.return
+}
+
+// -----
+
+// 65536 x 32769 elements (> 2^31): 64-bit index arithmetic.
+// CHECK-LABEL: aicf_gpu.kernel @wide_nest0
+// CHECK-SAME: index = 64
+func.func @wide(%x: memref<65536x32769xf32>, %y: memref<32769x65536xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  aicf_loop.nest domain = [32769, 65536] iterators = [parallel, parallel]
+      ins(%x : memref<65536x32769xf32>) outs(%y : memref<32769x65536xf32>)
+      maps = [(d0, d1) -> (d1, d0), (d0, d1) -> (d0, d1)] attrs = {aicf.schedule = {kind = "gpu.transpose_tiled", tile_i = 32 : i64, tile_o = 32 : i64, threads = 256 : i64, vec_in = 1 : i64, vec_out = 1 : i64, smem = "padded"}} {
+  ^bb0(%v: f32):
+    aicf_loop.yield %v : f32
   }
   func.return
 }
