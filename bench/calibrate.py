@@ -52,6 +52,14 @@ CASES: list[tuple[str, str, list[tuple[tuple[int, ...], str]]]] = [
      "  %y = aicf_tensor.transpose %x perm = [1, 0] : (tensor<8192x8192xf32>) -> tensor<8192x8192xf32>\n"
      "  %z = aicf_tensor.neg %y : (tensor<8192x8192xf32>) -> tensor<8192x8192xf32>\n"
      "  func.return %z : tensor<8192x8192xf32>\n}", [((8192, 8192), "f32")]),
+    ("transpose batched 32x1024x1024 f16 [0,2,1]",
+     "func.func @main(%x: tensor<32x1024x1024xf16>) -> tensor<32x1024x1024xf16> {\n"
+     "  %y = aicf_tensor.transpose %x perm = [0, 2, 1] : (tensor<32x1024x1024xf16>) -> tensor<32x1024x1024xf16>\n"
+     "  func.return %y : tensor<32x1024x1024xf16>\n}", [((32, 1024, 1024), "f16")]),
+    ("transpose 4097x1000 f32",
+     "func.func @main(%x: tensor<4097x1000xf32>) -> tensor<1000x4097xf32> {\n"
+     "  %y = aicf_tensor.transpose %x perm = [1, 0] : (tensor<4097x1000xf32>) -> tensor<1000x4097xf32>\n"
+     "  func.return %y : tensor<1000x4097xf32>\n}", [((4097, 1000), "f32")]),
 ]
 
 

@@ -50,6 +50,19 @@ func.func @main(%x: memref<{m}x{n}xf32>, %y: memref<{m}xf32>) attributes {{aicf.
 }}"""
 
 
+def transpose_program(m: int, n: int) -> str:
+    """y = x.T for x of m x n (f32)."""
+    return f"""
+func.func @main(%x: memref<{m}x{n}xf32>, %y: memref<{n}x{m}xf32>) attributes {{aicf.num_outputs = 1 : i64}} {{
+  aicf_loop.nest domain = [{n}, {m}] iterators = [parallel, parallel] ins(%x : memref<{m}x{n}xf32>)
+      outs(%y : memref<{n}x{m}xf32>) maps = [(d0, d1) -> (d1, d0), (d0, d1) -> (d0, d1)] {{
+    ^bb0(%v: f32):
+      aicf_loop.yield %v : f32
+  }}
+  func.return
+}}"""
+
+
 def matmul_program(m: int, k: int, n: int) -> str:
     return f"""
 func.func @main(%a: memref<{m}x{k}xf32>, %b: memref<{k}x{n}xf32>, %c: memref<{m}x{n}xf32>) attributes {{aicf.num_outputs = 1 : i64}} {{
@@ -434,6 +447,41 @@ def main(argv=None) -> int:
         row(f"sum(axis=-1) {m}x{nn} f32", ours, refs, nbytes=nbytes, check={"rel_err": err, "kernel_only_ms": kms, "schedule": re.findall(r"// \w+: (\S+ \S+ \S+ \S+)", prog.source)},
             target={"text": f">={need}x CuPy, rel err < 1e-5", "met": bool(ratio >= need and err < 1e-5)})
         del xs, out
+
+    # --- transpose (issue 7: >= 85% of copy bandwidth, >= 1.0x torch.compile) ------------
+    M = N = 8192
+    xt = cp.asarray(rng.standard_normal((M, N), dtype=np.float32))
+    yt = cp.empty((N, M), dtype=np.float32)
+    nbytes = 2 * M * N * 4
+    refs = {"copy_floor_same_bytes": bench(lambda: cp.copyto(yt, xt), reps)}
+    if have_torch:
+        tx = torch.as_tensor(xt, device="cuda")
+        refs["torch"] = bench(lambda: tx.t().contiguous(), reps)
+        if not args.no_torch_compile:
+            try:
+                f = torch.compile(lambda t: t.t().contiguous())
+                f(tx)
+                refs["torch_compile"] = bench(lambda: f(tx), reps)
+            except Exception as e:  # noqa: BLE001
+                print(f"torch.compile failed: {e}", flush=True)
+    same_copy_gbps = nbytes / (refs["copy_floor_same_bytes"] * 1e-3) / 1e9
+    for label, force in (("planner's pick", ""), ("forced gpu.per_output", "gpu.per_output")):
+        prog = compile_text(transpose_program(M, N), force)
+        yt.fill(np.nan)
+        prog(xt, yt)
+        exact = bool(cp.array_equal(yt, xt.T))
+        ours = bench(lambda: prog(xt, yt), reps)
+        gbps = nbytes / (ours * 1e-3) / 1e9
+        tc = refs.get("torch_compile")
+        check = {"exact": exact, "kernel_only_ms": kernel_ms(prog, xt, yt), "pct_of_copy_bw": gbps / copy_gbps,
+                 "pct_of_same_bytes_copy": gbps / same_copy_gbps, "schedule": schedules_of(prog)}
+        if force:
+            target = {"text": "exact (the old schedule, for comparison)", "met": exact}
+        else:
+            target = {"text": ">= 85% copy BW, >= 1.0x torch.compile, exact",
+                      "met": bool(exact and gbps >= 0.85 * copy_gbps and (tc is None or tc / ours >= 1.0))}
+        row(f"transpose 8192x8192 f32 {label}", ours, refs, nbytes=nbytes, check=check, target=target)
+    del xt, yt
 
     # --- matmul ------------------------------------------------------------------------
     if not args.skip_matmul:

@@ -104,6 +104,20 @@ register_kind(ScheduleKind(
     "memory, a tm x tn register tile per thread",
 ))
 register_kind(ScheduleKind(
+    "gpu.transpose_tiled", "gpu", "nest",
+    {
+        # the block's tile: tile_i along the staged inputs' contiguous dim, tile_o
+        # along the outputs'; each thread moves tile_i*tile_o/threads elements
+        "tile_i": _pos, "tile_o": _pos, "threads": _pos,
+        # elements per global access: loads along the load dim, stores along the store dim
+        "vec_in": Param(INT, (1, 2, 4, 8)), "vec_out": Param(INT, (1, 2, 4, 8)),
+        # the shared tile's layout: rows padded by one access, or an XOR swizzle
+        "smem": Param(STR, ("padded", "swizzle")),
+    },
+    "a tile through shared memory: coalesced reads along the inputs' contiguous dim, "
+    "coalesced writes along the outputs' (transposes, with their elementwise bodies)",
+))
+register_kind(ScheduleKind(
     "gpu.row_group", "gpu", "group",
     {
         "mode": Param(STR, ("warp", "block")), "block": _pos, "grid": _pos, "vec": _pos,

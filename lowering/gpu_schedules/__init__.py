@@ -8,7 +8,9 @@ Nest kinds and their builders:
 - `gpu.per_output` (per_output.py): threads own output vectors (elementwise nests,
   outer-axis reductions, the matmul fallback);
 - `gpu.rows` (rows.py): a warp or block per row of an innermost-axis reduction;
-- `gpu.matmul_tiled` (matmul.py): the CUDA-core tiled matmul.
+- `gpu.matmul_tiled` (matmul.py): the CUDA-core tiled matmul;
+- `gpu.transpose_tiled` (transpose.py): a tile through shared memory for nests
+  whose inputs and outputs are contiguous along different dims.
 Group kinds: `gpu.row_group` (row_group.py: one kernel for a softmax/layer norm
 group); `gpu.members` (the group's nests run one by one, lowering/loop_to_gpu.py).
 
@@ -22,7 +24,7 @@ from collections.abc import Callable
 
 from aicf.dialects.schedule import Schedule
 
-from . import matmul, per_output, rows
+from . import matmul, per_output, rows, transpose
 from .context import LoweringContext
 from .view import NestView
 
@@ -32,6 +34,7 @@ BUILDERS: dict[str, NestBuilder] = {
     "gpu.per_output": per_output.build,
     "gpu.rows": rows.build,
     "gpu.matmul_tiled": matmul.build,
+    "gpu.transpose_tiled": transpose.build,
 }
 """Schedule kind -> the builder of a nest with that schedule."""
 

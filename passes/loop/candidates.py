@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 
 from aicf.cost import gpu as gcost
 from aicf.cost import matmul as mcost
+from aicf.cost import transpose as tcost
 from aicf.cost.row_group import plan_row_group
 from aicf.dialects.loop import GroupOp, NestOp
 from aicf.dialects.schedule import Schedule
-from aicf.lowering.gpu_schedules import matmul, per_output, row_group, rows
+from aicf.lowering.gpu_schedules import matmul, per_output, row_group, rows, transpose
 from aicf.lowering.gpu_schedules.view import (
     SPLAT,
     VECTOR,
@@ -171,9 +172,49 @@ def matmul_candidate(view: NestView, t: GpuTarget) -> Candidate:
                      space=lambda: [(point(e), e.total) for e in ranked if e.feasible])
 
 
+def transpose_candidate(view: NestView, t: GpuTarget) -> Candidate:
+    """Tier 2: preferred over gpu.per_output (whose model does not price the
+    uncoalesced side of a transpose) whenever an input is contiguous along another
+    dim than the outputs."""
+    r = transpose.analyze(view)
+    if isinstance(r, str):
+        return Candidate("gpu.transpose_tiled", 2, reason=r)
+    staged = [view.inputs[i] for i in r.staged]
+    ebs = tuple(element_bytes(o.type.get_element_type()) for o in staged)
+    prob = tcost.TransposeProblem(
+        view.extents[r.load_dim], view.extents[r.store_dim],
+        prod(view.extents[d] for d in r.batch), operand_bytes(view), ebs, body_instructions(view))
+    points, rejected = [], ""
+    for ti, to in tcost.TILES:
+        for th in tcost.THREADS:
+            for vi in tcost.VECS:
+                for vo in tcost.VECS:
+                    for smem in ("padded", "swizzle"):
+                        q = {"tile_i": ti, "tile_o": to, "threads": th, "vec_in": vi, "vec_out": vo, "smem": smem}
+                        bad = transpose.check(view, r, q, t)
+                        if bad:
+                            rejected = rejected or bad
+                            continue
+                        points.append((q, [transpose.smem_layout(smem, ti, vi, eb) for eb in ebs]))
+    if not points:
+        return Candidate("gpu.transpose_tiled", 2, reason=f"no legal tile: {rejected}")
+    p, table = tcost.plan_transpose(t, prob, points)
+    note = (f"load dim d{r.load_dim} (extent {prob.load_extent}), store dim d{r.store_dim} "
+            f"(extent {prob.store_extent}), batch {prob.batch}, {len(staged)} staged input(s)")
+
+    def point(q) -> Schedule:
+        return _with_cost("gpu.transpose_tiled", q.params, q.cost)
+
+    return Candidate("gpu.transpose_tiled", 2, point(p), p.cost, reason=note, alternatives=p.why,
+                     detail=lambda top: tcost.format_table(table, top),
+                     space=lambda: [(point(q), q.cost) for q in p.space])
+
+
 NestCandidateFn = Callable[[NestView, GpuTarget], Candidate]
 
-GPU_NEST_CANDIDATES: list[NestCandidateFn] = [matmul_candidate, rows_candidate, per_output_candidate]
+GPU_NEST_CANDIDATES: list[NestCandidateFn] = [
+    matmul_candidate, rows_candidate, per_output_candidate, transpose_candidate,
+]
 """Generated kernels for a nest; library kernels add themselves (register_library)."""
 
 def library_nest_candidates(nest: NestOp, view: NestView, t: GpuTarget) -> list[Candidate]:
