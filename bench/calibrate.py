@@ -116,7 +116,71 @@ def sample(points: list, n: int) -> list:
     return [pts[i] for i in idx]
 
 
+def case_op(text: str):
+    """The case's function (tensor pipeline run) and its biggest nest or group, the one
+    the case is about."""
+    from aicf.compiler import TENSOR_PIPELINE, run_pipeline
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+    from aicf.dialects.loop import GroupOp, NestOp
+
+    base = parse_module(make_context(), text, "<calibrate>")
+    run_pipeline(base, TENSOR_PIPELINE)
+    fn = next(o for o in base.ops if o.name == "func.func")
+    ops = [o for o in fn.walk() if isinstance(o, GroupOp)] or [o for o in fn.walk() if isinstance(o, NestOp)]
+    op = max(ops, key=lambda o: max(n.num_points() for n in o.nests) if isinstance(o, GroupOp) else o.num_points())
+    return base, fn, op
+
+
+def _first_pass(desc: str) -> str:
+    """A schedule's description without its nested second pass (which the planner
+    re-derives: the point is the first pass's parameters)."""
+    at = desc.find(" combine=(")
+    if at < 0:
+        return desc
+    depth, end = 0, at + len(" combine=")
+    for end in range(at + len(" combine="), len(desc)):
+        depth += {"(": 1, ")": -1}.get(desc[end], 0)
+        if depth == 0:
+            break
+    return desc[:at] + desc[end + 1 :]
+
+
+def replay(path: str) -> int:
+    """Re-price the configurations of a calibration result with the model as it is now
+    (no GPU): per case, the Spearman of the recorded predictions and of today's against
+    the measured times, and the measured time of today's pick among them. Points the
+    space no longer holds (a schedule parameter added since) are counted as missing."""
+    from aicf.passes.loop.candidates import gpu_space
+    from aicf.target import H100
+
+    rec = json.loads(Path(path).read_text())
+    texts = {name: text for name, text, _ in CASES}
+    print("| case | kind | points | Spearman then | now | pick/best then | now |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for r in rec["rows"]:
+        if r["case"] not in texts:
+            continue
+        _, fn, op = case_op(texts[r["case"]])
+        now = {_first_pass(s.describe(False)): c * 1e3 for s, c in gpu_space(fn, op, H100).get(r["kind"], [])}
+        cfg = [c for c in r["configs"] if _first_pass(c["schedule"]) in now]
+        meas = [c["measured_ms"] for c in cfg]
+        if len(cfg) < 2:
+            print(f"| {r['case']} | {r['kind']} | 0/{len(r['configs'])} | {r['spearman']:.2f} | - | "
+                  f"{r['pick_over_best']:.3f} | - |")
+            continue
+        pred = [now[_first_pass(c["schedule"])] for c in cfg]
+        then = [c["predicted_ms"] for c in cfg]
+        pick = meas[int(np.argmin(pred))] / min(meas)
+        pick0 = meas[int(np.argmin(then))] / min(meas)
+        print(f"| {r['case']} | {r['kind']} | {len(cfg)}/{len(r['configs'])} | {spearman(then, meas):.2f} | "
+              f"{spearman(pred, meas):.2f} | {pick0:.3f} | {pick:.3f} |")
+    return 0
+
+
 def main(argv=None) -> int:
+    if argv is None and len(sys.argv) > 2 and sys.argv[1] == "--replay":
+        return replay(sys.argv[2])
     import cupy as cp
 
     import aicf
@@ -140,12 +204,7 @@ def main(argv=None) -> int:
     for name, text, inputs in CASES:
         if args.only and not re.search(args.only, name):
             continue
-        base = parse_module(make_context(), text, "<calibrate>")
-        run_pipeline(base, TENSOR_PIPELINE)
-        fn = next(o for o in base.ops if o.name == "func.func")
-        ops = [o for o in fn.walk() if isinstance(o, GroupOp)] or [o for o in fn.walk() if isinstance(o, NestOp)]
-        # the biggest op is the one the case is about
-        op = max(ops, key=lambda o: max(n.num_points() for n in o.nests) if isinstance(o, GroupOp) else o.num_points())
+        base, fn, op = case_op(text)
         idx = [*fn.walk()].index(op)
         xs = [cp.asarray(rng.standard_normal(s, dtype=np.float32).astype(dt.replace("f", "float"))) for s, dt in inputs]
         for kind, points in gpu_space(fn, op, target).items():

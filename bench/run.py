@@ -291,6 +291,33 @@ def fused_rows(args, rows, row, rng, reps, have_torch, torch, copy_ms, copy_gbps
     norm_case("layernorm (no affine)", LAYERNORM, 16384, 4096, layernorm64,
               lambda t: torch.nn.functional.layer_norm(t, (t.shape[-1],), eps=1e-5))
 
+    # softmax 4096x1000 through aicf.jit (issue 7: >= torch eager): 250 float4 a row,
+    # not a multiple of the lanes, so the row group caches it with a guarded last vector
+    @aicf.jit(target="cuda")
+    def softmax(x):
+        e = aicf.ops.exp(x - aicf.ops.reduce_max(x, axis=-1, keepdims=True))
+        return e / aicf.ops.reduce_sum(e, axis=-1, keepdims=True)
+
+    xs = cp.asarray((rng.standard_normal((4096, 1000), dtype=np.float32) * 3 + 0.5).astype(np.float32))
+    out = softmax(xs)
+    ref = softmax64(xs.astype(cp.float64))
+    err = float(cp.linalg.norm(out.astype(cp.float64) - ref) / cp.linalg.norm(ref))
+    exe = softmax.executable(xs)
+    nk, names = kernel_count(exe, xs)
+    ours = bench(lambda: exe(xs), reps)
+    refs = {}
+    if have_torch:
+        tx = torch.as_tensor(xs, device="cuda")
+        refs.update(torch_refs(have_torch, torch, args, reps, lambda t: torch.softmax(t, dim=-1), tx))
+        del tx
+    t = refs.get("torch")
+    row("aicf.jit softmax(axis=-1) 4096x1000 f32", ours, refs, nbytes=2 * xs.size * 4,
+        check={"kernels": nk, "rel_err": err, "kernel_only_ms": kernel_ms(getattr(exe, "_program", exe), xs),
+               "schedule": schedules_of(exe)},
+        target={"text": "1 kernel, >= torch eager, rel err < 1e-5",
+                "met": bool(nk == 1 and err < 1e-5 and (t is None or t / ours >= 1.0))})
+    del xs, out, ref
+
     # aicf.jit two-layer MLP forward on the cuda target
     @aicf.jit(target="cuda")
     def mlp(x, w1, b1, w2, b2):
@@ -423,7 +450,12 @@ def main(argv=None) -> int:
     del xc, yc, y
 
     # --- sum(axis=-1) ------------------------------------------------------------------
-    for (m, nn), need in (((8192, 8192), 0.9), ((65536, 1024), 0.75), ((1024, 65536), 0.75), ((262144, 128), 0.75)):
+    # (shape, the reference the target is against, the ratio needed): 3000x3001 has rows
+    # the float4 width does not divide (peeled), issue 7 asks >= 0.9x torch.sum there
+    # and >= 1.0x CuPy on 1024x65536
+    for (m, nn), ref_key, need in (((8192, 8192), "cupy_sum", 0.9), ((65536, 1024), "cupy_sum", 0.75),
+                                   ((1024, 65536), "cupy_sum", 1.0), ((262144, 128), "cupy_sum", 0.75),
+                                   ((3000, 3001), "torch_sum", 0.9)):
         prog = compile_text(sum_program(m, nn))
         xs = cp.asarray(rng.standard_normal((m, nn), dtype=np.float32))
         out = cp.full(m, np.nan, dtype=np.float32)
@@ -443,9 +475,10 @@ def main(argv=None) -> int:
             tx = torch.as_tensor(xs, device="cuda")
             refs["torch_sum"] = bench(lambda: torch.sum(tx, dim=-1), reps)
         nbytes = m * nn * 4 + m * 4
-        ratio = refs["cupy_sum"] / ours
+        key = ref_key if ref_key in refs else "cupy_sum"
+        ratio = refs[key] / ours
         row(f"sum(axis=-1) {m}x{nn} f32", ours, refs, nbytes=nbytes, check={"rel_err": err, "kernel_only_ms": kms, "schedule": re.findall(r"// \w+: (\S+ \S+ \S+ \S+)", prog.source)},
-            target={"text": f">={need}x CuPy, rel err < 1e-5", "met": bool(ratio >= need and err < 1e-5)})
+            target={"text": f">={need}x {key.replace('_', '.')}, rel err < 1e-5", "met": bool(ratio >= need and err < 1e-5)})
         del xs, out
 
     # --- transpose (issue 7: >= 85% of copy bandwidth, >= 1.0x torch.compile) ------------

@@ -82,6 +82,8 @@ register_kind(ScheduleKind(
         "vec": _pos, "mode": Param(STR, ("warp", "block", "split")), "block": _pos,
         "grid": _pos, "split": _pos, "unroll": _pos, "minblocks": _pos,
         "combine": Param(SCHEDULE, optional=True),
+        # 1: a scalar head to each row's first aligned vector, then vectors, then a tail
+        "peel": Param(INT, (0, 1), optional=True),
     },
     "a warp or a block per row of an innermost-axis reduction (split: a row over "
     "several blocks, partials combined by the nested `combine` schedule)",

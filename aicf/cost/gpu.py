@@ -35,6 +35,10 @@ BLOCK_REDUCE_CYCLES = 2 * 200 + WARP_REDUCE_CYCLES * 2
 # Independent loads a thread keeps in flight in an unrolled loop.
 UNROLL = 4
 BLOCK_SIZES = (256, 128, 512, 1024)
+# sharpness of the occupancy knee (see occupancy)
+OCC_KNEE = 8
+# loads in flight per thread in a split reduction's second pass (see plan_per_output)
+SECOND_PASS_LOADS = 2
 
 # --- elementwise (parallel-only) nests: see plan_elementwise ------------------------------
 from aicf.cost.ops import OP_INSTRUCTIONS  # noqa: E402  (re-exported for the planners)
@@ -96,7 +100,12 @@ def occupancy(t: GpuTarget, threads: int, bytes_in_flight_per_thread: float) -> 
     if threads <= 0:
         return 1.0
     need = t.dram_bandwidth * t.mem_latency_s
-    return max(1e-3, min(1.0, threads * bytes_in_flight_per_thread / need))
+    x = threads * bytes_in_flight_per_thread / need
+    # a soft knee, not min(1, x): at x = 1 the queues are full and the latency under
+    # load grows, so the last tenth of the bandwidth needs more bytes in flight
+    # (calibration 2026-11-23: sum(axis=1) 1024x65536, a warp per row at x ~ 1 ran
+    # 0.105 ms, a block per row at x ~ 8 0.0945 ms; 1 / 2**(1/OCC_KNEE) = 0.92)
+    return max(1e-3, x / (1.0 + x**OCC_KNEE) ** (1.0 / OCC_KNEE))
 
 
 def memory_time(t: GpuTarget, nbytes: int, occ: float, lane_eff: float = 1.0) -> float:
@@ -122,7 +131,9 @@ def plan_per_output(
     splits = [1]
     if reduce_len > 1:
         s = 2
-        while s <= min(reduce_len, 512):
+        # chunks of at least two points: a split as long as the reduction only moves
+        # the whole reduction to the second pass
+        while s <= min(reduce_len // 2, 512):
             splits.append(s)
             s *= 2
     for bs in BLOCK_SIZES[:3]:
@@ -131,10 +142,14 @@ def plan_per_output(
             threads = min(groups * s, cap)
             loads = min(UNROLL, max(1, reduce_len // s)) if reduce_len > 1 else 1
             occ = occupancy(t, threads, vec_bytes * loads)
-            extra = partial_bytes * s * 2 if s > 1 else 0
-            cost = memory_time(t, nbytes + extra, occ) + t.launch_overhead_s * (2 if s > 1 else 1)
-            if s > 1:  # the second pass is itself latency bound on few outputs
-                cost += memory_time(t, partial_bytes * s, occupancy(t, min(groups, cap), vec_bytes * UNROLL))
+            cost = memory_time(t, nbytes + (partial_bytes * s if s > 1 else 0), occ) + t.launch_overhead_s
+            if s > 1:
+                # the second pass: `groups` threads each walking its `s` partials, latency
+                # bound; it keeps about SECOND_PASS_LOADS loads in flight, not UNROLL
+                # (calibration 2026-11-23, sum(axis=0) 4096x1000: 32 more partials
+                # cost 0.013 ms, ~0.4 us each; split=64 ran 0.056 ms, split=32 0.043)
+                occ2 = occupancy(t, min(groups, cap), vec_bytes * SECOND_PASS_LOADS)
+                cost += t.launch_overhead_s + memory_time(t, partial_bytes * s, occ2)
             grid = max(1, min(math.ceil(groups / bs), cap // bs))
             p = Plan("gpu.per_output", {"block": bs, "grid": grid, "split": s}, cost)
             why.append(p.describe())

@@ -16,6 +16,7 @@ measurements behind the constants.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from aicf.cost.gpu import (
@@ -67,8 +68,12 @@ def plan_row_group(gv: GroupView, t: GpuTarget) -> Plan:
             lanes = 32 if mode == "warp" else bs
             rows_per_block = 1 if mode == "block" else bs // 32
             per = math.ceil(Ng / lanes)
-            in_regs = Ng % lanes == 0 and per * gv.vec * max(1, gv.cached) <= CACHE_BUDGET
-            for launch in LAUNCHES:
+            fits = per * gv.vec * max(1, gv.cached) <= CACHE_BUDGET
+            # registers where a lane's share fits: a row that does not divide among the
+            # lanes gets a guarded last vector (lane_efficiency prices the idle lanes)
+            # and competes with streaming on cost
+            caching = ([True] if fits else []) + ([False] if not fits or Ng % lanes else [])
+            for in_regs, launch in itertools.product(caching, LAUNCHES):
                 for pipe in (0, 1):
                     if launch == "once" and math.ceil(M / rows_per_block) > 2**31 - 1:
                         continue

@@ -90,6 +90,10 @@ class KernelBuilder:
             b = self.index(b)
         return self.v(arith.MuliOp(a, b))
 
+    def sub_i(self, a: SSAValue | int, b: SSAValue) -> SSAValue:
+        """a - b, for a >= b (index values stay non-negative)."""
+        return self.v(arith.SubiOp(self.index(a) if isinstance(a, int) else a, b))
+
     def div_i(self, a: SSAValue, b: int) -> SSAValue:
         return a if b == 1 else self.v(arith.DivUIOp(a, self.index(b)))
 
@@ -110,6 +114,9 @@ class KernelBuilder:
         if isinstance(b, int):
             b = self.index(b)
         return self.v(arith.CmpiOp(a, b, "eq"))
+
+    def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.v(arith.SelectOp(cond, a, b))
 
     def delinearize(self, flat: SSAValue, extents: Sequence[int]) -> list[SSAValue]:
         """Row-major multi-index of `flat` over `extents`."""

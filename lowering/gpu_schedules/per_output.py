@@ -74,11 +74,16 @@ def load_lanes(
     dims: list[SSAValue | None],
     dim: int | None,
     vec: int,
+    aligned: bool = False,
 ) -> list[list[SSAValue]]:
-    """Per input, `vec` scalars: the points dims, dims+1, ... along `dim`."""
+    """Per input, `vec` scalars: the points dims, dims+1, ... along `dim`. `aligned`:
+    the caller puts dims[dim] where every walking input is vec-aligned (a peeled row),
+    so each gets one vector load."""
     out = []
     for o, a in zip(ops, args):
         cls = access_class(o, dim, vec) if dim is not None else SPLAT
+        if aligned and cls != SPLAT:
+            cls = VECTOR
         if vec == 1 or cls == SPLAT:
             idx = [kb.affine(r, dims) for r in o.map.results]  # type: ignore[arg-type]
             x = kb.load(a, idx)

@@ -17,10 +17,13 @@ whole group once per row, the members as phases:
 - group-local buffers (one value per row) never touch memory: they are SSA values
   held by every thread; a group output written by a reduction phase is stored by one
   lane and also kept as a value for the later phases;
-- `rows=registers`: when the row divides evenly among the lanes and fits the register
-  budget, each lane's vectors of every row operand are loaded once (straight-line,
-  all loads in flight together) and reused by every phase, so x is read from DRAM
-  once; else `rows=stream`: each phase re-reads its row operands in a strided loop
+- `rows=registers`: when a lane's share of the row fits the register budget, each
+  lane's `per` vectors of every row operand are loaded once (straight-line, all loads
+  in flight together) and reused by every phase, so x is read from DRAM once; when
+  the row does not divide evenly among the lanes (1000 f32 = 250 float4 over 256
+  lanes) the last vector is guarded: lanes past the row load the row's last vector
+  (a valid address), leave their accumulators as they were and store nothing;
+  else `rows=stream`: each phase re-reads its row operands in a strided loop
   (the row was just read: L2 hits).
 
 Parameters (mode, block, grid, caching, launch, pipeline) come from `plan_row_group`
@@ -279,6 +282,16 @@ def build(gv: GroupView, s: Schedule, lc: LoweringContext) -> None:
                     slots[(i, o)] = kb.v(gpu.AllocSharedOp(st))
     nphases = sum(1 for m in gv.members if m.kind == REDUCE)
 
+    ragged = in_regs and per * lanes > Ng  # the last of a lane's vectors may be past the row
+
+    def chunk(c: int) -> tuple[SSAValue, SSAValue | None]:
+        """Lane `me`'s column group of its vector `c` (clamped into the row) and, for
+        the guarded last vector of a ragged row, whether it lies in the row."""
+        g = kb.add_i(me, c * lanes)
+        if not ragged or c < per - 1:
+            return g, None
+        return kb.min_i(g, Ng - 1), kb.lt(g, Ng)
+
     def column_dims(sidx: list[SSAValue], g: SSAValue) -> list[SSAValue]:
         ridx = kb.delinearize(g, [*rest[:-1], rest[-1] // vec])
         ridx[-1] = kb.mul_i(ridx[-1], vec)
@@ -320,7 +333,7 @@ def build(gv: GroupView, s: Schedule, lc: LoweringContext) -> None:
                 for c in range(per):
                     ck = (o.host, _key(o.map), c)
                     if ck not in out:
-                        out[ck] = load_lanes(m.view, o, column_dims(sidx, kb.add_i(me, c * lanes)), True)
+                        out[ck] = load_lanes(m.view, o, column_dims(sidx, chunk(c)[0]), True)
         return out
 
     def row_body(row: SSAValue, pre: dict[tuple, list[SSAValue]]):
@@ -373,15 +386,25 @@ def build(gv: GroupView, s: Schedule, lc: LoweringContext) -> None:
                 continue
             if m.kind == MAP:
 
-                def map_chunk(g: SSAValue, c) -> None:
+                def map_chunk(g: SSAValue, c, valid: SSAValue | None = None) -> None:
                     dims = column_dims(sidx, g)
                     ys = body_lanes(kb, v, inputs(v, dims, c), vec)  # noqa: B023
-                    for o, op in enumerate(v.outputs):  # noqa: B023
-                        store_lanes(kb, op, arg_of[op.host], dims, len(dims) - 1, ys[o])
+
+                    def stores():
+                        for o, op in enumerate(v.outputs):  # noqa: B023
+                            store_lanes(kb, op, arg_of[op.host], dims, len(dims) - 1, ys[o])
+                        return []
+
+                    # computed outside the guard: the loads it caches serve later phases
+                    if valid is None:
+                        stores()
+                    else:
+                        kb.if_(valid, stores)
 
                 if in_regs:
                     for c in range(per):
-                        map_chunk(kb.add_i(me, c * lanes), c)
+                        g, valid = chunk(c)
+                        map_chunk(g, c, valid)
                 else:
 
                     def sbody(g, _, map_chunk=map_chunk):
@@ -407,7 +430,9 @@ def build(gv: GroupView, s: Schedule, lc: LoweringContext) -> None:
             if in_regs:
                 accs = inits
                 for c in range(per):
-                    accs = fold(kb.add_i(me, c * lanes), c, accs)
+                    g, valid = chunk(c)
+                    new = fold(g, c, accs)
+                    accs = new if valid is None else [kb.select(valid, a, b) for a, b in zip(new, accs)]
             else:
                 accs = kb.for_(me, kb.index(Ng), lanes, inits, lambda g, a, fold=fold: fold(g, None, a), unroll=s["unroll"])
             finals = warp_totals(kb, v.combiners, accs, vec, ws)

@@ -10,6 +10,11 @@ and a second warp reduce. Rows are covered by a grid-stride loop. When rows are 
 and long (`mode=split`), each row is cut into `split` chunks reduced by separate
 blocks (blockIdx.y) into a workspace [rows, split], and a second nest combines the
 partials in order: deterministic, no atomics. All parameters come from cost.py.
+
+`peel=1` (rows whose length the vector width does not divide, e.g. 3001 f32): each
+row is read as a scalar head up to its first 16-byte boundary, aligned vectors, and
+a scalar tail (peel.py); the head and tail elements go to the first lanes (of the
+first split chunk) and fold into their vector accumulators.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from aicf.dialects.schedule import Schedule
 from .reduce_steps import block_totals, warp_totals
 from .builder import KernelBuilder, combine, convert
 from .context import LoweringContext
+from .peel import row_head
 from .per_output import body_lanes, linear_expr, load_lanes, _str
 from .view import (
     annotate,
@@ -56,8 +62,9 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     if M == 0:
         return
     vec, mode, bs, grid, S = (s[k] for k in ("vec", "mode", "block", "grid", "split"))
+    peel = bool(s.get("peel", 0))
     dim = n - 1
-    Rg = R // vec
+    Rg = R // vec  # peeled: the most aligned vectors a row holds
     ws = lc.target.warp_size
     wpb = bs // ws
     nout = len(view.outputs)
@@ -110,13 +117,20 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
         for o, at in enumerate(view.acc_types):
             inits += [kb.constant(identity_of(view.combiners[o], at), at)] * vec
 
+        walkers = [o for o in view.inputs if dim in o.map.used_dims()]
+        head = row_head(kb, walkers[0], dims, dim, vec) if peel else None
+        nvec = kb.div_i(kb.sub_i(R, head), vec) if head is not None else kb.index(Rg)
+
         def rbody(j: SSAValue, accs: list[SSAValue]):
-            ridx = kb.delinearize(j, [*Er[:-1], Er[-1] // vec])
-            ridx[-1] = kb.mul_i(ridx[-1], vec)
+            if head is not None:
+                ridx = [kb.add_i(head, kb.mul_i(j, vec))]  # peel_width: one reduced dim
+            else:
+                ridx = kb.delinearize(j, [*Er[:-1], Er[-1] // vec])
+                ridx[-1] = kb.mul_i(ridx[-1], vec)
             dk = list(dims)
             for i, d in enumerate(Rd):
                 dk[d] = ridx[i]
-            vals = load_lanes(kb, view.inputs, in_args, dk, dim, vec)
+            vals = load_lanes(kb, view.inputs, in_args, dk, dim, vec, aligned=head is not None)
             ys = body_lanes(kb, view, vals, vec)
             return [
                 combine(kb, view.combiners[o], accs[o * vec + k], ys[o][k])
@@ -126,11 +140,19 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
 
         if S > 1:
             lo = kb.mul_i(s_id, chunk)  # type: ignore[arg-type]
-            hi = kb.min_i(kb.add_i(lo, chunk), Rg)
+            hi = kb.min_i(kb.add_i(lo, chunk), nvec)
             lo = kb.add_i(lo, me)
         else:
-            lo, hi = me, kb.index(Rg)
+            lo, hi = me, nvec
         accs = kb.for_(lo, hi, G, inits, rbody, unroll=s["unroll"])
+        if head is not None:
+            tail0 = kb.add_i(head, kb.mul_i(nvec, vec))
+            edges = [(head, kb.index(0), 0), (kb.sub_i(R, tail0), tail0, 1 % vec)]
+            if S > 1:
+                accs = kb.if_(kb.eq(s_id, 0), lambda: fold_edges(dims, accs, edges),  # type: ignore[arg-type]
+                              lambda: accs, [a.type for a in accs])
+            else:
+                accs = fold_edges(dims, accs, edges)
         finals = warp_totals(kb, view.combiners, accs, vec, ws)
         if mode != "warp":
             finals = block_totals(
@@ -154,6 +176,24 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
         if mode != "warp":
             kb.add(gpu.BarrierOp())  # the shared slots are reused by the next row
         return []
+
+    def fold_edges(dims, accs: list[SSAValue], edges) -> list[SSAValue]:
+        """Lane `me` < count folds element start + me of the row into its accumulator
+        `slot` (head and tail elements of a peeled row; a lane has at most one of each)."""
+        accs = list(accs)
+        for count, start, slot in edges:
+            mine = [accs[o * vec + slot] for o in range(nout)]
+
+            def then(start=start, mine=mine):
+                dk = list(dims)
+                dk[dim] = kb.add_i(start, me)
+                ys = body_lanes(kb, view, load_lanes(kb, view.inputs, in_args, dk, dim, 1), 1)
+                return [combine(kb, view.combiners[o], mine[o], ys[o][0]) for o in range(nout)]
+
+            new = kb.if_(kb.lt(me, count), then, lambda mine=mine: mine, [a.type for a in mine])
+            for o in range(nout):
+                accs[o * vec + slot] = new[o]
+        return accs
 
     kb.for_(row0, M, rstride, [], row_body)
     kb.add(gpu.ReturnOp())

@@ -27,6 +27,7 @@ from aicf.cost.row_group import plan_row_group
 from aicf.dialects.loop import GroupOp, NestOp
 from aicf.dialects.schedule import Schedule
 from aicf.lowering.gpu_schedules import matmul, per_output, row_group, rows, transpose
+from aicf.lowering.gpu_schedules.peel import peel_width
 from aicf.lowering.gpu_schedules.view import (
     SPLAT,
     VECTOR,
@@ -134,6 +135,14 @@ def rows_candidate(view: NestView, t: GpuTarget) -> Candidate:
     vec = per_output.vector_width(view, n - 1, t.max_vector_bytes, allow_tail=False)
     M = prod(view.extents[d] for d in view.parallel_dims)
     R = prod(view.extents[d] for d in view.reduction_dims)
+    # rows the vector width does not divide: peel each row to its aligned vectors
+    pv = 1
+    if len(view.reduction_dims) == 1:
+        walkers = [o for o in view.inputs if n - 1 in o.map.used_dims()]
+        acc_b = max((element_bytes(a) for a in view.acc_types), default=1)
+        pv = peel_width(walkers, n - 1, R, acc_b, t.max_vector_bytes)
+    peel = int(pv > vec)
+    vec = max(vec, pv)
     eb = max((element_bytes(o.type.get_element_type()) for o in view.inputs), default=4)
     acc = sum(element_bytes(a) for a in view.acc_types)
     p = gcost.plan_rows(t, M, R // vec, vec * eb, operand_bytes(view), acc)
@@ -141,6 +150,8 @@ def rows_candidate(view: NestView, t: GpuTarget) -> Candidate:
     def point(q: gcost.Plan) -> Schedule:
         params = {"vec": vec, **q.params, "unroll": gcost.UNROLL,
                   "minblocks": max(1, gcost.blocks_per_sm(t, q.params["block"]) // 2)}
+        if peel:
+            params["peel"] = 1
         if params["split"] > 1:
             params["combine"] = _combine(view, params["split"], t, rows.split_workspaces, rows.combine_view)
         return _with_cost("gpu.rows", params, q.cost)

@@ -102,7 +102,8 @@ def _fake_cupy(calls: list):
             return r
         out[...] = r.astype(dtype or out.dtype)
 
-    cp.sum = lambda x, axis, dtype, out: reduce(np.sum, x, axis, out, dtype)  # type: ignore[attr-defined]
+    cp.float32 = np.float32  # type: ignore[attr-defined]  (the runtime sums f16 into f32)
+    cp.sum = lambda x, axis, dtype=None, out=None: reduce(np.sum, x, axis, out, dtype)  # type: ignore[attr-defined]
     cp.amax = lambda x, axis, out=None: reduce(np.max, x, axis, out)  # type: ignore[attr-defined]
     return cp, cuda
 

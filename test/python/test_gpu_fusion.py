@@ -42,8 +42,8 @@ func.func @layernorm(%x: tensor<{R}x{C}xf32>) -> tensor<{R}x{C}xf32> {{
 
 # (rows, cols): short rows (a warp per row, streaming; odd sizes: vec 1), rows held in
 # registers by a warp, by blocks of several sizes, and rows too long for registers
-SOFTMAX_SHAPES = [(37, 129), (64, 256), (33, 1024), (16, 8192), (8, 12288), (4, 65536)]
-LAYERNORM_SHAPES = [(33, 200), (64, 4096), (16, 2048), (7, 24576)]
+SOFTMAX_SHAPES = [(37, 129), (64, 256), (33, 1024), (16, 8192), (8, 12288), (4, 65536), (4096, 1000), (7, 1000)]
+LAYERNORM_SHAPES = [(33, 200), (64, 4096), (16, 2048), (7, 24576), (45, 1000)]
 
 FUSE_PIPELINE = ["aicf-infer-shapes", "canonicalize", "cse", "aicf-cleanup-reshapes", "aicf-fuse", "aicf-lower-to-loops"]
 

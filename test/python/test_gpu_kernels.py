@@ -180,6 +180,9 @@ def reduction_cases(count=50, seed=2):
             kind = "add"
         dt = ["f32", "f32", "f16", "bf16"][i % 4]
         cases.append((shape, axes, kind, dt, bool(rng.random() < 0.35)))
+    # rows the vector width does not divide (peeled: scalar head, vectors, scalar tail)
+    cases += [([3000, 3001], [1], "add", "f32", False), ([257, 1001], [1], "max", "f32", False),
+              ([33, 4099], [1], "add", "f16", False), ([7, 100_003], [1], "add", "bf16", False)]
     return cases
 
 
@@ -329,3 +332,33 @@ def test_runtime_contract():
     compiles = rt.STATS["compiles"]
     compile_text(text)(x)
     assert rt.STATS["compiles"] == compiles  # memory cache hit
+
+
+PEELED = {
+    "warp": 'mode = "warp", block = 256 : i64, grid = 64 : i64, split = 1 : i64',
+    "block": 'mode = "block", block = 128 : i64, grid = 50 : i64, split = 1 : i64',
+    "split": 'mode = "split", block = 128 : i64, grid = 301 : i64, split = 4 : i64, combine = {kind = "gpu.rows", '
+             'vec = 4 : i64, mode = "warp", block = 256 : i64, grid = 8 : i64, split = 1 : i64, unroll = 4 : i64, '
+             'minblocks = 4 : i64}',
+}
+
+
+@gpu
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", sorted(PEELED))
+def test_peeled_rows_every_mode(mode):
+    """A peeled row walk (rows of 3001: each row's head differs) in each mode, the
+    schedule given in the IR, against NumPy float64."""
+    text = reduction_program([301, 3001], [1], "add", "f32", False).replace(
+        "combiners = [add] {",
+        f'combiners = [add] attrs = {{aicf.schedule = {{kind = "gpu.rows", vec = 4 : i64, {PEELED[mode]}, '
+        'unroll = 4 : i64, minblocks = 2 : i64, peel = 1 : i64}} {',
+    )
+    prog = compile_text(text)
+    x = np.random.default_rng(3).uniform(-3, 3, size=(301, 3001)).astype(np.float32)
+    y = poisoned([301], "f32")
+    prog(cp.asarray(x), y)
+    out = cp.asnumpy(y).astype(np.float64)
+    ref = x.astype(np.float64).sum(axis=1)
+    assert not np.isnan(out).any(), "unwritten (poisoned) outputs"
+    assert np.linalg.norm(out - ref) / np.linalg.norm(ref) < 1e-5
