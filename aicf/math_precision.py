@@ -1,0 +1,123 @@
+"""Math precision modes: which special functions may run approximate, and when.
+
+Bodies compute in f32 (f16 and bf16 values are widened, and every tensor op's result
+is rounded back to its type: `arith.truncf`). A special function whose result is only
+ever rounded to f16 or bf16 does not need f32's correctly rounded `sinf` or `tanhf`:
+the rounding to 11 (8) significant bits throws most of that work away. DESIGN.md asks
+for fp16/bf16 "at their precision"; torch.compile (Triton) spells such functions with
+the approximate PTX instructions. So a schedule carries
+
+    math = "precise"   every op as its f32 (or f64) libm function (the default)
+    math = "approx"    ops whose every use rounds to f16/bf16, and whose approximation
+                       is within the stored type's budget, run approximate
+
+The planner (passes/loop/candidates.py) decides it and prices it (aicf/cost/ops.py);
+the builders mark the ops (`fastmath<afn>`, MLIR's "approximate functions" flag); the
+CUDA emitter prints a marked op from its table (backend/cuda/emit.py). f32 and f64
+results are never approximated.
+
+Budget: an approximation with relative error at most one ulp of the stored type at
+its widest relative spacing (2^-10 for f16, 2^-7 for bf16), so the stored result is
+within 1.5 ulp of the correctly rounded one; most entries are far below half an ulp.
+`tanh.approx.f32` (2^-10.987, PTX ISA) is the one close to the budget, and the reason
+it is one ulp and not half: strictly half an ulp (2^-11) would exclude the instruction
+torch.compile uses for the same op. Measured on the GPU against NumPy float64 by
+test/python/test_gpu_math_approx.py; the polynomials' bounds are checked on every f16
+and on bf16 sweeps in NumPy by test/python/test_math_precision.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from xdsl.dialects.arith import FastMathFlagsAttr
+from xdsl.dialects.utils.fast_math import FastMathFlag
+from xdsl.dialects.builtin import BFloat16Type, Float16Type
+from xdsl.ir import Attribute, Operation
+
+PRECISE, APPROX = "precise", "approx"
+MODES = (PRECISE, APPROX)
+
+
+@dataclass(frozen=True)
+class Approximation:
+    """The approximate form of one op: its relative error bound (log2, over the whole
+    f32 range unless `domain` says otherwise) and what it costs, for the planner."""
+
+    log2_rel_error: float
+    instructions: int  # issued instructions (SASS, sm_90), the MUFU ones included
+    mufu: int  # of which on the special-function unit (16 a clock per SM on sm_90)
+    how: str
+
+
+APPROXIMATIONS: dict[str, Approximation] = {
+    # k = rint(x 2/pi) by the 1.5*2^23 shifter (its low bits: the quadrant; rintf past
+    # |x| = 4e6), Cody-Waite reduction by pi/2 in three f32 parts to [-pi/4, pi/4],
+    # degree-5 (sin) and degree-4 (cos) least-squares polynomials: 2^-19 / 2^-15.9 on
+    # the interval, 2^-15 with the reduction's rounding. Not sin.approx.f32 (MUFU.SIN):
+    # its absolute 2^-20.5 error is many f16 ulps near the zeros of sin.
+    "math.sin": Approximation(-15.0, 19, 0, "pi/2 reduction by a shifter + polynomials"),
+    "math.cos": Approximation(-15.0, 19, 0, "pi/2 reduction by a shifter + polynomials"),
+    # tanh.approx.f32, sm_75+: one MUFU.TANH
+    "math.tanh": Approximation(-10.987, 1, 1, "tanh.approx.f32"),
+    # ex2.approx.f32 of x*log2(e): the product's rounding dominates (2^-24 * |x log2 e|
+    # absolute in the exponent; |x| < 89 where the result is finite in f32)
+    "math.exp": Approximation(-17.0, 2, 1, "ex2.approx.f32(x * log2 e)"),
+    "math.exp2": Approximation(-22.0, 1, 1, "ex2.approx.f32"),
+}
+
+
+def stored_bits(t: Attribute) -> int | None:
+    """Significand bits (without the implicit one) of a type that gets approximate
+    math, None for the others."""
+    if isinstance(t, Float16Type):
+        return 10
+    if isinstance(t, BFloat16Type):
+        return 7
+    return None
+
+
+def may_approximate(op: Operation) -> bool:
+    """An op whose approximation is within budget for every type its result is
+    rounded to, and whose result is only ever rounded to f16 or bf16."""
+    a = APPROXIMATIONS.get(op.name)
+    if a is None or not op.results:
+        return False
+    uses = list(op.results[0].uses)
+    if not uses:
+        return False
+    for u in uses:
+        if u.operation.name != "arith.truncf":
+            return False
+        bits = stored_bits(u.operation.results[0].type)
+        if bits is None or a.log2_rel_error > -bits:
+            return False
+    return True
+
+
+def approximable(ops: Iterable[Operation]) -> list[Operation]:
+    return [op for op in ops if may_approximate(op)]
+
+
+def math_mode(ops: Iterable[Operation]) -> str:
+    """The mode a body gets: approx when some op of it may be approximated."""
+    return APPROX if approximable(ops) else PRECISE
+
+
+AFN = FastMathFlag.APPROX_FUNC
+
+
+def mark_approximate(ops: Iterable[Operation]) -> int:
+    """Set MLIR's `afn` fast-math flag on the ops of a math = "approx" schedule that
+    may run approximate; returns how many."""
+    n = 0
+    for op in approximable(ops):
+        op.properties["fastmath"] = FastMathFlagsAttr([AFN])
+        n += 1
+    return n
+
+
+def is_approximate(op: Operation) -> bool:
+    fm = op.properties.get("fastmath")
+    return isinstance(fm, FastMathFlagsAttr) and AFN in fm.data
