@@ -52,13 +52,14 @@ class Approximation:
 
 
 APPROXIMATIONS: dict[str, Approximation] = {
-    # k = rint(x 2/pi) by the 1.5*2^23 shifter (its low bits: the quadrant; rintf past
-    # |x| = 4e6), Cody-Waite reduction by pi/2 in three f32 parts to [-pi/4, pi/4],
-    # degree-5 (sin) and degree-4 (cos) least-squares polynomials: 2^-19 / 2^-15.9 on
-    # the interval, 2^-15 with the reduction's rounding. Not sin.approx.f32 (MUFU.SIN):
-    # its absolute 2^-20.5 error is many f16 ulps near the zeros of sin.
-    "math.sin": Approximation(-15.0, 19, 0, "pi/2 reduction by a shifter + polynomials"),
-    "math.cos": Approximation(-15.0, 19, 0, "pi/2 reduction by a shifter + polynomials"),
+    # k ~ rint(x 2/pi) by the 1.5*2^23 shifter (its low bits: the quadrant), Cody-Waite
+    # reduction by pi/2 in three f32 parts to |r| <= 0.81 (k can be one off near the
+    # half-way points), degree-5 (sin) and degree-6 (cos) least-squares polynomials on
+    # [-0.81, 0.81]: 2^-18.8 / 2^-24 there, 2^-16 with the reduction's rounding; libm
+    # past |x| = 2^19. Not sin.approx.f32 (MUFU.SIN): its absolute 2^-20.5 error is many
+    # f16 ulps near the zeros of sin.
+    "math.sin": Approximation(-16.0, 20, 0, "pi/2 reduction by a shifter + polynomials"),
+    "math.cos": Approximation(-16.0, 20, 0, "pi/2 reduction by a shifter + polynomials"),
     # tanh.approx.f32, sm_75+: one MUFU.TANH
     "math.tanh": Approximation(-10.987, 1, 1, "tanh.approx.f32"),
     # ex2.approx.f32 of x*log2(e): the product's rounding dominates (2^-24 * |x log2 e|

@@ -92,21 +92,22 @@ __device__ __forceinline__ float aicf_tanh_approx(float x) {
 __device__ __forceinline__ float aicf_ex2_approx(float x) {
   float y; asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
 // sin(x + quarter * pi/2): k = rint(x * 2/pi) through the 1.5 * 2^23 shifter, whose low
-// bits are k mod 4 (exact while |x * 2/pi| < 2^22; past 4e6, NaN and inf: rintf, and
-// k mod 4 in float, exact for every k); x - k pi/2 with pi/2 in three parts (Cody-Waite,
-// exact products in the FMAs); polynomials on [-pi/4, pi/4]; the quadrant's sign by xor
+// bits are k mod 4; k may be one off rint near the half-way points (2/pi's rounding, up
+// to |x| 2^-25), so |r| <= 0.81 below |x| = 2^19, past which the libm function (a
+// branch no warp takes on f16 data); x - k pi/2 with pi/2 in three parts (Cody-Waite,
+// exact products in the FMAs); polynomials fitted on [-0.81, 0.81]; the sign by xor.
+// NaN and inf give NaN (through r).
 __device__ __forceinline__ float aicf_sin_quarter_approx(float x, int quarter) {
+  if (__builtin_expect(fabsf(x) >= 524288.0f, 0)) return quarter ? cosf(x) : sinf(x);
   const float t = fmaf(x, 0.636619747f, 12582912.0f);
-  float k; int q;
-  if (__builtin_expect(fabsf(x) < 4.0e6f, 1)) { k = t - 12582912.0f; q = __float_as_int(t); }
-  else { k = rintf(x * 0.636619747f); q = (int)fmaf(-4.0f, floorf(k * 0.25f), k); }
+  const float k = t - 12582912.0f;
   float r = fmaf(k, -1.57079637f, x);
   r = fmaf(k, 4.37113883e-8f, r);
   r = fmaf(k, 1.71512451e-15f, r);
-  q += quarter;
+  const int q = __float_as_int(t) + quarter;
   const float s = r * r;
-  const float ps = fmaf(r * s, fmaf(s, 0.0081623001f, -0.166633368f), r);
-  const float pc = fmaf(s, fmaf(s, 0.0404819734f, -0.499772578f), 1.0f);
+  const float ps = fmaf(r * s, fmaf(s, 0.00815248396f, -0.166629583f), r);
+  const float pc = fmaf(s, fmaf(s, fmaf(s, -0.00135726877f, 0.0416543148f), -0.499998599f), 1.0f);
   const float v = (q & 1) ? pc : ps;
   return __int_as_float(__float_as_int(v) ^ ((q & 2) << 30)); }
 """

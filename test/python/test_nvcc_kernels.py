@@ -17,18 +17,20 @@ from aicf.diagnostics import parse_module
 
 from test_gpu_fusion import row_group_programs
 from test_gpu_kernels import all_programs
+from test_gpu_math_approx import math_programs
 
 NVCC = shutil.which("nvcc")
 
 
-TRIG = re.compile(r"\b(sinf|cosf|tanf)\(")
+# sinf/cosf/tanf, and the math = "approx" sin/cos, whose branch for |x| >= 2^19 calls them
+TRIG = re.compile(r"\b(sinf|cosf|tanf|aicf_sin_quarter_approx)\(")
 
 
 def kernels_source() -> tuple[str, int, set[str]]:
     ctx = make_context()
     parts, count, trig = [PRELUDE], 0, set()
     # the row-group kernels (softmax, layer norm: one kernel per group) too
-    for i, text in enumerate(all_programs() + row_group_programs()):
+    for i, text in enumerate(all_programs() + row_group_programs() + math_programs()):
         mod = lower_to_gpu(parse_module(ctx, text, f"<prog{i}>"))
         for k in kernels_of(mod):
             src = emit_kernel(k).replace(f" {k.kernel_name}(", f" p{i}_{k.kernel_name}(")
