@@ -251,9 +251,9 @@ def elementwise_time(
                is far above either alone (the f16 chain of 2026-11-23's calibration:
                unroll 8 at 4 blocks an SM ran 0.168 ms against 0.116 ms for one chunk
                per block, whose blocks retire and start out of step and overlap one
-               another's loads and math). Fewer warps (the unroll's registers) make
-               the compute phase of each iteration no shorter, so the convoy grows
-               with unroll through the iterations' larger bursts;
+               another's loads and math). The model prices full lock-step, so it
+               over-predicts short phases (unroll 1: 0.18 predicted, 0.133 measured),
+               where the warps drift apart; the ranking against one-chunk grids holds;
       C:       the phase's own instructions at one a clock (the measured variants say
                the scheduler's other warps do not stretch it much: unroll 1 and 8
                ran the chain equally fast).
