@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from xdsl.dialects.arith import FastMathFlagsAttr
 from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.dialects.builtin import BFloat16Type, Float16Type
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 
 PRECISE, APPROX = "precise", "approx"
 MODES = (PRECISE, APPROX)
@@ -49,17 +49,22 @@ class Approximation:
     instructions: int  # issued instructions (SASS, sm_90), the MUFU ones included
     mufu: int  # of which on the special-function unit (16 a clock per SM on sm_90)
     how: str
+    # the bound holds for |x| below this; the op then qualifies only when its operand
+    # is an f16 value widened (|x| <= 65504), which proves it without a run-time test
+    max_input: float | None = None
 
 
 APPROXIMATIONS: dict[str, Approximation] = {
     # k ~ rint(x 2/pi) by the 1.5*2^23 shifter (its low bits: the quadrant), Cody-Waite
     # reduction by pi/2 in three f32 parts to |r| <= 0.81 (k can be one off near the
-    # half-way points), degree-5 (sin) and degree-6 (cos) least-squares polynomials on
-    # [-0.81, 0.81]: 2^-18.8 / 2^-24 there, 2^-16 with the reduction's rounding; libm
-    # past |x| = 2^19. Not sin.approx.f32 (MUFU.SIN): its absolute 2^-20.5 error is many
-    # f16 ulps near the zeros of sin.
-    "math.sin": Approximation(-16.0, 20, 0, "pi/2 reduction by a shifter + polynomials"),
-    "math.cos": Approximation(-16.0, 20, 0, "pi/2 reduction by a shifter + polynomials"),
+    # half-way points, |x| 2^-25 away), degree-5 (sin) and degree-6 (cos) least-squares
+    # polynomials on [-0.81, 0.81]: 2^-18.8 / 2^-24 there, 2^-16 with the reduction's
+    # rounding, for |x| < 2^19: so for f16 arguments only (a run-time range test per
+    # element put a branch around every element and cost the kernel its ILP; bf16
+    # arguments keep sinf). Not sin.approx.f32 (MUFU.SIN): its absolute 2^-20.5 error is
+    # many f16 ulps near the zeros of sin.
+    "math.sin": Approximation(-16.0, 20, 0, "pi/2 reduction by a shifter + polynomials", 2.0**19),
+    "math.cos": Approximation(-16.0, 20, 0, "pi/2 reduction by a shifter + polynomials", 2.0**19),
     # tanh.approx.f32, sm_75+: one MUFU.TANH
     "math.tanh": Approximation(-10.987, 1, 1, "tanh.approx.f32"),
     # ex2.approx.f32 of x*log2(e): the product's rounding dominates (2^-24 * |x log2 e|
@@ -85,6 +90,8 @@ def may_approximate(op: Operation) -> bool:
     a = APPROXIMATIONS.get(op.name)
     if a is None or not op.results:
         return False
+    if a.max_input is not None and not _bounded_below(op.operands[0], a.max_input):
+        return False
     uses = list(op.results[0].uses)
     if not uses:
         return False
@@ -95,6 +102,16 @@ def may_approximate(op: Operation) -> bool:
         if bits is None or a.log2_rel_error > -bits:
             return False
     return True
+
+
+F16_MAX = 65504.0
+
+
+def _bounded_below(v: SSAValue, limit: float) -> bool:
+    """|v| < limit is certain: v is an f16 value widened."""
+    owner = v.owner
+    return (isinstance(owner, Operation) and owner.name == "arith.extf"
+            and isinstance(owner.operands[0].type, Float16Type) and F16_MAX < limit)
 
 
 def approximable(ops: Iterable[Operation]) -> list[Operation]:

@@ -91,14 +91,12 @@ __device__ __forceinline__ float aicf_tanh_approx(float x) {
   float y; asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
 __device__ __forceinline__ float aicf_ex2_approx(float x) {
   float y; asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
-// sin(x + quarter * pi/2): k = rint(x * 2/pi) through the 1.5 * 2^23 shifter, whose low
-// bits are k mod 4; k may be one off rint near the half-way points (2/pi's rounding, up
-// to |x| 2^-25), so |r| <= 0.81 below |x| = 2^19, past which the libm function (a
-// branch no warp takes on f16 data); x - k pi/2 with pi/2 in three parts (Cody-Waite,
-// exact products in the FMAs); polynomials fitted on [-0.81, 0.81]; the sign by xor.
-// NaN and inf give NaN (through r).
+// sin(x + quarter * pi/2) for |x| < 2^19 (the planner gives it f16 arguments only):
+// k = rint(x * 2/pi) through the 1.5 * 2^23 shifter, whose low bits are k mod 4 (k may be
+// one off near the half-way points, by 2/pi's rounding, so |r| <= 0.81); x - k pi/2 with
+// pi/2 in three parts (Cody-Waite, exact products in the FMAs); polynomials fitted on
+// [-0.81, 0.81]; the quadrant's sign by xor. NaN and inf give NaN (through r).
 __device__ __forceinline__ float aicf_sin_quarter_approx(float x, int quarter) {
-  if (__builtin_expect(fabsf(x) >= 524288.0f, 0)) return quarter ? cosf(x) : sinf(x);
   const float t = fmaf(x, 0.636619747f, 12582912.0f);
   const float k = t - 12582912.0f;
   float r = fmaf(k, -1.57079637f, x);

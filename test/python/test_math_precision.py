@@ -32,7 +32,7 @@ def fma(a, b, c):
 
 
 def sin_quarter(x: np.ndarray, quarter: int) -> np.ndarray:
-    """aicf_sin_quarter_approx, step by step (the |x| >= 2^19 branch calls libm)."""
+    """aicf_sin_quarter_approx, step by step (for |x| < 2^19)."""
     x = x.astype(np.float32)
     with np.errstate(invalid="ignore", over="ignore"):
         t = fma(x, TWO_OVER_PI, SHIFTER)
@@ -45,9 +45,7 @@ def sin_quarter(x: np.ndarray, quarter: int) -> np.ndarray:
         ps = fma((r * s).astype(np.float32), fma(s, SIN[0], SIN[1]), r)
         pc = fma(s, fma(s, fma(s, COS[0], COS[1]), COS[2]), f32(1.0))
         v = np.where(q & 1, pc, ps).astype(np.float32)
-        y = (v.view(np.int32) ^ ((q & 2) << 30).astype(np.int32)).view(np.float32)
-        libm = (np.cos if quarter else np.sin)(x.astype(np.float64)).astype(np.float32)
-    return np.where(np.abs(x) >= 524288.0, libm, y)
+        return (v.view(np.int32) ^ ((q & 2) << 30).astype(np.int32)).view(np.float32)
 
 
 FUNCS = [("math.sin", 0, np.sin), ("math.cos", 1, np.cos)]
@@ -73,13 +71,13 @@ def test_sin_cos_within_bound_on_every_f16(name, quarter, ref):
 
 
 @pytest.mark.parametrize("name,quarter,ref", FUNCS)
-def test_sin_cos_bf16_range(name, quarter, ref):
-    """Large |x| (past 2^19 the libm branch), the quadrant boundaries and tiny
-    arguments: the bound and bf16's one ulp."""
+def test_sin_cos_whole_range(name, quarter, ref):
+    """Up to the range the bound is stated for (2^19), the quadrant boundaries and tiny
+    arguments; and past it, the reason f16 arguments are required."""
     rng = np.random.default_rng(0)
     x = np.concatenate([
-        rng.uniform(-6e5, 6e5, 200_000), rng.uniform(-1e9, 1e9, 1000),
-        np.arange(-64, 65) * np.pi / 4, 2.0 ** np.arange(-40, 23),
+        rng.uniform(-2.0**19, 2.0**19, 200_000),
+        np.arange(-64, 65) * np.pi / 4, 2.0 ** np.arange(-40, 19),
     ]).astype(np.float32)
     y = sin_quarter(x, quarter).astype(np.float64)
     r = ref(x.astype(np.float64))
@@ -89,6 +87,8 @@ def test_sin_cos_bf16_range(name, quarter, ref):
     yb, rb = _bf16(y), _bf16(r)
     ulp = 2.0 ** (np.floor(np.log2(np.abs(rb[nz]))) - 7)
     assert (np.abs(yb[nz] - rb[nz]) / ulp).max() <= 1.0
+    far = rng.uniform(2.0**23, 2.0**24, 1000).astype(np.float32)
+    assert np.abs(sin_quarter(far, quarter) - ref(far.astype(np.float64))).max() > 2.0**-8
 
 
 def _bf16(v: np.ndarray) -> np.ndarray:
@@ -107,10 +107,16 @@ def test_sin_cos_special_values():
 # --- when an op may run approximate ------------------------------------------------------
 
 
-def _body(result_type, uses=("trunc",), fn=math.SinOp):
-    """x: f32 -> fn -> rounded to `result_type` (and/or used as f32)."""
-    b = Block(arg_types=[Float32Type()])
-    op = fn(b.args[0])
+def _body(result_type, uses=("trunc",), fn=math.SinOp, arg=Float16Type()):
+    """x: arg (widened to f32 unless f32) -> fn -> rounded to `result_type` (and/or
+    used as f32)."""
+    b = Block(arg_types=[arg])
+    x = b.args[0]
+    if not isinstance(arg, Float32Type):
+        w = arith.ExtFOp(x, Float32Type())
+        b.add_op(w)
+        x = w.result
+    op = fn(x)
     b.add_op(op)
     for u in uses:
         if u == "trunc":
@@ -120,22 +126,24 @@ def _body(result_type, uses=("trunc",), fn=math.SinOp):
     return list(b.ops), op
 
 
+@pytest.mark.parametrize("fn", [math.SinOp, math.CosOp, math.TanhOp, math.ExpOp])
 @pytest.mark.parametrize("t", [Float16Type(), BFloat16Type()])
-def test_rounded_to_half_types_is_approximate(t):
-    ops, op = _body(t)
+def test_f16_argument_rounded_to_half_types_is_approximate(t, fn):
+    ops, op = _body(t, fn=fn)
     assert math_mode(ops) == APPROX
     assert mark_approximate(ops) == 1 and is_approximate(op)
+
+
+@pytest.mark.parametrize("arg", [BFloat16Type(), Float32Type()])
+def test_sin_of_unbounded_argument_keeps_precise(arg):
+    """sin/cos's bound holds for |x| < 2^19: a bf16 or f32 argument may be larger."""
+    assert math_mode(_body(Float16Type(), arg=arg)[0]) == PRECISE
+    assert math_mode(_body(BFloat16Type(), fn=math.TanhOp, arg=arg)[0]) == APPROX
 
 
 def test_f32_use_keeps_precise():
     ops, op = _body(Float16Type(), uses=("trunc", "f32"))
     assert math_mode(ops) == PRECISE and mark_approximate(ops) == 0 and not is_approximate(op)
-
-
-def test_tanh_budget_excludes_f16_only_when_too_coarse():
-    """tanh.approx.f32 (2^-10.987) fits f16's one-ulp budget (2^-10) and bf16's."""
-    assert math_mode(_body(Float16Type(), fn=math.TanhOp)[0]) == APPROX
-    assert math_mode(_body(BFloat16Type(), fn=math.TanhOp)[0]) == APPROX
 
 
 def test_no_approximation_for_log():

@@ -22,8 +22,7 @@ from test_gpu_math_approx import math_programs
 NVCC = shutil.which("nvcc")
 
 
-# sinf/cosf/tanf, and the math = "approx" sin/cos, whose branch for |x| >= 2^19 calls them
-TRIG = re.compile(r"\b(sinf|cosf|tanf|aicf_sin_quarter_approx)\(")
+TRIG = re.compile(r"\b(sinf|cosf|tanf)\(")
 
 
 def kernels_source() -> tuple[str, int, set[str]]:
