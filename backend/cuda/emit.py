@@ -87,10 +87,21 @@ AICF_WARP_REDUCE(max, int) AICF_WARP_REDUCE(min, int) AICF_WARP_REDUCE(mul, int)
 AICF_WARP_REDUCE(add, long long) AICF_WARP_REDUCE(max, long long)
 AICF_WARP_REDUCE(min, long long) AICF_WARP_REDUCE(mul, long long)
 // math = "approx" (aicf/math_precision.py): ops whose results are only rounded to f16/bf16
+// (the libm fallbacks: for host compilers that build these kernels to emulate them)
 __device__ __forceinline__ float aicf_tanh_approx(float x) {
-  float y; asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+#ifdef __CUDA_ARCH__
+  float y; asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x)); return y;
+#else
+  return tanhf(x);
+#endif
+}
 __device__ __forceinline__ float aicf_ex2_approx(float x) {
-  float y; asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+#ifdef __CUDA_ARCH__
+  float y; asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x)); return y;
+#else
+  return exp2f(x);
+#endif
+}
 // sin(x + quarter * pi/2) for |x| < 2^19 (the planner gives it f16 arguments only):
 // k = rint(x * 2/pi) through the 1.5 * 2^23 shifter, whose low bits are k mod 4 (k may be
 // one off near the half-way points, by 2/pi's rounding, so |r| <= 0.81); x - k pi/2 with
@@ -102,12 +113,12 @@ __device__ __forceinline__ float aicf_sin_quarter_approx(float x, int quarter) {
   float r = fmaf(k, -1.57079637f, x);
   r = fmaf(k, 4.37113883e-8f, r);
   r = fmaf(k, 1.71512451e-15f, r);
-  const int q = __float_as_int(t) + quarter;
+  const unsigned q = __float_as_uint(t) + quarter;
   const float s = r * r;
   const float ps = fmaf(r * s, fmaf(s, 0.00815248396f, -0.166629583f), r);
   const float pc = fmaf(s, fmaf(s, fmaf(s, -0.00135726877f, 0.0416543148f), -0.499998599f), 1.0f);
-  const float v = (q & 1) ? pc : ps;
-  return __int_as_float(__float_as_int(v) ^ ((q & 2) << 30)); }
+  const float v = (q & 1u) ? pc : ps;
+  return __uint_as_float(__float_as_uint(v) ^ ((q & 2u) << 30)); }
 """
 
 
