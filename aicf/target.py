@@ -51,6 +51,10 @@ class GpuTarget:
     reg_alloc_unit: int = 256  # registers are allocated per warp in units of this many
     smem_reserved_per_block: int = 1024  # the driver's per-block shared-memory reservation
     sub_partitions: int = 4  # SM sub-partitions (schedulers), each with 1/4 of the registers
+    # special-function unit (MUFU: ex2, rcp, sin, tanh, ...; F2I/FRND share its rate)
+    # results per SM a clock, against 128 FFMA (CUDA C Programming Guide, throughput
+    # of native arithmetic instructions, compute capability 8.x and 9.0)
+    mufu_per_sm_clock: int = 16
 
     # library kernels through CuPy, measured on the lent H100 (DESIGN.md's table):
     # cupy.sum over rows of these lengths reached this share of the copy bandwidth

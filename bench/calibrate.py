@@ -47,6 +47,20 @@ CASES: list[tuple[str, str, list[tuple[tuple[int, ...], str]]]] = [
      "  %s = aicf_tensor.sin %t : (tensor<67108864xf16>) -> tensor<67108864xf16>\n"
      "  %y = aicf_tensor.mul %s, %x : (tensor<67108864xf16>, tensor<67108864xf16>) -> tensor<67108864xf16>\n"
      "  func.return %y : tensor<67108864xf16>\n}", [((1 << 26,), "f16")]),
+    ("elementwise 6-op chain 2^26 f16 (math = approx)",
+     "func.func @main(%x: tensor<67108864xf16>) -> tensor<67108864xf16> {\n"
+     "  %a = aicf_tensor.constant dense<1.7> : tensor<f16>\n"
+     "  %b = aicf_tensor.constant dense<0.3> : tensor<f16>\n"
+     "  %one = aicf_tensor.constant dense<1.0> : tensor<f16>\n"
+     "  %h = aicf_tensor.constant dense<0.5> : tensor<f16>\n"
+     "  %0 = aicf_tensor.mul %a, %x : (tensor<f16>, tensor<67108864xf16>) -> tensor<67108864xf16>\n"
+     "  %1 = aicf_tensor.add %0, %b : (tensor<67108864xf16>, tensor<f16>) -> tensor<67108864xf16>\n"
+     "  %2 = aicf_tensor.sin %1 : (tensor<67108864xf16>) -> tensor<67108864xf16>\n"
+     "  %3 = aicf_tensor.mul %2, %x : (tensor<67108864xf16>, tensor<67108864xf16>) -> tensor<67108864xf16>\n"
+     "  %4 = aicf_tensor.add %3, %one : (tensor<67108864xf16>, tensor<f16>) -> tensor<67108864xf16>\n"
+     "  %5 = aicf_tensor.tanh %4 : (tensor<67108864xf16>) -> tensor<67108864xf16>\n"
+     "  %6 = aicf_tensor.mul %5, %h : (tensor<67108864xf16>, tensor<f16>) -> tensor<67108864xf16>\n"
+     "  func.return %6 : tensor<67108864xf16>\n}", [((1 << 26,), "f16")]),
     ("transpose 8192x8192 f32",
      "func.func @main(%x: tensor<8192x8192xf32>) -> tensor<8192x8192xf32> {\n"
      "  %y = aicf_tensor.transpose %x perm = [1, 0] : (tensor<8192x8192xf32>) -> tensor<8192x8192xf32>\n"
@@ -71,17 +85,17 @@ def _sum_case(m: int, n: int, axis: int) -> tuple[str, str, list]:
             f"  func.return %y : tensor<{out}xf32>\n}}", [((m, n), "f32")])
 
 
-def _softmax_case(m: int, n: int) -> tuple[str, str, list]:
-    t = f"tensor<{m}x{n}xf32>"
-    r = f"tensor<{m}x1xf32>"
-    return (f"softmax {m}x{n} f32",
+def _softmax_case(m: int, n: int, dt: str = "f32") -> tuple[str, str, list]:
+    t = f"tensor<{m}x{n}x{dt}>"
+    r = f"tensor<{m}x1x{dt}>"
+    return (f"softmax {m}x{n} {dt}",
             f"func.func @main(%x: {t}) -> {t} {{\n"
             f"  %mx = aicf_tensor.reduce_max %x axes = [1] keepdims : ({t}) -> {r}\n"
             f"  %d = aicf_tensor.sub %x, %mx : ({t}, {r}) -> {t}\n"
             f"  %e = aicf_tensor.exp %d : ({t}) -> {t}\n"
             f"  %s = aicf_tensor.reduce_sum %e axes = [1] keepdims : ({t}) -> {r}\n"
             f"  %y = aicf_tensor.div %e, %s : ({t}, {r}) -> {t}\n"
-            f"  func.return %y : {t}\n}}", [((m, n), "f32")])
+            f"  func.return %y : {t}\n}}", [((m, n), dt)])
 
 
 def _matmul_case(m: int, k: int, n: int) -> tuple[str, str, list]:
@@ -95,6 +109,7 @@ CASES += [
     _sum_case(8192, 8192, 1), _sum_case(3000, 3001, 1), _sum_case(1024, 65536, 1),
     _sum_case(262144, 128, 1), _sum_case(8192, 8192, 0), _sum_case(4096, 1000, 0),
     _softmax_case(4096, 1000), _softmax_case(8192, 8192),
+    _softmax_case(4096, 1000, "f16"), _softmax_case(32768, 512, "f16"),
     _matmul_case(1024, 1024, 1024), _matmul_case(4096, 4096, 4096),
 ]
 

@@ -549,6 +549,11 @@ def main(argv=None) -> int:
     # --- fused programs through aicf.compile (tensor level, default pipeline) ----------------
     fused_rows(args, rows, row, rng, reps, have_torch, torch, copy_ms, copy_gbps, src)
 
+    # --- half precision (bench/half.py): the f16 chain, f16 softmax --------------------------
+    from half import half_rows
+
+    half_rows(args, row, rng, reps, have_torch, torch)
+
     # --- report ------------------------------------------------------------------------
     lines = [f"# aicf benchmarks, {DATE}, {gpu_name}", "",
              f"Copy floor (cupy.copyto, 1 GiB f32): {copy_ms:.3f} ms = {copy_gbps:.0f} GB/s (read+write).", "",

@@ -54,6 +54,9 @@ class ScheduleKind:
 COMMON = {"est_ns": Param(INT, minimum=0, optional=True), "why": Param(STR, optional=True)}
 
 _pos = Param(INT, minimum=1)
+# special functions whose results are only rounded to f16/bf16 run approximate
+# ("approx"; aicf/math_precision.py) or as f32 libm ("precise", the default)
+_math = Param(STR, ("precise", "approx"), optional=True)
 
 KINDS: dict[str, ScheduleKind] = {}
 
@@ -72,6 +75,7 @@ register_kind(ScheduleKind(
         "unroll": _pos,
         "grid_kind": Param(STR, ("stride", "once"), optional=True),
         "combine": Param(SCHEDULE, optional=True),
+        "math": _math,
     },
     "threads own output vectors; elementwise nests and outer-axis reductions "
     "(split > 1: partials in a workspace, combined by the nested `combine` schedule)",
@@ -126,6 +130,7 @@ register_kind(ScheduleKind(
         "rows": Param(STR, ("registers", "stream")), "per": _pos, "bps": _pos,
         "launch": Param(STR, ("stride", "once")), "pipeline": Param(INT, (0, 1)),
         "unroll": _pos,  # vectors in flight in the streaming (rows=stream) loops
+        "math": _math,
     },
     "one kernel for a row group (softmax, layer norm): a warp or block per row, the "
     "members as phases",

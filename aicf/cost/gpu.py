@@ -245,17 +245,30 @@ def register_blocks(t: GpuTarget, block: int, regs: int) -> int:
 
 def elementwise_time(
     t: GpuTarget, groups: int, vec: int, load_bytes: int, nbytes: int, instr_per_point: float,
-    accesses: int, block: int, unroll: int, one_shot: bool,
+    accesses: int, block: int, unroll: int, one_shot: bool, mufu_per_point: float = 0.0,
 ) -> tuple[float, dict]:
     """Estimated time of a parallel-only nest run as `groups` vector groups, each thread
     loading `unroll` groups (load_bytes each, all inputs) before their math.
 
-    Three limits, the largest wins:
+    Five limits, the largest wins:
       memory:  nbytes / (bandwidth * occupancy), occupancy from Little's law with the
                bytes a thread has in flight *while it waits*: a warp alternates a wait of
                one memory latency L and a compute phase C; only the wait holds loads, so
                in flight = threads * unroll * load_bytes * L / (L + C);
       issue:   warp instructions / (SMs * schedulers * clock * ISSUE_EFFICIENCY);
+      MUFU:    special-function results / (SMs * mufu_per_sm_clock * clock): a body with
+               a few MUFU ops a point (tanh: 2) is bound by them before issue;
+      convoy:  a grid-stride loop's resident blocks start together and stay in step:
+               each iteration the whole GPU loads (a burst of threads * unroll *
+               load_bytes at the DRAM bandwidth, at least one latency) and only then
+               computes, since nothing prefetches the next chunk during the math; so
+               iterations * (burst + the SM's compute phase), which for a heavy body
+               is far above either alone (the f16 chain of 2026-11-23's calibration:
+               unroll 8 at 4 blocks an SM ran 0.168 ms against 0.116 ms for one chunk
+               per block, whose blocks retire and start out of step and overlap one
+               another's loads and math). The model prices full lock-step, so it
+               over-predicts short phases (unroll 1: 0.18 predicted, 0.133 measured),
+               where the warps drift apart; the ranking against one-chunk grids holds;
       C:       the phase's own instructions at one a clock (the measured variants say
                the scheduler's other warps do not stretch it much: unroll 1 and 8
                ran the chain equally fast).
@@ -284,19 +297,30 @@ def elementwise_time(
     it_instr = unroll * (vec * instr_per_point + accesses * ACCESS_INSTRUCTIONS) + LOOP_INSTRUCTIONS
     warp_iters = groups / unroll / t.warp_size
     t_issue = warp_iters * it_instr / (t.num_sms * t.sub_partitions * t.clock_hz * ISSUE_EFFICIENCY)
+    mufu_rate = t.num_sms * t.mufu_per_sm_clock * t.clock_hz
+    t_mufu = groups * vec * mufu_per_point / mufu_rate
     lat = t.mem_latency_s
     phase = it_instr / t.clock_hz
     occ = occupancy(t, threads, unroll * load_bytes * lat / (lat + phase))
     eff = STRIDE_DRAM_EFFICIENCY if not one_shot and waves > 1 else 1.0
-    time = max(memory_time(t, nbytes, occ, eff), t_issue)
-    cost = time * shape + shape_s + t.launch_overhead_s
+    t_convoy = 0.0
+    if not one_shot and waves > 1:
+        burst = max(lat, threads * unroll * load_bytes / t.dram_bandwidth)
+        sm_warps = bps * block / t.warp_size
+        compute = max(sm_warps / t.sub_partitions * it_instr / (t.clock_hz * ISSUE_EFFICIENCY),
+                      sm_warps * t.warp_size * unroll * vec * mufu_per_point / (t.mufu_per_sm_clock * t.clock_hz))
+        t_convoy = waves * (burst + compute)
+    time = max(memory_time(t, nbytes, occ, eff), t_issue, t_mufu)
+    cost = max(time * shape, t_convoy) + shape_s + t.launch_overhead_s
     params = {"block": block, "grid": grid, "split": 1, "unroll": unroll, "minblocks": bps}
-    info = {"regs": regs, "occ": occ, "issue_us": t_issue * 1e6, "phase_us": phase * 1e6, "shape": shape, "eff": eff}
+    info = {"regs": regs, "occ": occ, "issue_us": t_issue * 1e6, "mufu_us": t_mufu * 1e6,
+            "convoy_us": t_convoy * 1e6, "phase_us": phase * 1e6, "shape": shape, "eff": eff}
     return cost, {"params": params, "info": info}
 
 
 def plan_elementwise(
-    t: GpuTarget, groups: int, vec: int, load_bytes: int, nbytes: int, instr_per_point: float, accesses: int
+    t: GpuTarget, groups: int, vec: int, load_bytes: int, nbytes: int, instr_per_point: float, accesses: int,
+    mufu_per_point: float = 0.0,
 ) -> Plan:
     """Block size, unroll (vectors per thread per iteration), grid shape and the
     launch-bounds minimum of blocks for a parallel-only nest (see elementwise_time)."""
@@ -310,7 +334,8 @@ def plan_elementwise(
             for one_shot in (False, True):
                 if one_shot and math.ceil(groups / (bs * u)) > MAX_GRID_X:
                     continue
-                cost, d = elementwise_time(t, groups, vec, load_bytes, nbytes, instr_per_point, accesses, bs, u, one_shot)
+                cost, d = elementwise_time(t, groups, vec, load_bytes, nbytes, instr_per_point, accesses, bs, u, one_shot,
+                                           mufu_per_point)
                 p = Plan("gpu.per_output", {**d["params"], "grid_kind": "once" if one_shot else "stride"}, cost)
                 why.append(p.describe())
                 space.append(p)

@@ -8,6 +8,8 @@ same work the same way.
 
 from __future__ import annotations
 
+from aicf.math_precision import APPROXIMATIONS
+
 # SASS instructions per scalar op on sm_90, fast path (counted in `cuobjdump -sass` of the
 # issue-4 chain kernel, nvcc 13.0 -arch=sm_90): sinf is 28 with its range reduction
 # (3-FFMA Cody-Waite, the |x| >= 105615 test and the branch around the Payne-Hanek path,
@@ -22,9 +24,27 @@ OP_INSTRUCTIONS: dict[str, int] = {
 }
 
 
-def scalar_cost(name: str) -> int:
-    """Instructions of one scalar op (ops not listed: 1, an FFMA/FMUL/FADD/compare)."""
-    return OP_INSTRUCTIONS.get(name, 1)
+# Of those, the ones issued to the special-function unit (MUFU: ex2, lg2, rcp, rsq, sin,
+# tanh; and the rounding conversions F2I/FRND that share its rate), 16 a clock per SM on
+# sm_90 against 128 FFMA: a body with several per element is bound by them, not by issue.
+OP_MUFU: dict[str, int] = {
+    "math.sin": 1, "math.cos": 1, "math.tan": 2, "math.tanh": 2, "math.exp": 1, "math.exp2": 1,
+    "math.expm1": 1, "math.log": 1, "math.log2": 1, "math.log1p": 1, "math.sqrt": 1,
+    "math.rsqrt": 1, "math.erf": 1, "math.atan": 1, "math.atan2": 1, "math.powf": 2, "arith.divf": 1,
+}
+
+
+def scalar_cost(name: str, approximate: bool = False) -> int:
+    """Instructions of one scalar op (ops not listed: 1, an FFMA/FMUL/FADD/compare);
+    `approximate`: its math = "approx" form (aicf/math_precision.py) where it has one."""
+    a = APPROXIMATIONS.get(name) if approximate else None
+    return a.instructions if a is not None else OP_INSTRUCTIONS.get(name, 1)
+
+
+def scalar_mufu(name: str, approximate: bool = False) -> int:
+    """Of scalar_cost's instructions, those on the special-function unit."""
+    a = APPROXIMATIONS.get(name) if approximate else None
+    return a.mufu if a is not None else OP_MUFU.get(name, 0)
 
 
 # Tensor ops by their scalar expansion (lowering/tensor_to_loop/scalar.py).

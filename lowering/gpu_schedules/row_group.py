@@ -68,6 +68,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from aicf.dialects import gpu
 from aicf.dialects.loop import GroupOp
 from aicf.dialects.schedule import Schedule
+from aicf.math_precision import APPROX, mark_approximate
 from aicf.target import GpuTarget
 
 from .reduce_steps import block_totals, warp_totals
@@ -466,6 +467,8 @@ def build(gv: GroupView, s: Schedule, lc: LoweringContext) -> None:
     else:
         kb.for_(row0, M, rstride, [], lambda row, _: row_body(row, {}))
     kb.add(gpu.ReturnOp())
+    if s.get("math") == APPROX:
+        mark_approximate(kernel.walk())
     lc.add_kernel(kernel)
     lc.launch(kernel, list(gv.params))
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from xdsl.dialects import arith
+
 from aicf.cost import gpu as gcost
 from aicf.cost import matmul as mcost
 from aicf.cost import transpose as tcost
@@ -37,6 +39,7 @@ from aicf.lowering.gpu_schedules.view import (
     operand_bytes,
     prod,
 )
+from aicf.math_precision import APPROX, PRECISE, math_mode, may_approximate
 from aicf.target import GpuTarget
 
 
@@ -78,6 +81,8 @@ def per_output_candidate(view: NestView, t: GpuTarget) -> Candidate:
     vec = per_output.vector_width(view, dim, t.max_vector_bytes, tail_ok) if dim is not None else 1
     Ep = [view.extents[d] for d in P]
     groups = max(1, prod(Ep) // vec)
+    math = body_math_mode(view)
+    math_param = {"math": math} if math == APPROX else {}
     if P and not Rd:
         load_bytes, accesses = 0, 0
         for o in view.operands:
@@ -88,11 +93,12 @@ def per_output_candidate(view: NestView, t: GpuTarget) -> Candidate:
             if o in view.inputs:
                 load_bytes += vec * element_bytes(o.type.get_element_type())
         p = gcost.plan_elementwise(
-            t, groups, vec, max(load_bytes, 1), operand_bytes(view), body_instructions(view), accesses
+            t, groups, vec, max(load_bytes, 1), operand_bytes(view), body_instructions(view, math),
+            accesses, body_mufu(view, math),
         )
 
         def point(q: gcost.Plan) -> Schedule:
-            return _with_cost("gpu.per_output", {"vec": vec, **q.params}, q.cost)
+            return _with_cost("gpu.per_output", {"vec": vec, **q.params, **math_param}, q.cost)
     else:
         R = prod(view.extents[d] for d in Rd)
         vbytes = vec * max((element_bytes(o.type.get_element_type()) for o in view.operands), default=4)
@@ -101,7 +107,7 @@ def per_output_candidate(view: NestView, t: GpuTarget) -> Candidate:
 
         def point(q: gcost.Plan) -> Schedule:
             params = {"vec": vec, **q.params, "unroll": gcost.UNROLL,
-                      "minblocks": max(1, gcost.blocks_per_sm(t, q.params["block"]) // 2)}
+                      "minblocks": max(1, gcost.blocks_per_sm(t, q.params["block"]) // 2), **math_param}
             if not Rd:
                 params["split"] = 1
             if params["split"] > 1:
@@ -114,18 +120,40 @@ def per_output_candidate(view: NestView, t: GpuTarget) -> Candidate:
                      space=lambda: [(point(q), q.cost) for q in p.space])
 
 
-def body_instructions(view: NestView) -> float:
-    """Instructions per domain point of the body (aicf.cost.ops)."""
+def body_math_mode(view: NestView) -> str:
+    """math = "approx" where some special function of the body is only rounded to
+    f16/bf16 (aicf/math_precision.py), else "precise"."""
+    return PRECISE if view.source is None else math_mode(view.source.body.block.ops)
+
+
+def _body_ops(view: NestView):
+    """The ops that cost instructions: not constants, nor the widening of one (the
+    emitter prints its value in the wider type)."""
+    def free(op) -> bool:
+        return op.name in ("arith.constant", "aicf_loop.yield") or (
+            op.name == "arith.extf" and isinstance(op.operands[0].owner, arith.ConstantOp))
+
+    return [op for op in view.source.body.block.ops if not free(op)]
+
+
+def body_instructions(view: NestView, math: str = PRECISE) -> float:
+    """Instructions per domain point of the body (aicf.cost.ops), with the approximate
+    forms of the ops that get them under math = "approx"."""
     from aicf.cost.ops import scalar_cost
 
     if view.source is None:
         return 1.0
-    n = sum(
-        scalar_cost(op.name)
-        for op in view.source.body.block.ops
-        if op.name not in ("arith.constant", "aicf_loop.yield")
-    )
+    n = sum(scalar_cost(op.name, math == APPROX and may_approximate(op)) for op in _body_ops(view))
     return max(float(n), 1.0)
+
+
+def body_mufu(view: NestView, math: str = PRECISE) -> float:
+    """Special-function-unit instructions per domain point of the body."""
+    from aicf.cost.ops import scalar_mufu
+
+    if view.source is None:
+        return 0.0
+    return float(sum(scalar_mufu(op.name, math == APPROX and may_approximate(op)) for op in _body_ops(view)))
 
 
 def rows_candidate(view: NestView, t: GpuTarget) -> Candidate:
@@ -287,10 +315,13 @@ def gpu_group_candidates(group: GroupOp, name: str, t: GpuTarget) -> list[Candid
             Candidate("gpu.members", 0, Schedule("gpu.members", {"why": gv}), reason=gv),
         ]
     p = plan_row_group(gv, t)
+    math = math_mode(op for m in gv.members if m.view.source is not None for op in m.view.source.body.block.ops)
+    extra = {"math": math} if math == APPROX else {}
     return [
-        Candidate("gpu.row_group", 1, _with_cost("gpu.row_group", p.params, p.cost), p.cost,
+        Candidate("gpu.row_group", 1, _with_cost("gpu.row_group", {**p.params, **extra}, p.cost), p.cost,
                   alternatives=p.why,
-                  space=lambda: [(_with_cost("gpu.row_group", q.params, q.cost), q.cost) for q in p.space]),
+                  space=lambda: [(_with_cost("gpu.row_group", {**q.params, **extra}, q.cost), q.cost)
+                                 for q in p.space]),
         # running the members one by one is always possible; priced as the sum of
         # its nests would be, but the one kernel never moves more bytes
         Candidate("gpu.members", 0, Schedule("gpu.members", {}), reason="one kernel per member nest"),
