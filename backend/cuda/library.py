@@ -164,10 +164,10 @@ class Reduce(LibraryCall):
         if p["op"] == "sum":
             # the nest accumulates in f32: CuPy's f16 sum into an f16 result does not
             # (measured: 13x100x100 summed to 8.5 against 7.15), so sum into f32
-            if y.dtype == cp.float32:
-                cp.sum(x, axis=axes, dtype=cp.float32, out=out)
+            if y.dtype == np.float32:
+                cp.sum(x, axis=axes, dtype=np.float32, out=out)
             else:
-                out[...] = cp.sum(x, axis=axes, dtype=cp.float32)
+                out[...] = cp.sum(x, axis=axes, dtype=np.float32)
         elif y.dtype == x.dtype:
             cp.amax(x, axis=axes, out=out)
         else:  # max is exact: the conversion to f32 after it loses nothing
