@@ -38,6 +38,7 @@ TENSOR_PIPELINE: list[str] = [
     "aicf-cleanup-reshapes",
     "aicf-fuse",
     "aicf-lower-to-loops",
+    "aicf-fold-view-copies",
 ]
 """Passes (names in aicf.registry.AICF_PASSES or xDSL's) from the tensor level to the
 loop level, in order. `compile(..., fuse=False)` leaves out aicf-fuse."""

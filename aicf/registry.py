@@ -41,6 +41,12 @@ def _cleanup_reshapes():
     return CleanupReshapesPass
 
 
+def _fold_view_copies():
+    from aicf.passes.loop.fold_view_copies import FoldViewCopiesPass
+
+    return FoldViewCopiesPass
+
+
 def _lower_to_gpu():
     from aicf.lowering.loop_to_gpu import LowerToGpuPass
 
@@ -75,4 +81,5 @@ AICF_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "aicf-cleanup-reshapes": _cleanup_reshapes,
     "aicf-lower-to-gpu": _lower_to_gpu,
     "aicf-fuse": _fuse,
+    "aicf-fold-view-copies": _fold_view_copies,
 }

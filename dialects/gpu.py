@@ -703,7 +703,7 @@ def _check_vector_access(vt: Attribute, mt: Attribute, nidx: int) -> None:
     bits = getattr(elt, "bitwidth", None)
     if bits is None:
         raise VerifyException(f"no vector access for element type {elt}")
-    nbytes = vt.get_shape()[0] * bits // 8
+    nbytes = vt.get_shape()[0] * ((bits + 7) // 8)  # i1 is stored in a byte
     if nbytes not in (4, 8, 16):
         raise VerifyException(f"a vector access moves 4, 8 or 16 bytes, not {nbytes}")
     strides = mt.get_strides() if not isinstance(mt.layout, SwizzleLayoutAttr | PaddedLayoutAttr) else None

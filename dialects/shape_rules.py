@@ -177,6 +177,55 @@ def broadcast_to_shape(src: Sequence[int], target: Sequence[int]) -> tuple[int, 
     return tuple(target)
 
 
+def slice_shape(
+    shape: Sequence[int], start: Sequence[int], stop: Sequence[int], step: Sequence[int]
+) -> tuple[int, ...]:
+    """A static strided slice, one (start, stop, step) per axis, in the normalised form
+    Python's `slice.indices(n)` gives (no negative index counts from the end): step != 0;
+    start and stop in [0, n] for step > 0, in [-1, n - 1] for step < 0 (stop -1: through
+    index 0). The extent is len(range(start, stop, step))."""
+    if not len(start) == len(stop) == len(step) == len(shape):
+        raise ShapeError(
+            f"slice of {fmt(shape)} needs {len(shape)} start, stop and step values, got "
+            f"{len(start)}, {len(stop)} and {len(step)}"
+        )
+    out = []
+    for axis, (n, a, b, c) in enumerate(zip(shape, start, stop, step)):
+        where = f"axis {axis} of {fmt(shape)}: start {a}, stop {b}, step {c}"
+        if c == 0:
+            raise ShapeError(f"slice step must not be 0 ({where})")
+        if n == DYN:
+            raise ShapeError(f"slice of a dynamic extent ({where})")
+        low, high = (0, n) if c > 0 else (-1, n - 1)
+        if not (low <= a <= high and low <= b <= high):
+            raise ShapeError(f"slice bounds out of range ({where}; each must be in [{low}, {high}])")
+        out.append(len(range(a, b, c)))
+    return tuple(out)
+
+
+def concatenate_shape(shapes: Sequence[Sequence[int]], axis: int) -> tuple[int, ...]:
+    """numpy.concatenate: same rank, equal extents off `axis`, extents on it add up."""
+    if not shapes:
+        raise ShapeError("concatenate needs at least one operand")
+    rank = len(shapes[0])
+    if rank == 0:
+        raise ShapeError("concatenate of scalars (rank 0)")
+    if not -rank <= axis < rank:
+        raise ShapeError(f"axis {axis} is out of range for rank {rank}")
+    axis %= rank
+    for s in shapes[1:]:
+        if len(s) != rank or any(
+            i != axis and a != b for i, (a, b) in enumerate(zip(s, shapes[0]))
+        ):
+            raise ShapeError(
+                "concatenate along axis "
+                f"{axis}: shapes {', '.join(fmt(x) for x in shapes)} differ off the axis"
+            )
+    if any(s[axis] == DYN for s in shapes):
+        raise ShapeError("concatenate along a dynamic extent")
+    return tuple(sum(s[axis] for s in shapes) if i == axis else d for i, d in enumerate(shapes[0]))
+
+
 def compatible(inferred: Sequence[int], declared: Sequence[int]) -> bool:
     """A declared shape agrees with an inferred one if ranks match and every static
     extent matches (either side may be dynamic)."""

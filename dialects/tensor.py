@@ -1,6 +1,7 @@
 """The `aicf_tensor` dialect: tensor programs with value semantics and NumPy rules.
 
-Operands and results are builtin `tensor<...>` types of f16, bf16, f32, f64 or i32.
+Operands and results are builtin `tensor<...>` types of f16, bf16, f32, f64, i32, i64
+or i1 (comparison results and masks; i1 is bool storage, one byte per element).
 Results may be written unranked (`tensor<*xf32>`) in input files; `aicf-infer-shapes`
 fills them in. Every op verifies what can be checked from ranked operand types
 (broadcasting, axes, permutations, contraction sizes) using the shared rules in
@@ -30,7 +31,9 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     Float64Type,
+    IntegerAttr,
     IntegerType,
+    StringAttr,
     TensorType,
     UnitAttr,
     UnrankedTensorType,
@@ -107,7 +110,7 @@ def dtype_from_name(name: str) -> Attribute:
     raise ValueError(f"unknown element type {name!r}")
 
 
-SUPPORTED_DTYPES = ("f16", "bf16", "f32", "f64", "i32")
+SUPPORTED_DTYPES = ("f16", "bf16", "f32", "f64", "i32", "i64", "i1")
 
 
 def is_float(t: Attribute) -> bool:
@@ -147,6 +150,8 @@ class ListPropsFormat:
 
     LIST_PROPS: ClassVar[tuple[str, ...]] = ()
     FLAG_PROPS: ClassVar[tuple[str, ...]] = ()
+    INT_PROPS: ClassVar[tuple[str, ...]] = ()
+    """Printed `name = N` (stored as an i64 IntegerAttr)."""
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -163,6 +168,9 @@ class ListPropsFormat:
                 props[name] = DenseArrayBase.from_list(i64, values)
             elif name := parser.parse_optional_keyword_in(cls.FLAG_PROPS):
                 props[name] = UnitAttr()
+            elif name := parser.parse_optional_keyword_in(cls.INT_PROPS):
+                parser.parse_punctuation("=")
+                props[name] = IntegerAttr(parser.parse_integer(), i64)
             else:
                 break
         attrs = parser.parse_optional_attr_dict()
@@ -196,6 +204,10 @@ class ListPropsFormat:
                 printer.print_string(f" {name} = [")
                 printer.print_list(attr.get_values(), lambda v: printer.print_string(str(v)))
                 printer.print_string("]")
+        for name in self.INT_PROPS:
+            attr = op.properties.get(name)
+            if isinstance(attr, IntegerAttr):
+                printer.print_string(f" {name} = {attr.value.data}")
         for name in self.FLAG_PROPS:
             if name in op.properties:
                 printer.print_string(f" {name}")
@@ -359,12 +371,49 @@ class ReluOp(UnaryOp):
 
 @irdl_op_definition
 class GeluOp(UnaryOp):
-    """Elementwise GELU, the exact erf form: x * 0.5 * (1 + erf(x / sqrt(2))).
+    """Elementwise GELU. Without `approximate` the exact erf form
+    x * 0.5 * (1 + erf(x / sqrt(2))); with `approximate = "tanh"` the tanh form
+    0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), as torch's `approximate=`.
 
-    `%y = aicf_tensor.gelu %x : (tensor<4xf32>) -> tensor<4xf32>`
+    `%y = aicf_tensor.gelu %x approximate = "tanh" : (tensor<4xf32>) -> tensor<4xf32>`
     """
 
     name = "aicf_tensor.gelu"
+    approximate = opt_prop_def(StringAttr)
+    assembly_format = (
+        "$input (`approximate` `=` $approximate^)? attr-dict `:` "
+        "functional-type($input, $result)"
+    )
+    APPROXIMATIONS: ClassVar[tuple[str, ...]] = ("none", "tanh")
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        result_type: Attribute | None = None,
+        approximate: str = "none",
+    ):
+        super().__init__(input, result_type)
+        if approximate != "none":
+            self.approximate = StringAttr(approximate)
+
+    @property
+    def form(self) -> str:
+        return "none" if self.approximate is None else self.approximate.data
+
+    def verify_(self) -> None:
+        if self.form not in self.APPROXIMATIONS:
+            raise VerifyException(
+                f"'{self.name}': approximate must be one of "
+                f"{', '.join(repr(a) for a in self.APPROXIMATIONS)}, got {self.form!r}"
+            )
+        super().verify_()
+
+
+@irdl_op_definition
+class ErfOp(UnaryOp):
+    """Elementwise error function. `%y = aicf_tensor.erf %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.erf"
 
 
 @irdl_op_definition
@@ -412,6 +461,14 @@ class BinaryOp(TensorOp, abc.ABC):
 
     def infer_shape(self, shapes):
         return rules.broadcast_shapes(*shapes)
+
+    def verify_(self) -> None:
+        if not isinstance(self, CompareOp) and self.infer_element_type() == IntegerType(1):
+            raise VerifyException(
+                f"'{self.name}': arithmetic on i1 (bool) tensors is not defined; "
+                "cast them to an integer or float type first"
+            )
+        super().verify_()
 
 
 @irdl_op_definition
@@ -469,11 +526,133 @@ class PowOp(BinaryOp):
     name = "aicf_tensor.pow"
 
 
+class CompareOp(BinaryOp, abc.ABC):
+    """An elementwise comparison with NumPy broadcasting; the result is i1. The operands
+    are compared in their promoted type's compute type (f16 and bf16 in f32, so an
+    integer is not rounded to a half first); a NaN compares unequal to everything (`ne`
+    is true, the others false), as in NumPy. One op per predicate, like NumPy's ufuncs.
+
+    `%m = aicf_tensor.lt %x, %y : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xi1>`
+    """
+
+    def __init__(
+        self,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        result_type: Attribute | None = None,
+    ):
+        super().__init__(lhs, rhs, result_type or UnrankedTensorType(IntegerType(1)))
+
+    def operand_element_type(self) -> Attribute:
+        """The type both operands are compared in."""
+        return BinaryOp.infer_element_type(self)
+
+    def infer_element_type(self) -> Attribute:
+        return IntegerType(1)
+
+
+@irdl_op_definition
+class EqOp(CompareOp):
+    """x == y. `%m = aicf_tensor.eq %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`"""
+
+    name = "aicf_tensor.eq"
+
+
+@irdl_op_definition
+class NeOp(CompareOp):
+    """x != y (true where either is NaN). `%m = aicf_tensor.ne %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`"""
+
+    name = "aicf_tensor.ne"
+
+
+@irdl_op_definition
+class LtOp(CompareOp):
+    """x < y. `%m = aicf_tensor.lt %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`"""
+
+    name = "aicf_tensor.lt"
+
+
+@irdl_op_definition
+class LeOp(CompareOp):
+    """x <= y. `%m = aicf_tensor.le %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`"""
+
+    name = "aicf_tensor.le"
+
+
+@irdl_op_definition
+class GtOp(CompareOp):
+    """x > y. `%m = aicf_tensor.gt %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`"""
+
+    name = "aicf_tensor.gt"
+
+
+@irdl_op_definition
+class GeOp(CompareOp):
+    """x >= y. `%m = aicf_tensor.ge %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`"""
+
+    name = "aicf_tensor.ge"
+
+
+@irdl_op_definition
+class SelectOp(TensorOp):
+    """numpy.where(cond, x, y): elementwise choice, broadcasting all three operands.
+    `cond` is an i1 tensor; the result has x and y's promoted element type.
+
+    `%z = aicf_tensor.select %c, %x, %y : (tensor<4x4xi1>, tensor<4x4xf32>, tensor<f32>) -> tensor<4x4xf32>`
+    """
+
+    name = "aicf_tensor.select"
+    cond = operand_def(AnyTensor)
+    lhs = operand_def(AnyTensor)
+    rhs = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure(), TensorCanonicalization())
+    assembly_format = (
+        "$cond `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, $result)"
+    )
+
+    def __init__(
+        self,
+        cond: SSAValue | Operation,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        result_type: Attribute | None = None,
+    ):
+        cond, lhs, rhs = SSAValue.get(cond), SSAValue.get(lhs), SSAValue.get(rhs)
+        super().__init__(
+            operands=[cond, lhs, rhs],
+            result_types=[result_type or UnrankedTensorType(_promoted(lhs, rhs))],
+        )
+
+    def infer_element_type(self) -> Attribute:
+        return _promoted(self.lhs, self.rhs)
+
+    def infer_shape(self, shapes):
+        return rules.broadcast_shapes(*shapes)
+
+    def verify_(self) -> None:
+        if element_type(self.cond.type) != IntegerType(1):
+            raise VerifyException(
+                f"'{self.name}': condition must be an i1 tensor, got {self.cond.type}"
+            )
+        super().verify_()
+
+
+def _promoted(lhs: SSAValue, rhs: SSAValue) -> Attribute:
+    return dtype_from_name(
+        rules.promote_dtypes(
+            dtype_name(element_type(lhs.type)), dtype_name(element_type(rhs.type))
+        )
+    )
+
+
 UNARY_OPS: tuple[type[UnaryOp], ...] = (
     NegOp, ExpOp, LogOp, SinOp, CosOp, TanhOp, SqrtOp, RsqrtOp, AbsOp, ReluOp, GeluOp,
-    SigmoidOp,
+    SigmoidOp, ErfOp,
 )  # fmt: skip
-BINARY_OPS: tuple[type[BinaryOp], ...] = (AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp)
+ARITHMETIC_OPS: tuple[type[BinaryOp], ...] = (AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp)
+COMPARE_OPS: tuple[type[CompareOp], ...] = (EqOp, NeOp, LtOp, LeOp, GtOp, GeOp)
+BINARY_OPS: tuple[type[BinaryOp], ...] = (*ARITHMETIC_OPS, *COMPARE_OPS)
 
 
 # --- constants and casts ----------------------------------------------------------------------
@@ -542,6 +721,58 @@ class CastOp(TensorOp):
 
     def infer_shape(self, shapes):
         return shapes[0]
+
+
+@irdl_op_definition
+class IotaOp(TensorOp):
+    """The index along dimension `dim` at every element of the (ranked, static) result
+    type, as `np.indices(shape)[dim]` in the result's element type.
+
+    `%i = aicf_tensor.iota dim = 1 : tensor<4x8xi64>`
+    """
+
+    name = "aicf_tensor.iota"
+    dim = prop_def(IntegerAttr)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    def __init__(self, result_type: Attribute, dim: int):
+        super().__init__(properties={"dim": IntegerAttr(dim, i64)}, result_types=[result_type])
+
+    @property
+    def dim_value(self) -> int:
+        return self.dim.value.data
+
+    def inferred_type(self) -> Attribute:
+        return self.result.type
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IotaOp:
+        parser.parse_keyword("dim")
+        parser.parse_punctuation("=")
+        dim = parser.parse_integer()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        op = cls(parser.parse_type(), dim)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" dim = {self.dim_value}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        shape = ranked_shape(self.result.type)
+        if shape is None or rules.DYN in shape:
+            raise VerifyException(f"'{self.name}': the result type must have a static shape")
+        if not 0 <= self.dim_value < len(shape):
+            raise VerifyException(
+                f"'{self.name}': dim {self.dim_value} is out of range for rank {len(shape)}"
+            )
+        if element_type(self.result.type) == IntegerType(1):
+            raise VerifyException(f"'{self.name}': the result cannot be i1")
+        super().verify_()
 
 
 # --- reductions ------------------------------------------------------------------------------
@@ -634,7 +865,44 @@ class ReduceMeanOp(ReduceOp):
         super().verify_()
 
 
-REDUCE_OPS: tuple[type[ReduceOp], ...] = (ReduceSumOp, ReduceMaxOp, ReduceMeanOp)
+@irdl_op_definition
+class ReduceVarOp(ReduceOp):
+    """Variance over axes, numpy.var: mean((x - mean(x))^2) * n / (n - ddof), computed
+    in two passes (mean, then the squared deviations). n <= ddof gives inf or NaN, as
+    NumPy does (without its warning).
+
+    `%v = aicf_tensor.reduce_var %x axes = [-1] ddof = 1 : (tensor<4x8xf32>) -> tensor<4xf32>`
+    """
+
+    name = "aicf_tensor.reduce_var"
+    ddof = opt_prop_def(IntegerAttr)
+    INT_PROPS: ClassVar[tuple[str, ...]] = ("ddof",)
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        axes: Sequence[int],
+        keepdims: bool = False,
+        result_type: Attribute | None = None,
+        ddof: int = 0,
+    ):
+        super().__init__(input, axes, keepdims, result_type)
+        if ddof:
+            self.ddof = IntegerAttr(ddof, i64)
+
+    @property
+    def ddof_value(self) -> int:
+        return 0 if self.ddof is None else self.ddof.value.data
+
+    def verify_(self) -> None:
+        if not is_float(element_type(self.input.type)):
+            raise VerifyException(f"'{self.name}': operand must be a float tensor")
+        if self.ddof_value < 0:
+            raise VerifyException(f"'{self.name}': ddof must be >= 0, got {self.ddof_value}")
+        super().verify_()
+
+
+REDUCE_OPS: tuple[type[ReduceOp], ...] = (ReduceSumOp, ReduceMaxOp, ReduceMeanOp, ReduceVarOp)
 
 
 # --- contraction -----------------------------------------------------------------------------
@@ -813,6 +1081,106 @@ class BroadcastToOp(ListPropsFormat, TensorOp):
         super().verify_()
 
 
+@irdl_op_definition
+class SliceOp(ListPropsFormat, TensorOp):
+    """A static strided slice (x[a:b:c, ...]), one start, stop and step per axis, in the
+    normalised form of Python's `slice.indices` (see `shape_rules.slice_shape`); a
+    negative step walks backwards. A view: the lowering reads the operand through the
+    map d -> start + step * d, and the consumers of the copy read through it instead
+    (aicf-fold-view-copies).
+
+    `%y = aicf_tensor.slice %x start = [0, 7] stop = [4, -1] step = [2, -1] : (tensor<4x8xf32>) -> tensor<2x8xf32>`
+    """
+
+    name = "aicf_tensor.slice"
+    input = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    start = prop_def(DenseArrayBase)
+    stop = prop_def(DenseArrayBase)
+    step = prop_def(DenseArrayBase)
+    traits = traits_def(Pure(), TensorCanonicalization())
+    LIST_PROPS: ClassVar[tuple[str, ...]] = ("start", "stop", "step")
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        start: Sequence[int],
+        stop: Sequence[int],
+        step: Sequence[int],
+        result_type: Attribute | None = None,
+    ):
+        input = SSAValue.get(input)
+        props = {
+            k: DenseArrayBase.from_list(i64, list(v))
+            for k, v in (("start", start), ("stop", stop), ("step", step))
+        }
+        super().__init__(
+            operands=[input],
+            properties=props,
+            result_types=[result_type or UnrankedTensorType(element_type(input.type))],
+        )
+
+    def bounds(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        return tuple(
+            tuple(p.get_values()) for p in (self.start, self.stop, self.step)
+        )  # type: ignore[return-value]
+
+    def infer_shape(self, shapes):
+        return rules.slice_shape(shapes[0], *self.bounds())
+
+
+@irdl_op_definition
+class ConcatenateOp(ListPropsFormat, TensorOp):
+    """numpy.concatenate along `axis` (negative counts from the end): operands of one
+    rank and element type, equal extents off the axis.
+
+    `%y = aicf_tensor.concatenate %a, %b axis = 1 : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>`
+    """
+
+    name = "aicf_tensor.concatenate"
+    inputs = var_operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    axis = prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    INT_PROPS: ClassVar[tuple[str, ...]] = ("axis",)
+
+    def __init__(
+        self,
+        inputs: Sequence[SSAValue | Operation],
+        axis: int,
+        result_type: Attribute | None = None,
+    ):
+        values = [SSAValue.get(v) for v in inputs]
+        super().__init__(
+            operands=[values],
+            properties={"axis": IntegerAttr(axis, i64)},
+            result_types=[result_type or UnrankedTensorType(element_type(values[0].type))],
+        )
+
+    @property
+    def axis_value(self) -> int:
+        return self.axis.value.data
+
+    def normalized_axis(self) -> int:
+        shape = ranked_shape(self.result.type) or ranked_shape(self.inputs[0].type)
+        assert shape is not None
+        return self.axis_value % len(shape)
+
+    def infer_shape(self, shapes):
+        return rules.concatenate_shape(shapes, self.axis_value)
+
+    def verify_(self) -> None:
+        if not self.inputs:
+            raise VerifyException(f"'{self.name}': needs at least one operand")
+        types = {element_type(v.type) for v in self.inputs}
+        if len(types) > 1:
+            raise VerifyException(
+                f"'{self.name}': operands have different element types "
+                f"({', '.join(sorted(str(t) for t in types))}); cast them first"
+            )
+        super().verify_()
+
+
 # --- fusion groups ------------------------------------------------------------------------
 
 
@@ -939,13 +1307,17 @@ AICFTensor = Dialect(
     [
         *UNARY_OPS,
         *BINARY_OPS,
+        SelectOp,
         ConstantOp,
         CastOp,
+        IotaOp,
         *REDUCE_OPS,
         MatmulOp,
         ReshapeOp,
         TransposeOp,
         BroadcastToOp,
+        SliceOp,
+        ConcatenateOp,
         FusedOp,
         YieldOp,
     ],

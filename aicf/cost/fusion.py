@@ -44,7 +44,7 @@ def nbytes(v: SSAValue) -> int:
     assert shape is not None
     elt = t.element_type(v.type)
     width = getattr(elt, "bitwidth", None) or elt.width.data  # type: ignore[attr-defined]
-    return prod(shape) * width // 8
+    return prod(shape) * ((width + 7) // 8)  # i1 is stored in a byte
 
 
 @dataclass(frozen=True)

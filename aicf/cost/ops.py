@@ -58,6 +58,7 @@ _TENSOR_EXPANSION: dict[str, tuple[str, ...]] = {
     "aicf_tensor.cos": ("math.cos",),
     "aicf_tensor.tanh": ("math.tanh",),
     "aicf_tensor.pow": ("math.powf",),
+    "aicf_tensor.erf": ("math.erf",),
     # 1 / (1 + exp(-x))
     "aicf_tensor.sigmoid": ("arith.negf", "math.exp", "arith.addf", "arith.divf"),
     # 0.5 x (1 + erf(x / sqrt 2))

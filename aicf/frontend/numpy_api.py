@@ -14,6 +14,7 @@ Implementations take NumPy's signatures; options without an aicf meaning (`out=`
 from __future__ import annotations
 
 import builtins
+import numbers
 import string
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -351,12 +352,15 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
 
 
 def getitem(x: Tensor, index: Any) -> Tensor:
-    """`x[...]`, `x[:]` and `x[None]`-style indices (views of the whole tensor); any
-    other index waits for the slice and gather operators."""
+    """NumPy's basic indexing: integers, slices (any step), None and one Ellipsis. The
+    slices become one aicf_tensor.slice (a view its consumers read in place), integers
+    and None a reshape. Integer arrays (gathers) wait for the gather operator."""
     items = index if isinstance(index, tuple) else (index,)
-    whole = (i is None or i is Ellipsis or (isinstance(i, slice) and i == slice(None)) for i in items)
-    if not all(whole):
-        not_yet("indexing a traced tensor (other than x[...], x[:], x[None])", "slice or gather")
+    for i in items:
+        if isinstance(i, Tensor | np.ndarray | list) or isinstance(i, bool | np.bool_):
+            not_yet("indexing a traced tensor with an array or a mask", "gather")
+        if not (i is None or i is Ellipsis or isinstance(i, builtins.slice)):
+            _index(i, "an index", None)
     if builtins.sum(i is Ellipsis for i in items) > 1:
         raise located_error(None, "an index can only have a single ellipsis ('...')")
     n_real = builtins.sum(i is not None and i is not Ellipsis for i in items)
@@ -364,19 +368,137 @@ def getitem(x: Tensor, index: Any) -> Tensor:
         raise located_error(None, f"too many indices for a tensor of rank {x.ndim}")
     if Ellipsis not in items:
         items = items + (Ellipsis,)
-    dims = iter(_dims(x.shape))
-    shape: list[int] = []
+    start, stop, step, shape = [], [], [], []
+    axis = 0
     for i in items:
         if i is None:
             shape.append(1)
-        elif i is Ellipsis:
-            shape.extend(next(dims) for _ in builtins.range(x.ndim - n_real))
+            continue
+        if i is Ellipsis:
+            for _ in builtins.range(x.ndim - n_real):
+                n = x.shape[axis]
+                start.append(0), stop.append(-1 if n is None else n), step.append(1)
+                shape.append(-1 if n is None else n)
+                axis += 1
+            continue
+        n = x.shape[axis]
+        if n is None and i != builtins.slice(None):
+            raise located_error(None, f"indexing axis {axis} of dynamic extent")
+        if isinstance(i, builtins.slice):
+            a, b, c = (0, -1, 1) if n is None else i.indices(n)
+            start.append(a), stop.append(b), step.append(c)
+            shape.append(-1 if n is None else len(builtins.range(a, b, c)))
         else:
-            shape.append(next(dims))
-    return x if shape == _dims(x.shape) else ops.reshape(x, shape)
+            k = _index(i, "an index", None)
+            if not -n <= k < n:
+                raise located_error(
+                    None, f"index {k} is out of bounds for axis {axis} with size {n}"
+                )
+            k %= n
+            start.append(k), stop.append(k + 1), step.append(1)
+        axis += 1
+    full = all(
+        a == 0 and c == 1 and (b == n or n is None)
+        for a, b, c, n in zip(start, stop, step, x.shape)
+    )
+    y = x if full else ops.slice(x, start, stop, step)
+    return y if shape == _dims(y.shape) else ops.reshape(y, shape)
+
+
+def concatenate(arrays, axis=0, out=None, *, dtype=None, casting=_NO):
+    _reject("numpy.concatenate", out=(out, None), dtype=(dtype, None), casting=(casting, _NO))
+    if axis is None:
+        return ops.concatenate([ravel(a) for a in arrays], 0)
+    return ops.concatenate(list(arrays), axis)
+
+
+def stack(arrays, axis=0, out=None, *, dtype=None, casting=_NO):
+    _reject("numpy.stack", out=(out, None), dtype=(dtype, None), casting=(casting, _NO))
+    parts = [_tensor(a, "numpy.stack") for a in arrays]
+    if not parts:
+        raise located_error(None, "numpy.stack: need at least one array to stack")
+    ax = _normalize_axis(axis, parts[0].ndim + 1, "numpy.stack")
+    return ops.concatenate([expand_dims(p, ax) for p in parts], ax)
+
+
+def hstack(tup, *, dtype=None, casting=_NO):
+    parts = list(tup)
+    axis = 0 if builtins.all(getattr(p, "ndim", np.ndim(p)) == 1 for p in parts) else 1
+    return concatenate(parts, axis, dtype=dtype, casting=casting)
+
+
+def vstack(tup, *, dtype=None, casting=_NO):
+    parts = [p if getattr(p, "ndim", np.ndim(p)) >= 2 else reshape(p, (1, -1)) for p in tup]
+    return concatenate(parts, 0, dtype=dtype, casting=casting)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Slices along `axis`: equal sections (which must divide the extent) or the parts
+    between the given indices."""
+    return _split(ary, indices_or_sections, axis, "numpy.split", exact=True)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    return _split(ary, indices_or_sections, axis, "numpy.array_split", exact=False)
+
+
+def _split(ary, sections, axis, func_name: str, exact: bool):
+    x = _tensor(ary, func_name)
+    ax = _normalize_axis(axis, x.ndim, func_name)
+    n = x.shape[ax]
+    if n is None:
+        raise located_error(None, f"{func_name}: axis {ax} has a dynamic extent")
+    if isinstance(sections, numbers.Integral):
+        k = int(sections)
+        if k <= 0:
+            raise located_error(None, f"{func_name}: number of sections must be > 0, got {k}")
+        if exact and n % k:
+            raise located_error(
+                None, f"{func_name}: {k} sections do not divide axis {ax} of extent {n} equally"
+            )
+        base, extra = divmod(n, k)
+        sizes = [base + 1] * extra + [base] * (k - extra)
+        cuts = list(np.cumsum(sizes)[:-1])
+    else:
+        cuts = [_index(c, "a split index", func_name) for c in sections]
+    bounds = [0, *cuts, n]
+    parts = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        a, b, _ = builtins.slice(a, b).indices(n)
+        index = (builtins.slice(None),) * ax + (builtins.slice(a, builtins.max(a, b)),)
+        parts.append(getitem(x, index))
+    return parts
 
 
 # --- the dispatch tables -----------------------------------------------------------------------
+
+
+def where(condition, x=_NO, y=_NO):
+    if x is _NO or y is _NO:
+        no_meaning("numpy.where with one argument (data-dependent shape)")
+    return ops.where(condition, x, y)
+
+
+def _triangle(m, k, lower: bool, func_name: str):
+    x = _tensor(m, func_name)
+    if x.ndim < 2 or None in x.shape[-2:]:
+        raise located_error(None, f"{func_name}: needs a matrix with static trailing extents")
+    rows, cols = x.shape[-2:]
+    row = ops.iota([rows, cols], 0)
+    col = ops.iota([rows, cols], 1)
+    shifted = row + _index(k, "k", func_name)
+    keep = shifted >= col if lower else shifted <= col
+    return ops.where(keep, x, 0)
+
+
+def tril(m, k=0):
+    """Zero above the k-th diagonal, as an iota comparison and a select."""
+    return _triangle(m, k, True, "numpy.tril")
+
+
+def triu(m, k=0):
+    """Zero below the k-th diagonal, as an iota comparison and a select."""
+    return _triangle(m, k, False, "numpy.triu")
 
 
 def _positive(x):
@@ -418,12 +540,20 @@ UFUNC_REDUCE: dict[str, Callable[..., Tensor]] = {
 }
 """`np.<ufunc>.reduce(x, axis, keepdims=...)`."""
 
+UFUNCS.update(
+    {
+        "equal": ops.equal,
+        "not_equal": ops.not_equal,
+        "less": ops.less,
+        "less_equal": ops.less_equal,
+        "greater": ops.greater,
+        "greater_equal": ops.greater_equal,
+        "erf": ops.erf,  # scipy.special.erf
+    }
+)
+
 NOT_YET_UFUNCS: dict[str, str] = {
-    **dict.fromkeys(
-        ["greater", "greater_equal", "less", "less_equal", "equal", "not_equal"], "comparison"
-    ),
     **dict.fromkeys(["logical_and", "logical_or", "logical_xor", "logical_not"], "boolean"),
-    "erf": "erf",  # scipy.special.erf
 }
 """ufunc name -> the operator it waits for."""
 
@@ -457,21 +587,25 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
 """NumPy function -> its meaning on traced tensors (called with the user's arguments)."""
 if hasattr(np, "astype"):  # NumPy 2
     FUNCTIONS[np.astype] = astype
+FUNCTIONS[np.where] = where
+FUNCTIONS[np.argmax] = lambda a, axis=None, out=None, *, keepdims=False: (
+    _reject("numpy.argmax", out=(out, None)) or ops.argmax(a, axis, keepdims)
+)
+FUNCTIONS[np.argmin] = lambda a, axis=None, out=None, *, keepdims=False: (
+    _reject("numpy.argmin", out=(out, None)) or ops.argmin(a, axis, keepdims)
+)
+FUNCTIONS[np.concatenate] = concatenate
+FUNCTIONS[np.stack] = stack
+FUNCTIONS[np.hstack] = hstack
+FUNCTIONS[np.vstack] = vstack
+FUNCTIONS[np.split] = split
+FUNCTIONS[np.array_split] = array_split
+FUNCTIONS[np.tril] = tril
+FUNCTIONS[np.triu] = triu
 
 NOT_YET: dict[Callable[..., Any], str] = {
-    np.split: "split",
-    np.array_split: "split",
-    np.concatenate: "concatenate",
-    np.hstack: "concatenate",
-    np.vstack: "concatenate",
-    np.stack: "concatenate",
-    np.where: "select",
     np.take: "gather",
     np.take_along_axis: "gather",
-    np.tril: "iota and select",
-    np.triu: "iota and select",
-    np.argmax: "argmax",
-    np.argmin: "argmin",
 }
 """NumPy function -> the operator it waits for."""
 

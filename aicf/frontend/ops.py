@@ -19,7 +19,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i64,
+)
 
 from aicf.dialects import tensor as T
 from aicf.dialects.shape_rules import FLOAT_RANK
@@ -29,8 +36,9 @@ from aicf.frontend.tracer import Tracer, current_tracer, located_error
 __all__ = [
     "neg", "exp", "log", "sin", "cos", "tanh", "sqrt", "rsqrt", "abs", "relu", "gelu",
     "sigmoid", "add", "sub", "mul", "div", "max", "min", "pow", "maximum", "minimum",
-    "constant", "cast", "reduce_sum", "reduce_max", "reduce_mean", "matmul", "reshape",
-    "transpose", "broadcast_to",
+    "constant", "cast", "reduce_sum", "reduce_max", "reduce_mean", "reduce_var", "matmul",
+    "reshape", "transpose", "broadcast_to", "erf", "equal", "not_equal", "less",
+    "less_equal", "greater", "greater_equal", "where", "iota", "slice", "concatenate", "argmax", "argmin",
 ]  # fmt: skip
 
 
@@ -177,8 +185,21 @@ sqrt = _unary(T.SqrtOp)
 rsqrt = _unary(T.RsqrtOp)
 abs = _unary(T.AbsOp)
 relu = _unary(T.ReluOp)
-gelu = _unary(T.GeluOp)
 sigmoid = _unary(T.SigmoidOp)
+erf = _unary(T.ErfOp)
+
+
+def gelu(x: Any, approximate: str = "none") -> Tensor:
+    """GELU, exact (erf) or with `approximate="tanh"`, as torch.nn.functional.gelu."""
+    tracer = _tracer_of(x)
+    a = _as_tensor(x, tracer, None, T.GeluOp.name)
+    if approximate not in T.GeluOp.APPROXIMATIONS:
+        raise located_error(
+            T.GeluOp.name, f"approximate must be 'none' or 'tanh', got {approximate!r}"
+        )
+    props = {"approximate": StringAttr(approximate)} if approximate != "none" else {}
+    return _weak_if(tracer.emit(T.GeluOp, [a], props), a)
+
 
 add = _binary(T.AddOp)
 sub = _binary(T.SubOp)
@@ -189,6 +210,39 @@ min = _binary(T.MinOp)
 pow = _binary(T.PowOp)
 maximum = max
 minimum = min
+
+equal = _binary(T.EqOp)
+not_equal = _binary(T.NeOp)
+less = _binary(T.LtOp)
+less_equal = _binary(T.LeOp)
+greater = _binary(T.GtOp)
+greater_equal = _binary(T.GeOp)
+
+
+def where(cond: Any, x: Any, y: Any) -> Tensor:
+    """numpy.where(cond, x, y) with broadcasting; a non-bool `cond` is true where nonzero."""
+    tracer = _tracer_of(cond, x, y)
+    name = T.SelectOp.name
+    c = _as_tensor(cond, tracer, None, name)
+    if c.dtype != "i1":
+        c = tracer.emit(T.CastOp, [c], result_element=T.dtype_from_name("i1"))
+    a = _as_tensor(x, tracer, y, name)
+    b = _as_tensor(y, tracer, a, name)
+    a = _as_tensor(a, tracer, b, name)  # a weak x takes a strong y's dtype
+    return _weak_if(tracer.emit(T.SelectOp, [c, a, b]), a, b)
+
+
+def iota(shape: Any, dim: Any, dtype: Any = "i32") -> Tensor:
+    """The index along `dim` at every element of `shape` (np.indices(shape)[dim])."""
+    tracer = current_tracer()
+    name = T.IotaOp.name
+    extents = _int_list(shape, "an extent", name)
+    try:
+        elt = T.dtype_from_name(dtype_of(dtype))
+    except TypeError as e:
+        raise located_error(name, str(e)) from None
+    dim = _index(dim, "dim", name)
+    return tracer.emit_nullary(T.IotaOp(TensorType(elt, extents), dim))
 
 
 def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None) -> Tensor:
@@ -274,6 +328,21 @@ reduce_max = _reduce(T.ReduceMaxOp)
 reduce_mean = _reduce(T.ReduceMeanOp)
 
 
+def reduce_var(
+    x: Tensor, axis: Any = None, keepdims: bool = False, *, axes: Any = None, ddof: int = 0
+) -> Tensor:
+    """numpy.var over `axis` (default: all axes) with `ddof`, as one op."""
+    tracer = _tracer_of(x)
+    name = T.ReduceVarOp.name
+    x = _as_tensor(x, tracer, None, name)
+    props: dict[str, Any] = {"axes": DenseArrayBase.from_list(i64, _axes(x, axis, axes, name))}
+    if keepdims:
+        props["keepdims"] = UnitAttr()
+    if ddof:
+        props["ddof"] = IntegerAttr(_index(ddof, "ddof", name), i64)
+    return _weak_if(tracer.emit(T.ReduceVarOp, [x], props), x)
+
+
 def matmul(x: Any, y: Any) -> Tensor:
     """numpy.matmul (2-D, 1-D and batched with broadcast batch dims)."""
     tracer = _tracer_of(x, y)
@@ -316,3 +385,71 @@ def transpose(x: Tensor, perm: Sequence[int] | None = None, *,
 def broadcast_to(x: Any, shape: Any) -> Tensor:
     """numpy.broadcast_to."""
     return _broadcast_to(x, shape)
+
+
+def slice(x: Any, start: Sequence[int], stop: Sequence[int], step: Sequence[int]) -> Tensor:
+    """x[start:stop:step] per axis, the bounds in `slice.indices` form (see
+    aicf_tensor.slice); `x[...]` with slices builds this."""
+    tracer = _tracer_of(x)
+    name = T.SliceOp.name
+    x = _as_tensor(x, tracer, None, name)
+    props = {
+        k: DenseArrayBase.from_list(i64, _int_list(v, k, name))
+        for k, v in (("start", start), ("stop", stop), ("step", step))
+    }
+    return _weak_if(tracer.emit(T.SliceOp, [x], props), x)
+
+
+def concatenate(xs: Sequence[Any], axis: Any = 0) -> Tensor:
+    """numpy.concatenate of tensors of one rank and dtype along `axis`."""
+    name = T.ConcatenateOp.name
+    if isinstance(xs, Tensor) or not isinstance(xs, Sequence) or not xs:
+        raise located_error(name, "expects a non-empty sequence of tensors")
+    tracer = _tracer_of(*xs)
+    first = next((v for v in xs if isinstance(v, Tensor)), None)
+    ts = [_as_tensor(v, tracer, first, name) for v in xs]
+    props = {"axis": IntegerAttr(_index(axis, "axis", name), i64)}
+    return tracer.emit(T.ConcatenateOp, ts, props)
+
+
+def _argmax(x: Any, axis: Any, keepdims: bool, name: str, negate: bool) -> Tensor:
+    """The first index of the maximum along `axis` (of the minimum with `negate`), as
+    NumPy: the first NaN wins where there is one. Composed of tensor ops: the maximum m,
+    the hits x == m (or x is NaN), and the smallest hit index as -max(-index), which
+    fuse into one row group; i64 like NumPy's."""
+    tracer = _tracer_of(x)
+    x = _as_tensor(x, tracer, None, name)
+    if negate:  # order-reversing and exact: -x for floats, -1 - x (~x) for integers
+        x = neg(x) if _is_float(x.dtype) else sub(-1, x)
+    if axis is None:
+        x, axis = reshape(x, [-1]), 0
+    ax = _index(axis, "axis", name)
+    if not -x.ndim <= ax < x.ndim:
+        raise located_error(name, f"axis {ax} is out of range for rank {x.ndim}")
+    ax %= x.ndim
+    if None in x.shape:
+        raise located_error(name, f"needs a static shape, got {x.shape}")
+    n = x.shape[ax]
+    if n == 0:
+        raise located_error(name, f"of an empty axis ({ax} of shape {x.shape}) has no answer")
+    hit = equal(x, reduce_max(x, [ax], keepdims=True))
+    if _is_float(x.dtype):
+        nan = not_equal(x, x)
+        hit = where(nan, nan, hit)
+    # i32 indices widened once at the end: half the registers and bytes of i64 in the
+    # reduction
+    if n > I32_MAX:
+        raise located_error(name, f"an axis of {n} elements (past i32) is not supported")
+    index = iota(list(x.shape), ax, "i32")
+    first = reduce_max(where(hit, neg(index), -n), [ax], keepdims=keepdims)
+    return cast(neg(first), "i64")
+
+
+def argmax(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """numpy.argmax: the first index of the maximum (of the first NaN), as i64."""
+    return _argmax(x, axis, keepdims, "aicf.ops.argmax", negate=False)
+
+
+def argmin(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """numpy.argmin: the first index of the minimum (of the first NaN), as i64."""
+    return _argmax(x, axis, keepdims, "aicf.ops.argmin", negate=True)

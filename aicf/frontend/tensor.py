@@ -23,6 +23,8 @@ _NUMPY_NAMES = {
     "float32": "f32",
     "float64": "f64",
     "int32": "i32",
+    "int64": "i64",
+    "bool": "i1",
     "bfloat16": "bf16",  # ml_dtypes / CuPy spelling
 }
 
@@ -38,8 +40,8 @@ def dtype_of(dtype: Any) -> str:
     if name in _NUMPY_NAMES:
         return _NUMPY_NAMES[name]
     raise TypeError(
-        f"unsupported dtype {dtype!r} (supported: f16, bf16, f32, f64, i32 and their "
-        "NumPy names)"
+        f"unsupported dtype {dtype!r} (supported: f16, bf16, f32, f64, i32, i64, bool "
+        "and their NumPy names)"
     )
 
 
@@ -109,10 +111,11 @@ def _method(impl: str):
     return method
 
 
-def _comparison(symbol: str):
+def _comparison(name: str):
     def compare(self, other):
-        return _api().not_yet(f"the {symbol} operator", "comparison")
+        return getattr(_api().ops, name)(self, other)
 
+    compare.__name__ = name
     return compare
 
 
@@ -154,10 +157,8 @@ class Tensor:
         return f"Tensor(shape={self.shape}, dtype={self.dtype})"
 
     def __bool__(self) -> bool:
-        raise TypeError(
-            "a traced aicf Tensor has no truth value (data-dependent control flow "
-            "cannot be traced)"
-        )
+        # `if x == y:` lands here now that comparisons build ops: name the user's line
+        return _api().no_value("the truth value (data-dependent control flow)")
 
     # NumPy's protocols: np.tanh(x), np.mean(x, axis=-1), ndarray + Tensor ----------------
 
@@ -229,16 +230,16 @@ class Tensor:
     def __abs__(self):
         return _api().ops.abs(self)
 
-    # Comparisons build no op yet: aicf has no comparison operator. They must not fall
-    # back to Python's identity comparison (`x == y` would be a silent False).
+    # Comparisons build i1 tensors, as NumPy's; hashing stays by identity (the tracer
+    # keys tensors by their values, never by ==).
     __hash__ = object.__hash__
 
-    __eq__ = _comparison("==")
-    __ne__ = _comparison("!=")
-    __lt__ = _comparison("<")
-    __le__ = _comparison("<=")
-    __gt__ = _comparison(">")
-    __ge__ = _comparison(">=")
+    __eq__ = _comparison("equal")
+    __ne__ = _comparison("not_equal")
+    __lt__ = _comparison("less")
+    __le__ = _comparison("less_equal")
+    __gt__ = _comparison("greater")
+    __ge__ = _comparison("greater_equal")
 
     def __getitem__(self, index):
         return _api().getitem(self, index)

@@ -173,6 +173,19 @@ class Tracer:
         self._cse[key] = op.results[0]
         return Tensor(op.results[0], self)
 
+    def emit_nullary(self, op: T.TensorOp) -> Tensor:
+        """Append `op` (no operands, its result type given), verified; equal ops are
+        shared."""
+        try:
+            op.verify()
+        except VerifyException as e:
+            raise located_error(op.name, _strip(op.name, e)) from None
+        key = (op.name, tuple(sorted(op.properties.items())), op.results[0].type)
+        if (hit := self._cse.get(key)) is None:
+            self._append(op)
+            hit = self._cse[key] = op.results[0]
+        return Tensor(hit, self)
+
     # --- finishing ---------------------------------------------------------------------------
 
     def finish(self, name: str, results: Sequence[Tensor], loc: FileLineColLoc) -> ModuleOp:

@@ -70,6 +70,8 @@ def storage_dtype(elt: Attribute) -> np.dtype:
         return np.dtype("<f4")
     if isinstance(elt, Float64Type):
         return np.dtype("<f8")
+    if isinstance(elt, IntegerType) and elt.width.data == 1:
+        return np.dtype("<i1")  # xDSL stores true as all ones (-1)
     if isinstance(elt, IntegerType) and elt.width.data in (8, 16, 32, 64):
         return np.dtype(f"<i{elt.width.data // 8}")
     raise ValueError(f"no NumPy storage for {elt}")
@@ -93,6 +95,8 @@ def to_storage(value, elt: Attribute) -> np.ndarray:
         warnings.simplefilter("ignore", RuntimeWarning)
         if isinstance(elt, BFloat16Type):
             return bf16_bits(value)
+        if elt == IntegerType(1):
+            return -np.asarray(value).astype(np.bool_).astype(np.int8)
         return np.asarray(value).astype(storage_dtype(elt))
 
 
@@ -124,6 +128,8 @@ class Precision:
 
     def compute_dtype(self, elt: Attribute) -> np.dtype:
         """The dtype values of element type `elt` are held in."""
+        if elt == IntegerType(1):
+            return np.dtype(np.bool_)
         if isinstance(elt, IntegerType):
             return np.dtype(np.int64) if self.wide_ints else storage_dtype(elt)
         if isinstance(elt, Float64Type):
@@ -167,6 +173,21 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     x64 = x.astype(np.float64)
     erf = np.vectorize(math.erf, otypes=[np.float64])
     return 0.5 * x64 * (1.0 + erf(x64 / math.sqrt(2.0)))
+
+
+def _gelu_tanh(x: np.ndarray) -> np.ndarray:
+    x64 = x.astype(np.float64)
+    return 0.5 * x64 * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x64 + 0.044715 * x64**3)))
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64))
+
+
+_COMPARE = {
+    T.EqOp: np.equal, T.NeOp: np.not_equal, T.LtOp: np.less,
+    T.LeOp: np.less_equal, T.GtOp: np.greater, T.GeOp: np.greater_equal,
+}  # fmt: skip
 
 
 def _accumulator(dtype: np.dtype) -> np.dtype:
@@ -254,7 +275,11 @@ class AicfTensorFunctions(InterpreterFunctions):
 
     @impl(T.GeluOp)
     def run_gelu(self, interpreter: Interpreter, op: T.GeluOp, args: PythonValues):
-        return self._elementwise(op, args, _gelu)
+        return self._elementwise(op, args, _gelu_tanh if op.form == "tanh" else _gelu)
+
+    @impl(T.ErfOp)
+    def run_erf(self, interpreter: Interpreter, op: T.ErfOp, args: PythonValues):
+        return self._elementwise(op, args, _erf)
 
     @impl(T.SigmoidOp)
     def run_sigmoid(self, interpreter: Interpreter, op: T.SigmoidOp, args: PythonValues):
@@ -290,7 +315,50 @@ class AicfTensorFunctions(InterpreterFunctions):
     def run_pow(self, interpreter: Interpreter, op: T.PowOp, args: PythonValues):
         return self._elementwise(op, args, np.power)
 
+    # comparisons and select
+
+    def _compare(self, op: T.CompareOp, args: PythonValues):
+        ctype = self.policy.compute_dtype(op.operand_element_type())
+        x, y = (np.asarray(a).astype(ctype, copy=False) for a in args)
+        return (_COMPARE[type(op)](x, y),)
+
+    @impl(T.EqOp)
+    def run_eq(self, interpreter: Interpreter, op: T.EqOp, args: PythonValues):
+        return self._compare(op, args)
+
+    @impl(T.NeOp)
+    def run_ne(self, interpreter: Interpreter, op: T.NeOp, args: PythonValues):
+        return self._compare(op, args)
+
+    @impl(T.LtOp)
+    def run_lt(self, interpreter: Interpreter, op: T.LtOp, args: PythonValues):
+        return self._compare(op, args)
+
+    @impl(T.LeOp)
+    def run_le(self, interpreter: Interpreter, op: T.LeOp, args: PythonValues):
+        return self._compare(op, args)
+
+    @impl(T.GtOp)
+    def run_gt(self, interpreter: Interpreter, op: T.GtOp, args: PythonValues):
+        return self._compare(op, args)
+
+    @impl(T.GeOp)
+    def run_ge(self, interpreter: Interpreter, op: T.GeOp, args: PythonValues):
+        return self._compare(op, args)
+
+    @impl(T.SelectOp)
+    def run_select(self, interpreter: Interpreter, op: T.SelectOp, args: PythonValues):
+        x, y = self._operands(op, args[1:])
+        return (self._finish(op, np.where(np.asarray(args[0], np.bool_), x, y)),)
+
     # constants and casts
+
+    @impl(T.IotaOp)
+    def run_iota(self, interpreter: Interpreter, op: T.IotaOp, args: PythonValues):
+        shape = T.ranked_shape(op.result.type)
+        assert shape is not None
+        index = np.indices(shape, dtype=np.int64)[op.dim_value]
+        return (self._finish(op, index.astype(self.policy.compute_dtype(_result_element(op)))),)
 
     @impl(T.ConstantOp)
     def run_constant(self, interpreter: Interpreter, op: T.ConstantOp, args: PythonValues):
@@ -320,6 +388,13 @@ class AicfTensorFunctions(InterpreterFunctions):
     def run_reduce_mean(self, interpreter: Interpreter, op: T.ReduceMeanOp, args: PythonValues):
         return self._reduce(op, args, np.mean, accumulate=True)
 
+    @impl(T.ReduceVarOp)
+    def run_reduce_var(self, interpreter: Interpreter, op: T.ReduceVarOp, args: PythonValues):
+        def var(x, axis, keepdims, dtype):
+            return np.var(x.astype(dtype), axis=axis, keepdims=keepdims, ddof=op.ddof_value)
+
+        return self._reduce(op, args, var, accumulate=True)
+
     # contraction
 
     @impl(T.MatmulOp)
@@ -346,6 +421,23 @@ class AicfTensorFunctions(InterpreterFunctions):
     ):
         (x,) = self._operands(op, args)
         return (self._finish(op, np.broadcast_to(x, op.target_shape()).copy()),)
+
+    @impl(T.SliceOp)
+    def run_slice(self, interpreter: Interpreter, op: T.SliceOp, args: PythonValues):
+        (x,) = self._operands(op, args)
+        # stop -1 with a negative step means "through index 0", which a Python slice
+        # spells as None
+        index = tuple(
+            slice(a, None if b < 0 else b, c) for a, b, c in zip(*op.bounds())
+        )
+        return (self._finish(op, x[index].copy()),)
+
+    @impl(T.ConcatenateOp)
+    def run_concatenate(
+        self, interpreter: Interpreter, op: T.ConcatenateOp, args: PythonValues
+    ):
+        xs = self._operands(op, args)
+        return (self._finish(op, np.concatenate(xs, axis=op.axis_value)),)
 
     # fusion groups: the region is the group's semantics
 

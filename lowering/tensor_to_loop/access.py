@@ -71,3 +71,21 @@ def reduction_output(rank: int, axes: Sequence[int], keepdims: bool) -> AffineMa
         elif keepdims:
             results.append(AffineExpr.constant(0))
     return AffineMap(rank, 0, tuple(results))
+
+
+def strided(start: Sequence[int], step: Sequence[int]) -> AffineMap:
+    """The input map of a slice over the result's domain: d_i -> start_i + step_i * d_i."""
+    results = [
+        AffineExpr.dimension(i) * c + a if c != 1 else AffineExpr.dimension(i) + a
+        for i, (a, c) in enumerate(zip(start, step))
+    ]
+    return AffineMap(len(start), 0, tuple(results))
+
+
+def shifted(rank: int, axis: int, offset: int) -> AffineMap:
+    """The identity with `offset` added on `axis` (where a concatenate operand lands)."""
+    results = [
+        AffineExpr.dimension(i) + offset if i == axis else AffineExpr.dimension(i)
+        for i in range(rank)
+    ]
+    return AffineMap(rank, 0, tuple(results))

@@ -10,14 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from math import prod
 
+import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import Float64Type, f32
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, Float64Type, TensorType, f32
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from aicf.dialects import shape_rules as rules
 from aicf.dialects import tensor as t
 from aicf.dialects.loop import Combiner, Iterator
+from aicf.interpreters.tensor import to_storage
 from aicf.lowering.tensor_to_loop import access, scalar
 from aicf.lowering.tensor_to_loop.emitter import Emitter, elt_of, shape_of
 
@@ -32,7 +34,7 @@ def _elementwise_maps(ins: Sequence[SSAValue], out: SSAValue) -> list[AffineMap]
 
 
 def lower_elementwise(
-    op: t.UnaryOp | t.BinaryOp | t.CastOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter
+    op: t.UnaryOp | t.BinaryOp | t.SelectOp | t.CastOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter
 ) -> None:
     """Unary, binary (broadcasting through the input maps) and cast ops: one parallel
     nest over the result's shape."""
@@ -89,6 +91,47 @@ def lower_mean(op: t.ReduceMeanOp, ins: Sequence[SSAValue], out: SSAValue, em: E
     em.parallel_nest(op, [total], [access.identity(len(shape_of(out)))], out, scale)
     if total is not out:
         em.dealloc(total)
+
+
+def lower_var(op: t.ReduceVarOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
+    """Two passes, as numpy.var: the mean (kept as a keepdims buffer), then the sum of
+    squared deviations from it, scaled by 1 / (n - ddof). Accumulates in f32 (f64 for
+    f64)."""
+    src, elt = ins[0], elt_of(out)
+    acc = elt if isinstance(elt, Float64Type) else f32
+    shape, axes = shape_of(src), op.reduced_axes()
+    count = prod(shape[a] for a in axes)
+    kept = tuple(1 if i in axes else d for i, d in enumerate(shape))
+    rank = len(shape)
+    total = em.alloc(kept, acc, op)
+    keep_map = access.reduction_output(rank, axes, True)
+    em.nest(
+        op, [src], [access.identity(rank)], [total], [keep_map], shape,
+        [Iterator.REDUCTION if i in axes else Iterator.PARALLEL for i in range(rank)],
+        [Combiner.ADD], lambda b, args: [scalar.convert(b, args[0], acc)],
+    )  # fmt: skip
+    squares = em.alloc(kept, acc, op)
+
+    def deviation(b: Builder, args: Sequence[SSAValue]) -> list[SSAValue]:
+        mean = scalar.binary(b, "aicf_tensor.div", args[1], scalar.constant(b, count, acc))
+        dev = scalar.binary(b, "aicf_tensor.sub", scalar.convert(b, args[0], acc), mean)
+        return [scalar.binary(b, "aicf_tensor.mul", dev, dev)]
+
+    em.nest(
+        op, [src, total], [access.identity(rank), keep_map], [squares], [keep_map], shape,
+        [Iterator.REDUCTION if i in axes else Iterator.PARALLEL for i in range(rank)],
+        [Combiner.ADD], deviation,
+    )  # fmt: skip
+    em.dealloc(total)
+
+    def scale(b: Builder, args: Sequence[SSAValue]) -> list[SSAValue]:
+        d = scalar.constant(b, count - op.ddof_value, acc)
+        return [scalar.convert(b, scalar.binary(b, "aicf_tensor.div", args[0], d), elt)]
+
+    out_rank = len(shape_of(out))
+    squeeze = access.reshape(kept, shape_of(out)) if not op.keep else access.identity(out_rank)
+    em.parallel_nest(op, [squares], [squeeze], out, scale)
+    em.dealloc(squares)
 
 
 # --- matmul ----------------------------------------------------------------------------------
@@ -153,10 +196,46 @@ def lower_reshape(op: t.ReshapeOp, ins: Sequence[SSAValue], out: SSAValue, em: E
     _copy_with_map(op, ins[0], access.reshape(shape_of(ins[0]), shape_of(out)), out, em)
 
 
+def lower_slice(op: t.SliceOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
+    start, _, step = op.bounds()
+    _copy_with_map(op, ins[0], access.strided(start, step), out, em)
+
+
+def lower_concatenate(
+    op: t.ConcatenateOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter
+) -> None:
+    """One nest per operand over its own shape, writing its part of `out` (the output
+    map shifts the axis by the extents before it)."""
+    axis, offset = op.normalized_axis(), 0
+    for src in ins:
+        shape = shape_of(src)
+        rank = len(shape)
+        if prod(shape):
+            em.nest(
+                op, [src], [access.identity(rank)], [out], [access.shifted(rank, axis, offset)],
+                shape, [Iterator.PARALLEL] * rank, [Combiner.NONE], lambda b, args: [args[0]],
+            )  # fmt: skip
+        offset += shape[axis]
+
+
+def lower_iota(op: t.IotaOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
+    """A constant vector 0..n-1 of the dim's extent (nest bodies do not see their
+    indices), broadcast into `out`; aicf-fold-view-copies lets readers use it in place."""
+    shape, dim = shape_of(out), op.dim_value
+    vtype = TensorType(elt_of(out), [shape[dim]])
+    index = to_storage(np.arange(shape[dim]), elt_of(out))
+    value = DenseIntOrFPElementsAttr(vtype, BytesAttr(np.ascontiguousarray(index).tobytes()))
+    along = AffineMap(len(shape), 0, (AffineExpr.dimension(dim),))
+    _copy_with_map(op, em.global_constant(value, op), along, out, em)
+
+
 LOWERINGS: dict[type[Operation], Lowering] = {
     **{cls: lower_elementwise for cls in t.UNARY_OPS},
     **{cls: lower_elementwise for cls in t.BINARY_OPS},
     t.CastOp: lower_elementwise,
+    t.SelectOp: lower_elementwise,
+    t.IotaOp: lower_iota,
+    t.ReduceVarOp: lower_var,
     t.ReduceSumOp: lower_reduce,
     t.ReduceMaxOp: lower_reduce,
     t.ReduceMeanOp: lower_mean,
@@ -164,5 +243,7 @@ LOWERINGS: dict[type[Operation], Lowering] = {
     t.TransposeOp: lower_transpose,
     t.BroadcastToOp: lower_broadcast_to,
     t.ReshapeOp: lower_reshape,
+    t.SliceOp: lower_slice,
+    t.ConcatenateOp: lower_concatenate,
 }  # type: ignore[dict-item]
 """Every tensor op but `constant`, which becomes a global instead of a nest."""

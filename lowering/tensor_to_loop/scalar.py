@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     f32,
+    i1,
 )
 from xdsl.ir import Attribute, SSAValue
 
@@ -56,16 +57,21 @@ def convert(b: Builder, v: SSAValue, to: Attribute) -> SSAValue:
         if to.bitwidth > src.bitwidth:  # type: ignore[attr-defined]
             return b.insert(arith.ExtFOp(v, to)).result
         return b.insert(arith.TruncFOp(v, to)).result
+    if to == i1:  # NumPy's astype(bool): nonzero is true
+        s = compute_type(src)
+        return compare(b, "aicf_tensor.ne", convert(b, v, s), constant(b, 0, s))
     if is_float(to):  # int -> float
+        cls = arith.UIToFPOp if src == i1 else arith.SIToFPOp  # true is 1, not -1
         if isinstance(to, _HALF):
-            return convert(b, b.insert(arith.SIToFPOp(v, f32)).result, to)
-        return b.insert(arith.SIToFPOp(v, to)).result  # type: ignore[arg-type]
+            return convert(b, b.insert(cls(v, f32)).result, to)
+        return b.insert(cls(v, to)).result  # type: ignore[arg-type]
     assert isinstance(to, IntegerType)
     if is_float(src):  # float -> int
         return b.insert(arith.FPToSIOp(convert(b, v, compute_type(src)), to)).result
     assert isinstance(src, IntegerType)
     if to.width.data > src.width.data:
-        return b.insert(arith.ExtSIOp(v, to)).result
+        cls = arith.ExtUIOp if src == i1 else arith.ExtSIOp
+        return b.insert(cls(v, to)).result
     return b.insert(arith.TruncIOp(v, to)).result
 
 
@@ -104,6 +110,18 @@ def _gelu(b: Builder, x: SSAValue) -> SSAValue:
     return b.insert(arith.MulfOp(half_x, one_plus)).result
 
 
+def _gelu_tanh(b: Builder, x: SSAValue) -> SSAValue:
+    """The tanh form 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))."""
+    t = x.type
+    x3 = b.insert(arith.MulfOp(b.insert(arith.MulfOp(x, x)).result, x)).result
+    inner = b.insert(arith.AddfOp(x, b.insert(arith.MulfOp(constant(b, 0.044715, t), x3)).result)).result
+    scaled = b.insert(arith.MulfOp(constant(b, 0.79788456080286536, t), inner)).result
+    th = b.insert(math.TanhOp(scaled)).result
+    one_plus = b.insert(arith.AddfOp(constant(b, 1.0, t), th)).result
+    half_x = b.insert(arith.MulfOp(constant(b, 0.5, t), x)).result
+    return b.insert(arith.MulfOp(half_x, one_plus)).result
+
+
 def _sigmoid(b: Builder, x: SSAValue) -> SSAValue:
     """1 / (1 + exp(-x))."""
     t = x.type
@@ -125,6 +143,7 @@ UNARY: dict[str, UnaryBody] = {
     "aicf_tensor.relu": _relu,
     "aicf_tensor.gelu": _gelu,
     "aicf_tensor.sigmoid": _sigmoid,
+    "aicf_tensor.erf": _math(math.ErfOp),
 }
 
 # --- binary ops: (float op, integer op) ---------------------------------------------------
@@ -146,8 +165,31 @@ def binary(b: Builder, name: str, x: SSAValue, y: SSAValue) -> SSAValue:
     return b.insert((fop if is_float(x.type) else iop)(x, y)).result
 
 
+# --- comparisons: (cmpf predicate, cmpi predicate) ------------------------------------------
+# Ordered float predicates except `ne`, which is unordered: NaN != x is true in NumPy.
+
+COMPARE: dict[str, tuple[str, str]] = {
+    "aicf_tensor.eq": ("oeq", "eq"),
+    "aicf_tensor.ne": ("une", "ne"),
+    "aicf_tensor.lt": ("olt", "slt"),
+    "aicf_tensor.le": ("ole", "sle"),
+    "aicf_tensor.gt": ("ogt", "sgt"),
+    "aicf_tensor.ge": ("oge", "sge"),
+}
+
+
+def compare(b: Builder, name: str, x: SSAValue, y: SSAValue) -> SSAValue:
+    fpred, ipred = COMPARE[name]
+    if is_float(x.type):
+        return b.insert(arith.CmpfOp(x, y, fpred)).result
+    if x.type == i1:  # bools compare as 0 and 1, unsigned
+        ipred = ipred.replace("s", "u", 1) if ipred[0] == "s" else ipred
+    return b.insert(arith.CmpiOp(x, y, ipred)).result
+
+
 def elementwise(b: Builder, op, args: list[SSAValue] | tuple[SSAValue, ...]) -> SSAValue:
-    """One element of an elementwise tensor op (unary, binary or cast) from its operands'
+    """One element of an elementwise tensor op (unary, binary, comparison, select or
+    cast) from its operands'
     elements: operands are converted to the compute type, the op is applied and the
     result rounded to the op's element type. The unfused and the fused lowering both
     build bodies with this, so fused results round exactly as unfused ones."""
@@ -156,9 +198,17 @@ def elementwise(b: Builder, op, args: list[SSAValue] | tuple[SSAValue, ...]) -> 
     elt = t.element_type(op.results[0].type)
     if isinstance(op, t.CastOp):
         return convert(b, args[0], elt)
+    if isinstance(op, t.CompareOp):
+        ct = compute_type(op.operand_element_type())
+        return compare(b, op.name, *(convert(b, a, ct) for a in args))
     ct = compute_type(elt)
+    if isinstance(op, t.SelectOp):
+        x, y = (convert(b, a, ct) for a in args[1:])
+        return convert(b, b.insert(arith.SelectOp(args[0], x, y)).result, elt)
     xs = [convert(b, a, ct) for a in args]
-    if isinstance(op, t.UnaryOp):
+    if isinstance(op, t.GeluOp) and op.form == "tanh":
+        r = _gelu_tanh(b, xs[0])
+    elif isinstance(op, t.UnaryOp):
         r = UNARY[op.name](b, xs[0])
     else:
         r = binary(b, op.name, xs[0], xs[1])

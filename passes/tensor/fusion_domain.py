@@ -40,7 +40,7 @@ from aicf.dialects import shape_rules as rules
 from aicf.dialects import tensor as t
 from aicf.lowering.tensor_to_loop.access import broadcast as broadcast_map
 
-ELEMENTWISE = (*t.UNARY_OPS, *t.BINARY_OPS, t.CastOp)
+ELEMENTWISE = (*t.UNARY_OPS, *t.BINARY_OPS, t.SelectOp, t.CastOp)
 
 
 class NotFusible(Exception):
@@ -61,6 +61,8 @@ def is_splat_constant(op: Operation) -> bool:
 def fusible_op(op: Operation) -> bool:
     """Ops a group may hold: elementwise ops and reductions over at least one axis,
     on static shapes. Matmul is its own kernel; layout ops stay outside."""
+    if isinstance(op, t.ReduceVarOp):  # two passes over its input: its own nests
+        return False
     if isinstance(op, t.ReduceOp):
         ok = static_shape(op.input) is not None and bool(op.reduced_axes())
     elif isinstance(op, ELEMENTWISE):

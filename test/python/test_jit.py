@@ -127,7 +127,7 @@ def test_pytrees_of_arrays_in_and_out():
         ((True, {}), r"argument 'x': a bool has no aicf element type.*static"),
         ((2**40, {}), r"argument 'x': the int 1099511627776 is out of i32 range"),
         ((1j, {}), r"argument 'x': a complex scalar"),
-        ((np.ones(3, bool), {}), r"argument 'x': unsupported dtype"),
+        ((np.ones(3, np.uint8), {}), r"argument 'x': unsupported dtype"),
     ],
 )
 def test_arguments_aicf_cannot_take_are_named(args, words):

@@ -171,7 +171,7 @@ func.func @broadcast_to_lower_rank(%x: tensor<2x8xf32>) -> tensor<*xf32> {
 // -----
 
 func.func @unsupported_element_type(%x: tensor<4xi8>) -> tensor<*xi8> {
-  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.neg' unsupported element type i8 (expected one of f16, bf16, f32, f64, i32)
+  // CHECK: {{.*}}verify-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.neg' unsupported element type i8 (expected one of f16, bf16, f32, f64, i32, i64, i1)
   %0 = aicf_tensor.neg %x : (tensor<4xi8>) -> tensor<*xi8>
   func.return %0 : tensor<*xi8>
 }
