@@ -376,7 +376,7 @@ class KernelPrinter:
                 raise CompileError(f"emit_cuda: unsupported constant {v}")
         elif name in _BIN_F:
             a, b = op.operands
-            self.define(op.results[0], f"{self.n(a)} {_BIN_F[name]} {self.n(b)}")
+            self.define_float(op.results[0], f"{self.f(a)} {_BIN_F[name]} {self.f(b)}")
         elif name in _BIN_I:
             a, b = op.operands
             self.define(op.results[0], f"{self.n(a)} {_BIN_I[name]} {self.n(b)}")
@@ -402,15 +402,15 @@ class KernelPrinter:
         elif name in ("arith.maximumf", "arith.minimumf"):
             a, b = op.operands
             f = "aicf_maximumf" if name == "arith.maximumf" else "aicf_minimumf"
-            self.define(op.results[0], f"{f}({self.n(a)}, {self.n(b)})")
+            self.define_float(op.results[0], f"{f}({self.f(a)}, {self.f(b)})")
         elif name in ("arith.maxnumf", "arith.minnumf"):
             a, b = op.operands
             f = ("fmax" if name == "arith.maxnumf" else "fmin") + ("" if isinstance(a.type, Float64Type) else "f")
-            self.define(op.results[0], f"{f}({self.n(a)}, {self.n(b)})")
+            self.define_float(op.results[0], f"{f}({self.f(a)}, {self.f(b)})")
         elif name == "arith.negf":
-            self.define(op.results[0], f"-{self.n(op.operands[0])}")
+            self.define_float(op.results[0], f"-{self.f(op.operands[0])}")
         elif isinstance(op, arith.CmpfOp):
-            a, b = self.n(op.lhs), self.n(op.rhs)
+            a, b = self.f(op.lhs), self.f(op.rhs)
             self.define(op.result, cmpf_expr(op.predicate.value.data, a, b, "true", "false"))
         elif isinstance(op, arith.CmpiOp):
             names = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
@@ -530,6 +530,20 @@ class KernelPrinter:
         c = self.ctype(t)
         return {"int": "unsigned", "long long": "unsigned long long", "short": "unsigned short",
                 "signed char": "unsigned char", "bool": "bool"}[c]
+
+    def f(self, v: SSAValue) -> str:
+        """A float operand for arithmetic: f16/bf16 values (held as their bits) widened
+        to f32, so hand-written loop IR computing in f16 is computed, not bit-added."""
+        if isinstance(v.type, Float16Type | BFloat16Type):
+            return self.convert_float(self.n(v), v.type, Float32Type())
+        return self.n(v)
+
+    def define_float(self, v: SSAValue, expr: str) -> None:
+        """Define a float result from an f32 expression of its operands (`f`), rounded
+        once to the result's type when that is f16/bf16."""
+        if isinstance(v.type, Float16Type | BFloat16Type):
+            expr = self.convert_float(f"({expr})", Float32Type(), v.type)
+        self.define(v, expr)
 
     def convert_float(self, x: str, src: Attribute, dst: Attribute) -> str:
         if src == dst:
