@@ -33,7 +33,7 @@ from aicf.target import GpuTarget
 
 CUBLAS_GEMM = "gpu.cublas_gemm"
 _DTYPES = {Float32Type(): "f32", Float16Type(): "f16", BFloat16Type(): "bf16"}
-_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
+from aicf.lowering.gpu_schedules.library_calls import _BYTES, _calls, gemm_bytes, gemm_flops, reduce_bytes  # noqa: F401
 
 
 def cublas_gemm_candidate(nest, *, tf32: bool = False) -> dict | str:
@@ -168,32 +168,6 @@ def _matrix(rows: int, cols: int, s_r: int, s_c: int) -> tuple[int, int] | None:
 # --------------------------------------------------------------------------------------
 
 
-def _calls(p: dict) -> int:
-    return math.prod(p.get("loops") or [])
-
-
-def gemm_flops(p: dict) -> int:
-    return 2 * p["m"] * p["n"] * p["k"] * p["batch"] * _calls(p)
-
-
-def gemm_bytes(p: dict) -> int:
-    """Bytes the call must move: each distinct matrix of A and B read once (a zero
-    batch stride repeats one), C written once."""
-
-    def copies(x: str) -> int:
-        n = p["batch"] if p[f"stride_{x}"] or p["batch"] <= 1 else 1
-        for e, s in zip(p.get("loops") or [], p.get(f"loop_stride_{x}") or []):
-            n *= e if s else 1
-        return n
-
-    eb, ob = _BYTES[p["dtype"]], _BYTES[p["out_dtype"]]
-    return (
-        p["m"] * p["k"] * eb * copies("a")
-        + p["k"] * p["n"] * eb * copies("b")
-        + p["m"] * p["n"] * ob * p["batch"] * _calls(p)
-    )
-
-
 def _peak(p: dict, t: GpuTarget) -> float:
     if p["dtype"] == "f32":
         return t.tf32_flops if p["compute"] == "tf32" else t.fp32_flops
@@ -301,10 +275,6 @@ def _root(v):
 
 def _dense(t: MemRefType) -> bool:
     return isinstance(t.layout, NoneAttr) or t.get_strides() == MemRefType(t.get_element_type(), t.get_shape()).get_strides()
-
-
-def reduce_bytes(p: dict) -> int:
-    return p["rows"] * p["cols"] * _BYTES[p["dtype"]] + p["rows"] * _BYTES[p["out_dtype"]]
 
 
 def cub_reduce_terms(p: dict, t: GpuTarget) -> dict[str, float]:

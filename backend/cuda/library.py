@@ -87,7 +87,7 @@ class LibraryCall:
 class Gemm(LibraryCall):
     def __init__(self, op: gpu.LibraryCallOp):
         super().__init__(op)
-        from aicf.cost.library import gemm_bytes, gemm_flops
+        from aicf.lowering.gpu_schedules.library_calls import gemm_bytes, gemm_flops
 
         p = self.p
         self.dense_only = [_dynamic(v.type) for v in (*op.inputs, *op.outputs)]
@@ -142,7 +142,7 @@ class Reduce(LibraryCall):
 
     def __init__(self, op: gpu.LibraryCallOp):
         super().__init__(op)
-        from aicf.cost.library import reduce_bytes
+        from aicf.lowering.gpu_schedules.library_calls import reduce_bytes
 
         p = self.p
         self.flops, self.nbytes = p["rows"] * p["cols"], reduce_bytes(p)
