@@ -45,7 +45,7 @@ class GpuTarget:
     max_vector_bytes: int = 16  # widest global load/store per thread
     mem_latency_s: float = 7.0e-7  # DRAM load latency under load: bytes in flight = bw * latency
     clock_hz: float = 1.755e9  # SM boost clock, to turn cycle counts into seconds
-    # Added for the matmul cost model (aicf/cost_model.py):
+    # Added for the matmul cost model (aicf/cost/matmul.py):
     l2_bandwidth: float = 5.5e12  # bytes/s, L2 -> SM (estimate, not measured here)
     smem_bytes_per_clk: int = 128  # shared-memory bandwidth per SM (one wavefront/clock)
     reg_alloc_unit: int = 256  # registers are allocated per warp in units of this many

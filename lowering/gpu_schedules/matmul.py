@@ -126,7 +126,7 @@ class _Gen:
     # -- global -> registers ---------------------------------------------------------------
     def tile_coords(self, which: str, tid: SSAValue, it: int) -> tuple[SSAValue, SSAValue]:
         """(k, r) offsets inside the tile of this thread's `it`-th access: the IR
-        form of cost_model.load_coords."""
+        form of matmul_space.load_coords."""
         c, kb = self.c, self.kb
         r_ext, v, along = (c.bm, c.vec_a, c.dim_a) if which == "a" else (c.bn, c.vec_b, c.dim_b)
         lin = kb.add_i(tid, it * c.threads)

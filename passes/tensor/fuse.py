@@ -1,7 +1,7 @@
 """`aicf-fuse`: group `aicf_tensor` ops into `aicf_tensor.fused` kernels, by cost.
 
 Fusion is a graph rewrite that lowers the cost model's estimate (global memory
-traffic, launches, recomputation; `fusion_cost`) within a register/operand budget,
+traffic, launches, recomputation; aicf/cost/fusion.py) within a register/operand budget,
 not a flag. The groups it forms:
 - elementwise chains (unary, binary, cast); broadcast operands stay un-materialised:
   they are group inputs read through a broadcast map;
