@@ -232,3 +232,18 @@ def test_tensor_from_another_trace_is_a_located_error():
         aicf.trace(lambda y: y + saved[0], aicf.TensorSpec((2,)))  # OTHER-TRACE
     assert f":{line_of(__file__, 'OTHER-TRACE')}: error: " in str(err.value)
     assert "operands come from different traces" in str(err.value)
+
+
+def test_plain_array_calls_take_the_same_specialisations(fake_compile):
+    """The plain-array fast path keys on (type, shape, dtype) exactly as the general
+    path does: a new dtype or shape compiles, int64 is refused with the same error."""
+    f = aicf.jit(lambda x: -x)
+    a = rand(3)
+    f(a), f(a)
+    assert f.num_compilations == 1
+    f(a.astype(np.float16))
+    assert f.num_compilations == 2
+    f(rand(4))
+    assert f.num_compilations == 3
+    with pytest.raises(aicf.ArgumentError, match="int64"):
+        f(np.arange(3))
