@@ -30,6 +30,7 @@ from aicf.target import GpuTarget
 # bandwidth (a guess from the classic 32x32 f32 transpose's ~90% of copy on recent
 # GPUs; to calibrate)
 SEGMENT_OVERHEAD_BYTES = 12
+LOADS_IN_FLIGHT = 8
 INDEX_INSTRUCTIONS = 6  # per access: the tile coordinates and the edge guard
 REG_BASE = 24  # ptxas -v: the 64x64 f32 tile, 16 loads a thread, used 72
 TILES = ((32, 32), (64, 64), (32, 64), (64, 32), (128, 32), (32, 128))
@@ -82,7 +83,10 @@ def transpose_time(t: GpuTarget, prob: TransposeProblem, p: dict, layouts: list)
                      t.registers_per_sm // (regs * th)))
     resident = t.num_sms * bps
     threads = min(blocks, resident) * th
-    in_flight = loads * vi * sum(prob.staged_bytes)
+    # a thread does not keep all its phase-1 loads in flight: past LOADS_IN_FLIGHT,
+    # ptxas issues them in batches (calibration, 4097x1000: 32 loads a thread ran
+    # 2.3x slower than the all-in-flight model said, 8 or fewer as predicted)
+    in_flight = min(loads, LOADS_IN_FLIGHT) * vi * sum(prob.staged_bytes)
     occ = occupancy(t, threads, in_flight / 2)  # the block holds no loads while it stores
     seg = min(ti * max(prob.staged_bytes), to * 4)  # the shorter of the contiguous runs (bytes)
     eff = seg / (seg + SEGMENT_OVERHEAD_BYTES)
