@@ -428,7 +428,10 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     their guard passes, e.g. force="gpu.cublas_gemm" or "gpu.matmul_tiled";
     `exe.explain()` shows the candidates and why each was or was not taken.
     """
-    force = (force,) if isinstance(force, str) else tuple(force)
+    if isinstance(force, str):
+        force = (force,)
+    if not isinstance(force, list | tuple) or not all(isinstance(f, str) for f in force):
+        raise TypeError(f"aicf.compile: force takes schedule kind names (str), got {force!r}")
     force = tuple(k for f in force for k in f.split(",") if k)
     if target not in TARGETS:
         raise CompileError(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")

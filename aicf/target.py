@@ -335,7 +335,7 @@ def resolve_gpu_target(name: str = "auto") -> GpuTarget:
         return _NAMED[key]
     from aicf.errors import AicfError
 
-    raise AicfError(f"unknown GPU target '{name}' (known: {', '.join(sorted(_NAMED))}, auto)")
+    raise AicfError(f"unknown target '{name}' (known: {', '.join(sorted(_NAMED))}, gpu, cpu, auto)")
 
 
 def resolve_target(name: str = "auto") -> GpuTarget | CpuTarget:

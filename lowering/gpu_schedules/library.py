@@ -14,6 +14,8 @@ check them against the operands, reporting a bad schedule at the nest.
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Mapping
 
 from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, i64
@@ -54,13 +56,44 @@ def _call(nest: NestOp, routine: str, params: Mapping, lc: LoweringContext) -> N
     lc.host(op)
 
 
+def _int(params: Mapping, k: str) -> int:
+    v = params.get(k)
+    return v.value.data if isinstance(v, IntegerAttr) else -1  # a missing one fails below
+
+
+def _check_domain(nest: NestOp, routine: str, params: Mapping) -> None:
+    """The call must cover the nest's iteration domain exactly: every output point
+    once, the whole reduction (a schedule written for another nest is refused here,
+    not computed wrong)."""
+    par = math.prod(e for e, i in zip(nest.extents, nest.iterators) if i.value == "parallel")
+    red = math.prod(e for e, i in zip(nest.extents, nest.iterators) if i.value == "reduction")
+    if routine == "cublas.gemm":
+        loops = params.get("loops")
+        calls = math.prod(loops.get_values()) if loops is not None and hasattr(loops, "get_values") else 1
+        covers = _int(params, "m") * _int(params, "n") * _int(params, "batch") * calls
+        k = _int(params, "k")
+        if covers != par or k != red:
+            raise op_error(nest, f"cannot be run as {routine}: m*n*batch*loops = {covers} and k = {k} "
+                                 f"do not cover the nest's {par} output points and {red}-point reduction")
+    else:
+        rows, cols = _int(params, "rows"), _int(params, "cols")
+        combiner = nest.combiner_kinds[0].value if nest.combiner_kinds else "none"
+        op = params.get("op")
+        want = {"add": "sum", "max": "max"}.get(combiner)
+        if rows != par or cols != red or not isinstance(op, StringAttr) or op.data != want:
+            raise op_error(nest, f"cannot be run as {routine}: the schedule's op/rows/cols do not match "
+                                 f"the nest ({combiner} of {par} rows of {red})")
+
+
 def build_cublas_gemm(nest: NestOp, params: Mapping, lc: LoweringContext) -> None:
     """`nest` as one `cublas.gemm` call with `params` (see gpu.LibraryCallOp)."""
+    _check_domain(nest, "cublas.gemm", params)
     _call(nest, "cublas.gemm", params, lc)
 
 
 def build_cub_reduce(nest: NestOp, params: Mapping, lc: LoweringContext) -> None:
     """`nest` as one `cub.reduce` call (CuPy's sum/max over trailing axes)."""
+    _check_domain(nest, "cub.reduce", params)
     _call(nest, "cub.reduce", params, lc)
 
 

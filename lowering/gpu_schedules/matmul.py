@@ -340,6 +340,11 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     bad = cm.check_candidate(c, prob)
     if not bad and c.threads > lc.target.max_threads_per_block:
         bad = f"{c.threads} threads > {lc.target.max_threads_per_block} a block may have"
+    if not bad and s.get("threads", c.threads) != c.threads:
+        bad = f"threads = {s['threads']}, but (bm/tm)*(bn/tn) = {c.threads} threads compute the tile"
+    if not bad and c.smem_tile_bytes() > lc.target.smem_per_block_default:
+        bad = (f"{c.smem_tile_bytes()} bytes of shared tiles > the "
+               f"{lc.target.smem_per_block_default} a block holds statically")
     if bad:
         raise NotImplementedError(f"gpu.matmul_tiled {c.short()}: {bad}")
     params = [*view.inputs, *view.outputs]

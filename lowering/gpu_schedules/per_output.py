@@ -156,6 +156,10 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     Ep = [E[d] for d in P]
     Er = [E[d] for d in Rd]
     vec, bs, grid, S = s["vec"], s["block"], s["grid"], s["split"]
+    if bs > lc.target.max_threads_per_block:
+        raise NotImplementedError(f"gpu.per_output block = {bs} > {lc.target.max_threads_per_block} threads")
+    if S > 1 and s.get("combine") is None:
+        raise NotImplementedError(f"gpu.per_output split = {S} needs a `combine` schedule for the second pass")
     Mp, R = prod(Ep), prod(Er)
     if Mp == 0:
         return  # nothing to write

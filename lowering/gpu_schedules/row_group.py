@@ -230,6 +230,11 @@ def build(gv: GroupView, s: Schedule, lc: LoweringContext) -> None:
         s["mode"], s["block"], s["grid"], s["vec"], s["rows"] == "registers", s["per"],
     )
     pipeline = bool(s["pipeline"]) and in_regs
+    if bs % lc.target.warp_size or bs > lc.target.max_threads_per_block:
+        raise NotImplementedError(
+            f"gpu.row_group block = {bs}: a block must be a multiple of the warp size "
+            f"{lc.target.warp_size} and at most {lc.target.max_threads_per_block} threads"
+        )
     k = len(gv.shared)
     rest = gv.rest
     Ng = gv.row_len // vec

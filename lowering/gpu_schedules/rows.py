@@ -62,6 +62,7 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     if M == 0:
         return
     vec, mode, bs, grid, S = (s[k] for k in ("vec", "mode", "block", "grid", "split"))
+    check_block(bs, S, s, lc)
     peel = bool(s.get("peel", 0))
     dim = n - 1
     Rg = R // vec  # peeled: the most aligned vectors a row holds
@@ -202,6 +203,20 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
 
     if S > 1:
         lc.lower_view(combine_view(view, S, ws_ops), s["combine"])
+
+
+def check_block(bs: int, S: int, s: Schedule, lc: LoweringContext) -> None:
+    """What a hand-written schedule must satisfy for the kernel to be built as written:
+    whole warps (the reductions shuffle across full warps), a block the GPU takes, and
+    a second-pass schedule when the reduction is split."""
+    ws = lc.target.warp_size
+    if bs % ws or bs > lc.target.max_threads_per_block:
+        raise NotImplementedError(
+            f"{s.kind} block = {bs}: a block must be a multiple of the warp size {ws} and at "
+            f"most {lc.target.max_threads_per_block} threads"
+        )
+    if S > 1 and s.get("combine") is None:
+        raise NotImplementedError(f"{s.kind} split = {S} needs a `combine` schedule for the second pass")
 
 
 def split_workspaces(view: NestView, S: int) -> list[Operand]:

@@ -145,10 +145,24 @@ class SchedulePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from dataclasses import replace
 
+        from aicf.dialects.schedule import KINDS
+        from aicf.errors import CompileError
+
         target = resolve_target(self.target)
+        if self.cores < 0 or self.top < 0:
+            raise CompileError(f"aicf-plan: cores and top must be >= 0 (cores={self.cores}, top={self.top})")
         if self.cores > 0 and isinstance(target, CpuTarget):
             target = replace(target, cores=self.cores)
-        planner = Planner(target, tuple(k for k in self.force.split(",") if k), self.top)
+        force = tuple(k.strip() for k in self.force.split(",") if k.strip())
+        side = "cpu" if isinstance(target, CpuTarget) else "gpu"
+        for k in force:
+            if k not in KINDS:
+                raise CompileError(f"aicf-plan: force names an unknown schedule kind '{k}' "
+                                   f"(known: {', '.join(sorted(KINDS))})")
+            if KINDS[k].target != side:
+                raise CompileError(f"aicf-plan: force='{k}' is a {KINDS[k].target} kind, but the "
+                                   f"target {target.name} is a {side}")
+        planner = Planner(target, force, self.top)
         out: list[str] | None = [] if self.explain else None
         for fn in [o for o in op.ops if isinstance(o, func.FuncOp)]:
             planner.plan_function(fn, out)
