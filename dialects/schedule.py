@@ -265,13 +265,6 @@ class Schedule:
         return f"{self.kind} {ps}".strip()
 
 
-def _from_attr(attr: Attribute) -> Schedule:
-    return decode(attr)
-
-
-Schedule.from_attr = staticmethod(_from_attr)  # type: ignore[attr-defined]
-
-
 def decode(attr: Attribute, where: str = "aicf.schedule") -> Schedule:
     """The Schedule an attribute holds; VerifyException saying what is wrong."""
     if not isinstance(attr, DictionaryAttr):

@@ -1,17 +1,8 @@
 """The row-group kernel's cost (lowering/gpu_schedules/row_group.py builds it): mode,
 block, grid, register caching, launch shape and pipelining of one kernel for an
 `aicf_loop.group`, over the target description with the building blocks of
-aicf/cost/gpu.py:
-
-    mem  = dram_bytes / (bandwidth * occupancy * lane_efficiency * stride_eff)
-         + reread_bytes / l2_bandwidth                 (stream mode: phases 2..n)
-    red  = rows * reduction_phases * step_cycles / clock / concurrent_rows
-    time = max(mem, red) if overlapped else mem + red
-         + blocks * BLOCK_START_CYCLES / clock / resident_blocks   (launch=once)
-         + launch_overhead
-
-See the schedule's module docstring for what each parameter means and the
-measurements behind the constants.
+aicf/cost/gpu.py (the formula and the measurements behind its constants are in the
+schedule's module docstring).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from xdsl.dialects import func
 from aicf.backend.c.emit import per_slice_locals
 from aicf.cost import cpu as ccost
 from aicf.dialects.loop import GroupOp, NestOp
-from aicf.dialects.schedule import Schedule
+from aicf.dialects.schedule import Schedule, decode
 from aicf.passes.loop.candidates import Candidate
 from aicf.target import CpuTarget
 
@@ -53,8 +53,7 @@ def blas_candidate(nest: NestOp, t: CpuTarget) -> Candidate:
     fallback = nest_candidate(nest, t, inside_slice=False).schedule["parallel"]  # type: ignore[index]
     attr = p.attr(blas_ns=round(cost * 1e9), nest_ns=round(blas.predict_nest(nest, t) * 1e9),
                   fallback_parallel=fallback)
-    params = {k: v for k, v in Schedule.from_attr(attr).params.items()}
-    return Candidate("cpu.blas_gemm", -1, Schedule("cpu.blas_gemm", params), cost,
+    return Candidate("cpu.blas_gemm", -1, decode(attr), cost,
                      reason=f"{p.calls} call(s) x {'x'.join(map(str, p.sizes))} in {p.calls * p.tasks_n} tasks")
 
 
@@ -91,8 +90,6 @@ def plan_function(fn: func.FuncOp, t: CpuTarget, force: tuple[str, ...], explain
         inside = False
         if isinstance(parent, GroupOp):
             gs = parent.attributes.get("aicf.schedule")
-            from aicf.dialects.schedule import decode
-
             inside = gs is not None and bool(decode(gs).get("per_slice", False))
         found = [nest_candidate(nest, t, inside)]
         if not inside:
