@@ -116,18 +116,22 @@ def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tens
                     continue
                 p = f"aicf-fuse{{target={'cpu' if target == 'cpu' else 'gpu'}}}"
             passes.append(p)
-    return passes + target_pipeline(target, force=force)[:1]
+    tp = target_pipeline(target, force=force)
+    upto = next(i for i, p in enumerate(tp) if p.startswith("aicf-plan"))
+    return passes + tp[: upto + 1]
 
 
 def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = ()) -> list[str]:
     """Passes from the loop level to what the target's backend takes: the planner
     (schedules on every nest and group), then for cuda the GPU lowering and the
-    shared-memory layouts. `gpu` names the GPU description (aicf.target; "gpu": the
+    shared-memory layouts (cuda first groups matmuls with their elementwise
+    consumers, for the planner to fuse or not). `gpu` names the GPU description (aicf.target; "gpu": the
     one CuPy finds, else sm_90's)."""
     opts = f' force="{",".join(force)}"' if force else ""
     if target == "cpu":
         return [f"aicf-plan{{target=cpu{opts}}}"]
-    return [f"aicf-plan{{target={gpu}{opts}}}", f"aicf-lower-to-gpu{{target={gpu}}}", "aicf-swizzle-smem"]
+    return ["aicf-fuse-epilogue", f"aicf-plan{{target={gpu}{opts}}}", f"aicf-lower-to-gpu{{target={gpu}}}",
+            "aicf-swizzle-smem"]
 
 
 def run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
@@ -480,7 +484,11 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
         program, source = _compile_cuda(module, name)
         program.debug = debug
     exe = Executable(module, name, target, ins, outs, program, source, debug)
-    exe.pipeline = passes + (target_pipeline("cuda")[1:] if target == "cuda" else [])
+    if target == "cuda":  # what CudaProgram runs after the planner
+        tp = target_pipeline("cuda")
+        exe.pipeline = passes + tp[next(i for i, p in enumerate(tp) if p.startswith("aicf-plan")) + 1:]
+    else:
+        exe.pipeline = passes
     return exe
 
 

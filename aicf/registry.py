@@ -47,6 +47,12 @@ def _fold_view_copies():
     return FoldViewCopiesPass
 
 
+def _fuse_epilogue():
+    from aicf.passes.loop.fuse_epilogue import FuseEpiloguePass
+
+    return FuseEpiloguePass
+
+
 def _lower_to_gpu():
     from aicf.lowering.loop_to_gpu import LowerToGpuPass
 
@@ -82,4 +88,5 @@ AICF_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "aicf-lower-to-gpu": _lower_to_gpu,
     "aicf-fuse": _fuse,
     "aicf-fold-view-copies": _fold_view_copies,
+    "aicf-fuse-epilogue": _fuse_epilogue,
 }

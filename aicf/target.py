@@ -55,6 +55,11 @@ class GpuTarget:
     # results per SM a clock, against 128 FFMA (CUDA C Programming Guide, throughput
     # of native arithmetic instructions, compute capability 8.x and 9.0)
     mufu_per_sm_clock: int = 16
+    # our warp-specialised wgmma kernel (gpu.wgmma) against fp16_flops, measured on the
+    # lent H100 (2026-11-23, 128x256x64 tiles, 4 stages, persistent): 689 TFLOP/s at
+    # 4096^3 f16 (bench/tensor_core.py --sweep) = 0.98; the cost model's fill and drain
+    # terms make up the rest
+    wgmma_efficiency: float = 1.0
 
     # library kernels through CuPy, measured on the lent H100 (DESIGN.md's table):
     # cupy.sum over rows of these lengths reached this share of the copy bandwidth
@@ -68,13 +73,19 @@ class GpuTarget:
     # the output tile one cuBLAS block computes on large problems (its waves over the
     # SMs decide small problems' times)
     library_gemm_tile: int = 128
-    max_grid_y: int = 65535  # CUDA limits on gridDim.y / .z
+    max_grid_x: int = 2**31 - 1  # CUDA limits on gridDim.x / .y / .z
+    max_grid_y: int = 65535
     max_grid_z: int = 65535
     kind: str = "gpu"
 
     @property
     def sm(self) -> str:
         return f"sm_{self.sm_arch}"
+
+    @property
+    def has_wgmma(self) -> bool:
+        """wgmma, setmaxnreg and bulk tensor copies: sm_90a, i.e. exactly Hopper."""
+        return self.sm_arch == 90
 
     @classmethod
     def from_device(cls, device: int | None = None) -> GpuTarget:

@@ -1306,9 +1306,12 @@ class LibraryCallOp(IRDLOperation):
         check(self, dict(self.params.data))
 
 
+from aicf.dialects.gpu_async import ASYNC_OPS  # noqa: E402  (its ops use this module's helpers)
+
 AICFGpu = Dialect(
     "aicf_gpu",
     [
+        *ASYNC_OPS,
         KernelOp,
         ReturnOp,
         BlockIdOp,

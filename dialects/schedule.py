@@ -37,6 +37,7 @@ class Param:
     choices: tuple = ()  # allowed values, when a closed set
     minimum: int | None = None
     optional: bool = False
+    maximum: int | None = None
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,32 @@ register_kind(ScheduleKind(
     },
     "CUDA-core tiled matmul: block tile bm x bn over k-tiles of bk through shared "
     "memory, a tm x tn register tile per thread",
+))
+WGMMA_PARAMS = {
+    # block tile bm x bn (bm = 64 per consumer warpgroup), k-tiles of bk elements
+    # (one 128-byte swizzle row), `stages` shared buffers in flight
+    "bm": Param(INT, (64, 128, 192, 256)), "bn": Param(INT, minimum=64, maximum=256),
+    "bk": Param(INT, (32, 64)), "stages": Param(INT, minimum=2, maximum=8),
+    # tile rows of GROUP_M blocks launched together (their B tiles share L2)
+    "group_m": Param(INT, minimum=1, optional=True),
+    # blocks launched; fewer than the tiles makes the grid persistent (each block
+    # walks tiles pid, pid + grid, ...; its next tile's copies overlap this one's
+    # epilogue)
+    "grid": Param(INT, minimum=1, optional=True),
+    # register budgets after warp specialisation (setmaxnreg)
+    "producer_regs": Param(INT, minimum=24, maximum=256, optional=True),
+    "consumer_regs": Param(INT, minimum=24, maximum=256, optional=True),
+}
+register_kind(ScheduleKind(
+    "gpu.wgmma", "gpu", "nest", WGMMA_PARAMS,
+    "Hopper tensor cores: a producer warpgroup copies A and B tiles with bulk tensor "
+    "copies (TMA) into a ring of swizzled shared buffers guarded by mbarriers; "
+    "bm/64 consumer warpgroups multiply them with wgmma (f32 accumulation)",
+))
+register_kind(ScheduleKind(
+    "gpu.wgmma_epilogue", "gpu", "group", WGMMA_PARAMS,
+    "a matmul and its elementwise consumer (aicf-fuse-epilogue's group) as one gpu.wgmma "
+    "kernel whose epilogue applies the consumer to the accumulators before storing",
 ))
 register_kind(ScheduleKind(
     "gpu.transpose_tiled", "gpu", "nest",
@@ -314,6 +341,8 @@ def _check(kind: str, k: str, p: Param, a: Attribute, where: str):
         v = a.value.data
         if p.minimum is not None and v < p.minimum:
             raise VerifyException(f"{bad} must be at least {p.minimum}, got {v}")
+        if p.maximum is not None and v > p.maximum:
+            raise VerifyException(f"{bad} must be at most {p.maximum}, got {v}")
     else:
         if not isinstance(a, StringAttr):
             raise VerifyException(f"{bad} must be a string, got {a}")

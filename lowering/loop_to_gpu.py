@@ -82,6 +82,15 @@ def lower_group(module: ModuleOp, fn: func.FuncOp, group: GroupOp, index: int, t
         except NotImplementedError as e:
             raise op_error(group, f"cannot be lowered to the GPU: {e}") from None
         lc.finish()
+    elif s.kind == "gpu.wgmma_epilogue":
+        from aicf.lowering.gpu_schedules import wgmma
+
+        lc = LoweringContext(module, group, target, fn)
+        try:
+            wgmma.build_group(group, f"{fn.sym_name.data}_group{index}", s, lc)
+        except NotImplementedError as e:
+            raise op_error(group, f"cannot be lowered to the GPU: {e}") from None
+        lc.finish()
     elif s.kind == "gpu.members":
         block = group.parent_block()
         assert block is not None

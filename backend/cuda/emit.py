@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from aicf.backend.c_syntax import cmpf_expr, int_helper_call, int_helpers
+from aicf.backend.cuda.emit_async import module_helpers, print_async, tensor_maps_of, uses_async
 from aicf.backend.symbols import c_symbol, check_distinct, ir_name
 from aicf.diagnostics import op_error
 from aicf.dialects import gpu
@@ -254,6 +255,7 @@ class KernelPrinter:
         self.depth = 1
         self.counter = 0
         self.stored: set[SSAValue] = set()
+        self.map_names: dict[tuple, str] = {}
 
     # -- helpers ---------------------------------------------------------------------------
     def ctype(self, t: Attribute) -> str:
@@ -339,6 +341,10 @@ class KernelPrinter:
                     self.strides[a] = strs
             else:
                 params.append(f"{self.ctype(t)} {name}")
+        # tensor maps after the ordinary parameters (kernel ABI, dialects/gpu_async.py)
+        for j, key in enumerate(tensor_maps_of(k)):
+            self.map_names[key] = f"aicf_map_{j}"
+            params.append(f"const __grid_constant__ aicf_tensor_map aicf_map_{j}")
         mt, mb = k.bounds
         symbol = kernel_symbol(k.kernel_name)
         head = f'extern "C" __global__ void __launch_bounds__({mt}, {mb}) {symbol}(' + ", ".join(params) + ") {"
@@ -348,7 +354,9 @@ class KernelPrinter:
             pre.append(f"// {symbol}: " + " ".join(sched.data.split()).rstrip("\\"))  # type: ignore[attr-defined]
         pre.append(f"// grid = {list(k.grid_dims)} block = {list(k.block_dims)} smem = {k.smem_bytes}")
         if k.smem_bytes:
-            self.line("extern __shared__ __align__(16) unsigned char aicf_dyn_smem[];")
+            # the 128-byte swizzle of bulk copies repeats every 1024 bytes: tiles start there
+            align = 1024 if uses_async(k.walk()) else 16
+            self.line(f"extern __shared__ __align__({align}) unsigned char aicf_dyn_smem[];")
         self.block(k.body.block)
         return "\n".join([*pre, head, *self.lines, "}"])
 
@@ -523,6 +531,13 @@ class KernelPrinter:
             self.if_(op)
         elif isinstance(op, scf.YieldOp | gpu.ReturnOp):
             pass  # handled by the enclosing op
+        elif isinstance(op, memref.AllocaOp):
+            t = op.memref.type
+            assert isinstance(t, MemRefType)
+            nelem = math.prod(t.get_shape())
+            self.line(f"{scalar_ctype(t.get_element_type())} {self.fresh(op.memref)}[{max(nelem, 1)}];")
+        elif print_async(self, op, self.map_names):
+            pass
         else:
             raise CompileError(f"emit_cuda: no CUDA for '{op.name}'")
 
@@ -650,8 +665,8 @@ def emit_cuda(module: ModuleOp) -> str:
             level = "aicf-lower-to-loops,aicf-lower-to-gpu" if op.name.startswith(
                 "aicf_tensor.") else "aicf-lower-to-gpu"
             raise op_error(op, f"is not at the GPU level: run {level} before -t cuda")
-    parts = [PRELUDE]
     kernels = kernels_of(module)
+    parts = [PRELUDE, *module_helpers(kernels)]
     check_distinct((k, k.kernel_name, kernel_symbol(k.kernel_name)) for k in kernels)
     for k in kernels:
         parts.append(emit_kernel(k))

@@ -41,7 +41,9 @@ from xdsl.ir import SSAValue
 from aicf import profiling as _profiler
 from aicf.backend.cuda import library
 from aicf.backend.cuda import runtime as rt
+from aicf.backend.cuda import tensor_maps
 from aicf.backend.cuda.emit import emit_cuda, kernel_symbol, kernels_of
+from aicf.backend.cuda.emit_async import needs_sm90a, tensor_maps_of
 from aicf.dialects import gpu
 from aicf.dialects.loop import NestOp
 from aicf.dtypes import f32_to_bf16_bits, numpy_dtype
@@ -69,6 +71,11 @@ class _Kernel:
         self.index_dtype = np.int64 if op.index_bits == 64 else np.int32
         self.vector_align: dict[int, int] = {}
         args = list(op.args)
+        # (argument index, dims, box) of each tensor-map parameter (backend/cuda/tensor_maps.py)
+        self.maps = [(i, d, b, tensor_maps.element_code(args[i].type.get_element_type()))
+                     for i, d, b in tensor_maps_of(op)]
+        for i, _, _, _ in self.maps:
+            self.vector_align[i] = max(self.vector_align.get(i, 1), tensor_maps.TMA_ALIGNMENT)
         for o in op.walk():
             if isinstance(o, gpu.LoadVectorOp | gpu.StoreVectorOp) and o.memref in args:
                 vt = o.result.type if isinstance(o, gpu.LoadVectorOp) else o.value.type
@@ -114,7 +121,13 @@ class CudaProgram:
     # -- setup -----------------------------------------------------------------------------
     def _load(self) -> None:
         if self._mod is None:
-            self._mod = rt.load_module(self.source)
+            arch = None
+            if needs_sm90a(o for k in kernels_of(self.module) for o in k.walk()):
+                if rt.cupy().cuda.Device().compute_capability != "90":
+                    raise CompileError("this program has Hopper kernels (wgmma, bulk tensor copies): it needs an "
+                                       "sm_90 GPU; compile it for the device you run on (target='gpu')")
+                arch = "sm_90a"
+            self._mod = rt.load_module(self.source, arch)
             for k in kernels_of(self.module):
                 self._kernels[k.kernel_name] = _Kernel(k, self._mod.get_function(kernel_symbol(k.kernel_name)))
 
@@ -198,6 +211,10 @@ class CudaProgram:
                 fn = k.fn
                 if op.smem_bytes > 48 * 1024:
                     fn.max_dynamic_shared_size_bytes = op.smem_bytes
+                if k.maps:
+                    steps.append((_LAUNCH_TMA, k, k.name, tuple(op.grid_dims), tuple(op.block_dims), op.smem_bytes,
+                                  slots))
+                    continue
                 steps.append((_LAUNCH, fn, k.name, tuple(op.grid_dims), tuple(op.block_dims), op.smem_bytes, slots))
             elif isinstance(op, gpu.LibraryCallOp):
                 steps.append((_LIBRARY, self._library_call(op), tuple(slot[v] for v in op.inputs),
@@ -249,6 +266,11 @@ class CudaProgram:
                 if kind is _LAUNCH:
                     _, fn, name, grid, block, smem, slots = st
                     fn(grid, block, tuple([env[s] for s in slots]), shared_mem=smem, stream=stream)
+                elif kind is _LAUNCH_TMA:
+                    _, k, name, grid, block, smem, slots = st
+                    arrays = [env[s] for s in slots]
+                    tensor_maps.launch(k.fn, name, grid, block, smem, arrays,
+                                       [(arrays[i], d, b, c) for i, d, b, c in k.maps], stream, k.index_dtype)
                 elif kind is _LIBRARY:
                     st[1]([env[s] for s in st[2]], [env[s] for s in st[3]], stream)
                 elif kind is _ALLOC:
@@ -262,7 +284,7 @@ class CudaProgram:
         except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as e:
             # the step that raised; an asynchronous fault of an earlier kernel can
             # surface here too, which the message says
-            if st is not None and st[0] is _LAUNCH:
+            if st is not None and st[0] in (_LAUNCH, _LAUNCH_TMA):
                 raise LaunchError(
                     f"launch of kernel '{st[2]}' failed (grid={list(st[3])}, "
                     f"block={list(st[4])}, smem={st[5]}), or an earlier kernel of "
@@ -351,7 +373,14 @@ class CudaProgram:
                 if prof is not None:
                     rec = prof_mod.LaunchRecord(k.name, op.grid_dims, op.block_dims, op.smem_bytes, k.nbytes, k.flops)
                     prof.begin(rec, stream)
-                rt.launch(k.fn, k.name, op.grid_dims, op.block_dims, op.smem_bytes, kargs, stream, self.sync)
+                if k.maps:
+                    launched = [env[v] for v in op.args]
+                    tensor_maps.launch(k.fn, k.name, op.grid_dims, op.block_dims, op.smem_bytes, kargs,
+                                       [(launched[i], d, b, c) for i, d, b, c in k.maps], stream, k.index_dtype)
+                    if self.sync is rt.SyncPolicy.FULL_SYNC:
+                        stream.synchronize()
+                else:
+                    rt.launch(k.fn, k.name, op.grid_dims, op.block_dims, op.smem_bytes, kargs, stream, self.sync)
                 if rec is not None:
                     prof.end(rec, stream)  # type: ignore[union-attr]
             elif isinstance(op, gpu.LibraryCallOp):
@@ -378,6 +407,7 @@ class CudaProgram:
 
 
 _ALLOC, _FREE, _CONST, _COPY, _LAUNCH, _LIBRARY = "alloc", "free", "const", "copy", "launch", "library"
+_LAUNCH_TMA = "launch-tma"
 
 
 def _prof_active() -> bool:

@@ -9,6 +9,8 @@ Nest kinds and their builders:
   outer-axis reductions, the matmul fallback);
 - `gpu.rows` (rows.py): a warp or block per row of an innermost-axis reduction;
 - `gpu.matmul_tiled` (matmul.py): the CUDA-core tiled matmul;
+- `gpu.wgmma` (wgmma.py): the tensor-core matmul of Hopper (bulk copies, mbarriers,
+  warp-specialised wgmma);
 - `gpu.transpose_tiled` (transpose.py): a tile through shared memory for nests
   whose inputs and outputs are contiguous along different dims.
 Group kinds: `gpu.row_group` (row_group.py: one kernel for a softmax/layer norm
@@ -24,7 +26,7 @@ from collections.abc import Callable
 
 from aicf.dialects.schedule import Schedule
 
-from . import matmul, per_output, rows, transpose
+from . import matmul, per_output, rows, transpose, wgmma
 from .context import LoweringContext
 from .view import NestView
 
@@ -35,6 +37,7 @@ BUILDERS: dict[str, NestBuilder] = {
     "gpu.rows": rows.build,
     "gpu.matmul_tiled": matmul.build,
     "gpu.transpose_tiled": transpose.build,
+    "gpu.wgmma": wgmma.build,
 }
 """Schedule kind -> the builder of a nest with that schedule."""
 

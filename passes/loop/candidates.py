@@ -24,11 +24,12 @@ from xdsl.dialects import arith
 
 from aicf.cost import gpu as gcost
 from aicf.cost import matmul as mcost
+from aicf.cost import tensor_core as tccost
 from aicf.cost import transpose as tcost
 from aicf.cost.row_group import plan_row_group
 from aicf.dialects.loop import GroupOp, NestOp
 from aicf.dialects.schedule import Schedule
-from aicf.lowering.gpu_schedules import matmul, per_output, row_group, rows, transpose
+from aicf.lowering.gpu_schedules import matmul, per_output, row_group, rows, transpose, wgmma
 from aicf.lowering.gpu_schedules.peel import peel_width
 from aicf.lowering.gpu_schedules.view import (
     SPLAT,
@@ -211,6 +212,33 @@ def matmul_candidate(view: NestView, t: GpuTarget) -> Candidate:
                      space=lambda: [(point(e), e.total) for e in ranked if e.feasible])
 
 
+def wgmma_candidate(view: NestView, t: GpuTarget) -> Candidate:
+    """Tier 11: f16/bf16 matmuls on Hopper's tensor cores, preferred over the CUDA-core
+    tiles whenever the guard passes (cuBLAS still competes by cost)."""
+    kind, tier = "gpu.wgmma", 11
+    if not t.has_wgmma:
+        return Candidate(kind, tier, reason=f"{t.name} has no wgmma (sm_90a only)")
+    p = wgmma.problem_of_view(view)
+    if isinstance(p, str):
+        return Candidate(kind, tier, reason=p)
+    if min(p.m, p.n, p.k, p.batch) == 0:
+        return Candidate(kind, tier, reason="the matmul has an empty dim")
+    if p.batch > t.max_grid_z:
+        return Candidate(kind, tier, reason=f"batch {p.batch} > the grid's z limit {t.max_grid_z}")
+    out_bytes = element_bytes(view.outputs[0].type.get_element_type())
+    ranked = tccost.plan(p, t, out_bytes)
+    best = ranked[0]
+    if not best.feasible:
+        return Candidate(kind, tier, reason=f"no feasible tile: {best.reason}")
+
+    def point(e) -> Schedule:
+        return _with_cost(kind, e.params(), e.total)
+
+    alts = [f"{e.short()}: {e.total * 1e6:.1f}us" for e in ranked[:6] if e.feasible]
+    return Candidate(kind, tier, point(best), best.total, alternatives=alts,
+                     space=lambda: [(point(e), e.total) for e in ranked if e.feasible])
+
+
 def transpose_candidate(view: NestView, t: GpuTarget) -> Candidate:
     """Tier 2: preferred over gpu.per_output (whose model does not price the
     uncoalesced side of a transpose) whenever an input is contiguous along another
@@ -252,7 +280,7 @@ def transpose_candidate(view: NestView, t: GpuTarget) -> Candidate:
 NestCandidateFn = Callable[[NestView, GpuTarget], Candidate]
 
 GPU_NEST_CANDIDATES: list[NestCandidateFn] = [
-    matmul_candidate, rows_candidate, per_output_candidate, transpose_candidate,
+    wgmma_candidate, matmul_candidate, rows_candidate, per_output_candidate, transpose_candidate,
 ]
 """Generated kernels for a nest; library kernels add themselves (register_library)."""
 
@@ -307,7 +335,42 @@ def plan_view(view: NestView, t: GpuTarget, force: tuple[str, ...] = ()) -> Cand
 # --- groups ----------------------------------------------------------------------------
 
 
+def wgmma_epilogue_candidates(group: GroupOp, t: GpuTarget) -> list[Candidate] | None:
+    """A matmul with its elementwise consumer (aicf-fuse-epilogue): one gpu.wgmma kernel
+    applying the consumer before its stores, against the members run one by one (each
+    with its own best schedule, cuBLAS included), by predicted time. None when the
+    group is not such a pair."""
+    found = wgmma.epilogue_members(group)
+    if isinstance(found, str):
+        return None
+    mm, ep, _ = found
+    members = [plan_view(mm, t), plan_view(ep, t)]
+    members_cost = sum(c.cost for c in members)
+    kinds = " + ".join(c.kind for c in members)
+    out = [Candidate("gpu.members", 0, Schedule("gpu.members", {}), members_cost, reason=f"{kinds}, one by one")]
+    alone = wgmma_candidate(mm, t)
+    if not alone.applies:
+        out.insert(0, Candidate("gpu.wgmma_epilogue", 0, reason=f"the matmul: {alone.reason}"))
+        return out
+    p = wgmma.problem_of_view(mm)
+    out_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.outputs)
+    in_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.inputs if o.host is not found[2])
+    ranked = tccost.plan(p, t, out_bytes + in_bytes)  # type: ignore[arg-type]
+    best = ranked[0]
+
+    def point(e) -> Schedule:
+        return _with_cost("gpu.wgmma_epilogue", e.params(), e.total)
+
+    out.insert(0, Candidate("gpu.wgmma_epilogue", 0, point(best), best.total,
+                            alternatives=[f"{e.short()}: {e.total * 1e6:.1f}us" for e in ranked[:6] if e.feasible],
+                            space=lambda: [(point(e), e.total) for e in ranked if e.feasible]))
+    return out
+
+
 def gpu_group_candidates(group: GroupOp, name: str, t: GpuTarget) -> list[Candidate]:
+    fused = wgmma_epilogue_candidates(group, t)
+    if fused is not None:
+        return fused
     gv = row_group.analyze(group, name)
     if isinstance(gv, str):
         return [

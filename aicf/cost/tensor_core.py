@@ -1,0 +1,82 @@
+"""The price of the `gpu.wgmma` schedule (lowering/gpu_schedules/wgmma.py).
+
+One block per SM (its shared ring takes most of the SM), so tiles run in waves of
+`num_sms`; a tile costs its tensor-core work at the per-SM share of the rate our
+kernel reaches (`GpuTarget.wgmma_efficiency` of `fp16_flops`, measured), plus filling
+the pipeline (one stage's copy) and draining the epilogue (the tile's stores). The
+DRAM roofline (A and B read once, C written once) bounds it from below.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from aicf.lowering.gpu_schedules.wgmma_space import WgmmaConfig, WgmmaProblem, check_config, space
+from aicf.target import GpuTarget
+
+
+# Throughput of a tile shape and of a pipeline depth, relative to 128 x 256 with 4
+# stages (wider wgmma n reads less shared memory per FLOP; one consumer warpgroup
+# hides less latency; 3 stages leave the copy engine too little lead), from the sweep
+# of 4096^3 f16 on the lent H100 (bench/tensor_core.py --sweep,
+# bench/results/2026-11-23-tensor-core-sweep-H100.json, best of persistent or not):
+# 128x192 0.89, 128x128 0.90, 64x256 0.90; 3 stages 0.80-0.98 of 4, 5 stages 0.90-1.0.
+# The smaller shapes are extrapolated.
+TILE_EFFICIENCY = {(128, 256): 1.0, (128, 192): 0.89, (128, 128): 0.90, (128, 64): 0.75,
+                   (64, 256): 0.90, (64, 192): 0.8, (64, 128): 0.75, (64, 64): 0.6}
+STAGE_EFFICIENCY = {2: 0.6, 3: 0.85, 4: 1.0, 5: 0.97, 6: 0.95}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    config: WgmmaConfig
+    total: float
+    terms: dict
+    reason: str = ""
+    grid: int = 0  # blocks launched (fewer than the tiles: a persistent grid)
+
+    @property
+    def feasible(self) -> bool:
+        return not self.reason
+
+    def params(self) -> dict:
+        tiles = self.terms.get("tiles", 0)
+        return {**self.config.params(), **({"grid": self.grid} if 0 < self.grid < tiles else {})}
+
+    def short(self) -> str:
+        return self.config.short() + (f" persistent grid={self.grid}" if self.grid < self.terms.get("tiles", 0) else "")
+
+
+def estimate(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget, out_bytes: int, persistent: bool = False) -> Estimate:
+    """Predicted seconds of `c` on `p`; `persistent`: one block per SM walking the
+    tiles, so a tile's pipeline fill and epilogue overlap its neighbours' work."""
+    bad = check_config(c, p, t.smem_per_block_optin, t.registers_per_sm)
+    if bad:
+        return Estimate(c, math.inf, {}, bad)
+    tiles = c.tiles(p) * p.batch
+    waves = math.ceil(tiles / t.num_sms)
+    eff = t.wgmma_efficiency * TILE_EFFICIENCY.get((c.bm, c.bn), 0.6) * STAGE_EFFICIENCY.get(c.stages, 0.9)
+    sm_rate = t.fp16_flops * eff / t.num_sms
+    k_padded = math.ceil(p.k / c.bk) * c.bk
+    tile_compute = 2 * c.bm * c.bn * k_padded / sm_rate
+    sm_bw = t.dram_bandwidth / t.num_sms
+    fill = c.stage_bytes(p.elem_bytes) / sm_bw
+    drain = c.bm * c.bn * out_bytes / sm_bw
+    if persistent and waves > 1:
+        compute = waves * tile_compute + fill + drain
+        grid = t.num_sms
+    else:
+        compute = waves * (tile_compute + fill + drain)
+        grid = tiles
+    dram = (p.batch * (p.m * p.k + p.k * p.n) * p.elem_bytes + p.batch * p.m * p.n * out_bytes) / t.dram_bandwidth
+    total = max(compute, dram) + t.launch_overhead_s
+    terms = {"tiles": tiles, "waves": waves, "tile_us": tile_compute * 1e6, "compute": compute, "dram": dram}
+    return Estimate(c, total, terms, grid=grid)
+
+
+def plan(p: WgmmaProblem, t: GpuTarget, out_bytes: int) -> list[Estimate]:
+    """Every configuration of the space, persistent or not, cheapest first
+    (infeasible ones last)."""
+    est = [estimate(c, p, t, out_bytes, pers) for c in space(p) for pers in (False, True)]
+    return sorted(est, key=lambda e: (not e.feasible, e.total))

@@ -1,0 +1,210 @@
+"""The tensor-core matmul (`gpu.wgmma`): numerics on the GPU over layouts, edges,
+batches and tile configurations; tensor-core instructions in the SASS; and, without a
+GPU, every such kernel assembled by nvcc/ptxas for sm_90a with no spills.
+
+References are float64 NumPy on the rounded inputs; outputs are poisoned before the
+run so unwritten elements fail."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from aicf.backend.cuda.emit import emit_cuda
+from aicf.compiler import run_pipeline, target_pipeline
+from aicf.context import make_context
+from aicf.diagnostics import parse_module
+
+from gpu_support import cp, gpu
+from test_gpu_matmul import as_f64, check, make_operand, mm_program, reference
+
+NVCC = shutil.which("nvcc")
+
+
+def wgmma_attrs(bm=128, bn=256, stages=4, grid=None) -> str:
+    g = f", grid = {grid}" if grid else ""
+    return f'aicf.schedule = {{kind = "gpu.wgmma", bm = {bm}, bn = {bn}, bk = 64, stages = {stages}{g}}}'
+
+
+CASES = [
+    dict(m=256, n=256, k=256),
+    dict(m=1000, n=1000, k=1000),
+    dict(m=200, n=328, k=72),  # every edge partial, one k-tile
+    dict(m=136, n=64, k=600, a_t=True),  # A stored K x M (m-major)
+    dict(m=300, n=200, k=136, b_t=True),  # B stored N x K (x @ W.T)
+    dict(m=96, n=320, k=80, a_t=True, b_t=True),
+    dict(m=200, n=328, k=72, a_batch=(4,), b_batch=(4,)),
+    dict(m=96, n=80, k=64, a_batch=(3,), b_batch=()),  # B broadcast over the batch
+    dict(m=64, n=128, k=64, a_batch=(2, 3), b_batch=(1, 3)),  # two batch dims, one broadcast
+]
+# the last one is persistent: half as many blocks as tiles, each walking several
+# tiles (the ring's stage and phase run on across them)
+CONFIGS = [dict(), dict(bm=64, bn=128, stages=3), dict(bn=192, stages=5), dict(bm=64, bn=64, stages=2, grid="half")]
+
+
+def _program(case, dt, cfg):
+    cfg = dict(cfg)
+    if cfg.get("grid") == "half":
+        batch = int(np.prod([max(x, y) for x, y in zip(case.get("a_batch", ()), case.get("b_batch", ()))] or
+                            [int(np.prod(case.get("a_batch", ()) or case.get("b_batch", ()) or (1,)))]))
+        tiles = -(-case["m"] // cfg["bm"]) * -(-case["n"] // cfg["bn"]) * batch
+        cfg["grid"] = max(1, tiles // 2)
+    return mm_program(**case, dt=dt, attrs=wgmma_attrs(**cfg))
+
+
+@gpu
+@pytest.mark.gpu
+@pytest.mark.parametrize("dt", ["f16", "bf16"])
+@pytest.mark.parametrize("ci", range(len(CASES)))
+@pytest.mark.parametrize("cfg", range(len(CONFIGS)))
+def test_wgmma_numerics(dt, ci, cfg):
+    from aicf.backend.cuda.program import compile_cuda
+
+    case, config = CASES[ci], CONFIGS[cfg]
+    if config.get("bn", 256) % 64 and not case.get("b_t"):
+        pytest.skip("n-major B needs bn % 64 == 0")
+    text, info = _program(case, dt, config)
+    prog = compile_cuda(parse_module(make_context(), text, "<wgmma>"), "main", sync="full-sync")
+    assert "aicf_wgmma_m64n" in prog.source
+    rng = np.random.default_rng(7 + ci)
+    a = make_operand(rng, info["a"], dt, False)
+    b = make_operand(rng, info["b"], dt, False)
+    c = cp.full(info["c"], 0xFFFF, dtype=np.uint16)
+    if dt == "f16":
+        c = c.view(np.float16)
+    prog(cp.asarray(a), cp.asarray(b), c)
+    cp.cuda.Device().synchronize()
+    check(as_f64(cp.asnumpy(c), dt), reference(a, b, info), dt)
+
+
+@gpu
+@pytest.mark.gpu
+def test_wgmma_f32_output_and_relative_error():
+    """f16 inputs, f32 output: the f32 accumulator stored as is, relative error
+    against float64 well under the issue's 5e-3 bar."""
+    from aicf.backend.cuda.program import compile_cuda
+
+    text, info = mm_program(512, 768, 1024, dt="f16", attrs=wgmma_attrs())
+    text = text.replace("%c: memref<512x768xf16>", "%c: memref<512x768xf32>").replace(
+        "outs(%c : memref<512x768xf16>)", "outs(%c : memref<512x768xf32>)")
+    prog = compile_cuda(parse_module(make_context(), text, "<wgmma>"), "main", sync="full-sync")
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((512, 1024)).astype(np.float16)
+    b = rng.standard_normal((1024, 768)).astype(np.float16)
+    c = cp.full((512, 768), np.nan, dtype=np.float32)
+    prog(cp.asarray(a), cp.asarray(b), c)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    out = cp.asnumpy(c).astype(np.float64)
+    assert not np.isnan(out).any()
+    assert np.linalg.norm(out - ref) / np.linalg.norm(ref) < 1e-5
+
+
+@gpu
+@pytest.mark.gpu
+def test_wgmma_kernel_runs_on_tensor_cores(tmp_path):
+    """The SASS of the f16 kernel has HGMMA (warpgroup MMA), not HMMA or FFMA loops."""
+    tool = shutil.which("cuobjdump")
+    assert tool is not None, "cuobjdump is part of the CUDA toolkit on the GPU machine"
+    text, _ = mm_program(1024, 1024, 1024, dt="f16", attrs=wgmma_attrs())
+    mod = parse_module(make_context(), text, "<wgmma>")
+    run_pipeline(mod, target_pipeline("cuda", gpu="h100"))
+    cu = tmp_path / "k.cu"
+    cu.write_text(emit_cuda(mod))
+    nvcc = shutil.which("nvcc")
+    assert nvcc is not None
+    cubin = tmp_path / "k.cubin"
+    subprocess.run([nvcc, "-cubin", "-gencode=arch=compute_90a,code=sm_90a", "-std=c++17", str(cu), "-o", str(cubin)],
+                   check=True, capture_output=True)
+    sass = subprocess.run([tool, "-sass", str(cubin)], check=True, capture_output=True, text=True).stdout
+    assert re.search(r"\bHGMMA\.64x256x16\.F32", sass), sass[:2000]
+    assert "UTMALDG" in sass  # the bulk tensor copies
+
+
+def _lowered_source(case, dt, cfg) -> str:
+    text, _ = _program(case, dt, cfg)
+    mod = parse_module(make_context(), text, "<wgmma>")
+    run_pipeline(mod, target_pipeline("cuda", gpu="h100"))
+    return emit_cuda(mod)
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
+@pytest.mark.parametrize("ci", [0, 3, 4, 6, 8])
+def test_wgmma_kernels_assemble_for_sm90a_without_spills(tmp_path, ci):
+    cfg = CONFIGS[ci % len(CONFIGS)] if CASES[ci].get("b_t") else CONFIGS[0]
+    cu = tmp_path / "k.cu"
+    cu.write_text(_lowered_source(CASES[ci], "f16", cfg))
+    r = subprocess.run([NVCC, "-cubin", "-gencode=arch=compute_90a,code=sm_90a", "-std=c++17", "-Xptxas", "-v",
+                        str(cu), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "0 bytes spill stores" in r.stderr and "0 bytes stack frame" in r.stderr, r.stderr
+    # setmaxnreg took effect (ptxas warns C7508 when it ignores it)
+    assert "C7508" not in r.stderr
+
+
+# --- the fused epilogue (aicf-fuse-epilogue + gpu.wgmma_epilogue) ----------------------
+
+MLP = """
+func.func @main(%x: tensor<{m}x{k}x{dt}>, %w: tensor<{k}x{n}x{dt}>, %b: tensor<{n}x{dt}>, %r: tensor<{m}x{n}x{dt}>) -> tensor<{m}x{n}x{dt}> {{
+  %y = aicf_tensor.matmul %x, %w : (tensor<{m}x{k}x{dt}>, tensor<{k}x{n}x{dt}>) -> tensor<{m}x{n}x{dt}>
+  %z = aicf_tensor.add %y, %b : (tensor<{m}x{n}x{dt}>, tensor<{n}x{dt}>) -> tensor<{m}x{n}x{dt}>
+  %g = aicf_tensor.gelu %z : (tensor<{m}x{n}x{dt}>) -> tensor<{m}x{n}x{dt}>
+  %o = aicf_tensor.add %g, %r : (tensor<{m}x{n}x{dt}>, tensor<{m}x{n}x{dt}>) -> tensor<{m}x{n}x{dt}>
+  func.return %o : tensor<{m}x{n}x{dt}>
+}}
+"""
+
+
+def _round(x: np.ndarray, dt: str) -> np.ndarray:
+    if dt == "f16":
+        return x.astype(np.float16).astype(np.float64)
+    u = np.ascontiguousarray(x.astype(np.float32)).view(np.uint32)
+    return (((u + 0x7FFF + ((u >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def _mlp_reference(x, w, b, r, dt):
+    from math import erf
+
+    y = _round(x @ w, dt)
+    z = _round(y + b, dt)
+    g = _round(0.5 * z * (1 + np.vectorize(erf)(z / np.sqrt(2))), dt)
+    return _round(g + r, dt)
+
+
+def _mlp_inputs(m, n, k, dt, seed=0):
+    from test_gpu_matmul import from_bf16, to_dtype
+
+    rng = np.random.default_rng(seed)
+    arrs = [to_dtype(rng.uniform(-1, 1, s).astype(np.float32) / (np.sqrt(k) if i < 2 else 1), dt)
+            for i, s in enumerate([(m, k), (k, n), (n,), (m, n)])]
+    f64 = [(from_bf16(a) if dt == "bf16" else a).astype(np.float64) for a in arrs]
+    return arrs, f64
+
+
+@gpu
+@pytest.mark.gpu
+@pytest.mark.parametrize("dt", ["f16", "bf16"])
+@pytest.mark.parametrize("shape", [(300, 520, 264), (256, 512, 1024)])
+def test_fused_epilogue_one_kernel_and_exact(dt, shape):
+    """matmul + bias + gelu + residual: one kernel (the intermediate never stored),
+    and every rounding step of the unfused program kept (within 2 ulp of the output)."""
+    import aicf
+    from aicf.profiling import profiler
+
+    m, n, k = shape
+    exe = aicf.compile(MLP.format(m=m, n=n, k=k, dt=dt), target="cuda", force="gpu.wgmma_epilogue")
+    arrs, f64 = _mlp_inputs(m, n, k, dt)
+    dev = [cp.asarray(a) for a in arrs]
+    with profiler() as prof:
+        out = exe(*dev)
+    cp.cuda.Device().synchronize()
+    assert len(prof.records) == 1, [r.kernel for r in prof.records]
+    ref = _mlp_reference(*f64, dt)
+    got = as_f64(cp.asnumpy(out), dt)
+    ulp = 2.0**-10 if dt == "f16" else 2.0**-7
+    # the accumulation order differs from NumPy's: y may round to the neighbouring
+    # f16/bf16 value, and the gelu and the add each may move that by an ulp
+    assert np.allclose(got, ref, rtol=4 * ulp, atol=4 * ulp * np.abs(ref).max()), np.abs(got - ref).max()
