@@ -105,7 +105,27 @@ def _load(src) -> ModuleOp:
     )
 
 
-def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tensor_level: bool = True) -> list[str]:
+def tune_pass(tune: bool | str | None) -> str | None:
+    """The `aicf-tune` step for `aicf.compile(..., tune=)`: False (or AICF_TUNE=0) none;
+    True (or AICF_TUNE=1) every tunable nest; "auto" (the default) nests of at least
+    2^31 FLOPs."""
+    if tune is None:
+        tune = os.environ.get("AICF_TUNE", "auto")
+    if isinstance(tune, str):
+        low = tune.strip().lower()
+        if low in ("0", "false", "off", "no", ""):
+            tune = False
+        elif low in ("1", "true", "on", "yes", "all"):
+            tune = True
+        elif low != "auto":
+            raise ArgumentError(f"tune must be True, False or 'auto' (AICF_TUNE 0, 1 or auto), got {tune!r}")
+    if tune is False:
+        return None
+    return "aicf-tune{min_flops=0}" if tune is True else "aicf-tune"
+
+
+def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tensor_level: bool = True,
+                 tune: bool | str | None = False) -> list[str]:
     """The passes `aicf.compile` runs for `target`, as aicf-opt's -p takes them
     (`Executable.pipeline`; `aicf-opt FILE -p "$(...)"` shows each stage)."""
     passes = []
@@ -118,7 +138,8 @@ def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tens
             passes.append(p)
     tp = target_pipeline(target, force=force)
     upto = next(i for i, p in enumerate(tp) if p.startswith("aicf-plan"))
-    return passes + tp[: upto + 1]
+    step = tune_pass(tune) if target == "cuda" else None
+    return passes + tp[: upto + 1] + ([step] if step else [])
 
 
 def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = ()) -> list[str]:
@@ -417,8 +438,8 @@ def _debug_default() -> bool:
 
 
 def compile(src, *, target: str = "cpu", entry: str | None = None,
-            debug: bool | None = None, fuse: bool = True, force: str | Sequence[str] = ()
-            ) -> Executable | SpecializingExecutable:  # fmt: skip
+            debug: bool | None = None, fuse: bool = True, force: str | Sequence[str] = (),
+            tune: bool | str | None = None) -> Executable | SpecializingExecutable:  # fmt: skip
     """Compile a tensor program for `target` ("cpu" or "cuda").
 
     `src` is MLIR text, a path to a .mlir file (str or PathLike) or an xDSL ModuleOp (not
@@ -431,6 +452,10 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     `force` names schedule kinds (dialects/schedule.py) the planner takes wherever
     their guard passes, e.g. force="gpu.cublas_gemm" or "gpu.matmul_tiled";
     `exe.explain()` shows the candidates and why each was or was not taken.
+    `tune` (cuda): time the top configurations of tensor-core matmuls (and cuBLAS) on
+    the GPU and keep the fastest, cached on disk (passes/loop/tune.py): "auto" (the
+    default, or AICF_TUNE) for matmuls of at least 2^31 FLOPs, True for all, False
+    for the cost model's pick only (fast compiles).
     """
     if isinstance(force, str):
         force = (force,)
@@ -453,7 +478,10 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     if cached is None and _has_dynamic_inputs(func):
         return SpecializingExecutable(module, func.sym_name.data, target, debug, fuse, force)
     arg_names = [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
-    passes = pipeline_for(target, fuse, force, tensor_level=cached is None and _is_tensor_level(module))
+    if tune is not None and target == "cuda":
+        tune_pass(tune)  # a bad value fails here, before any work
+    passes = pipeline_for(target, fuse, force, tensor_level=cached is None and _is_tensor_level(module),
+                          tune=tune if tune is not None else (False if force else None))  # forced: as forced
     if cached is None:
         run_pipeline(module, passes)
     func = _select_entry(module, name)

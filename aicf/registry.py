@@ -53,6 +53,12 @@ def _fuse_epilogue():
     return FuseEpiloguePass
 
 
+def _tune():
+    from aicf.passes.loop.tune import TunePass
+
+    return TunePass
+
+
 def _lower_to_gpu():
     from aicf.lowering.loop_to_gpu import LowerToGpuPass
 
@@ -89,4 +95,5 @@ AICF_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "aicf-fuse": _fuse,
     "aicf-fold-view-copies": _fold_view_copies,
     "aicf-fuse-epilogue": _fuse_epilogue,
+    "aicf-tune": _tune,
 }

@@ -121,6 +121,10 @@ WGMMA_PARAMS = {
     # walks tiles pid, pid + grid, ...; its next tile's copies overlap this one's
     # epilogue)
     "grid": Param(INT, minimum=1, optional=True),
+    # split-K: `split` blocks share a tile's k-tiles (split divides them), writing f32
+    # partials that a second pass (`combine`, a nested schedule) sums and converts
+    "split": Param(INT, minimum=1, optional=True),
+    "combine": Param(SCHEDULE, optional=True),
     # register budgets after warp specialisation (setmaxnreg)
     "producer_regs": Param(INT, minimum=24, maximum=256, optional=True),
     "consumer_regs": Param(INT, minimum=24, maximum=256, optional=True),

@@ -35,6 +35,7 @@ class Estimate:
     terms: dict
     reason: str = ""
     grid: int = 0  # blocks launched (fewer than the tiles: a persistent grid)
+    split: int = 1  # split-K factor
 
     @property
     def feasible(self) -> bool:
@@ -42,27 +43,35 @@ class Estimate:
 
     def params(self) -> dict:
         tiles = self.terms.get("tiles", 0)
-        return {**self.config.params(), **({"grid": self.grid} if 0 < self.grid < tiles else {})}
+        return {**self.config.params(), **({"grid": self.grid} if 0 < self.grid < tiles else {}),
+                **({"split": self.split} if self.split > 1 else {})}
 
     def short(self) -> str:
-        return self.config.short() + (f" persistent grid={self.grid}" if self.grid < self.terms.get("tiles", 0) else "")
+        return (self.config.short() + (f" persistent grid={self.grid}" if self.grid < self.terms.get("tiles", 0) else "")
+                + (f" split={self.split}" if self.split > 1 else ""))
 
 
-def estimate(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget, out_bytes: int, persistent: bool = False) -> Estimate:
+def estimate(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget, out_bytes: int, persistent: bool = False,
+             split: int = 1) -> Estimate:
     """Predicted seconds of `c` on `p`; `persistent`: one block per SM walking the
-    tiles, so a tile's pipeline fill and epilogue overlap its neighbours' work."""
+    tiles, so a tile's pipeline fill and epilogue overlap its neighbours' work;
+    `split`: split-K, each tile's k-tiles shared by `split` blocks writing f32
+    partials, summed by a second pass (priced here as its DRAM traffic and a launch)."""
     bad = check_config(c, p, t.smem_per_block_optin, t.registers_per_sm)
     if bad:
         return Estimate(c, math.inf, {}, bad)
-    tiles = c.tiles(p) * p.batch
+    tiles = c.tiles(p) * p.batch * split
     waves = math.ceil(tiles / t.num_sms)
     eff = t.wgmma_efficiency * TILE_EFFICIENCY.get((c.bm, c.bn), 0.6) * STAGE_EFFICIENCY.get(c.stages, 0.9)
     sm_rate = t.fp16_flops * eff / t.num_sms
-    k_padded = math.ceil(p.k / c.bk) * c.bk
+    k_padded = math.ceil(p.k / c.bk) * c.bk // split
     tile_compute = 2 * c.bm * c.bn * k_padded / sm_rate
     sm_bw = t.dram_bandwidth / t.num_sms
+    # a tile's operands stream through its SM at (at most) that SM's share of DRAM
+    tile_load = (c.bm + c.bn) * k_padded * p.elem_bytes / sm_bw if tiles < t.num_sms else 0.0
+    tile_compute = max(tile_compute, tile_load)
     fill = c.stage_bytes(p.elem_bytes) / sm_bw
-    drain = c.bm * c.bn * out_bytes / sm_bw
+    drain = c.bm * c.bn * (4 if split > 1 else out_bytes) / sm_bw
     if persistent and waves > 1:
         compute = waves * tile_compute + fill + drain
         grid = t.num_sms
@@ -71,12 +80,30 @@ def estimate(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget, out_bytes: int, pers
         grid = tiles
     dram = (p.batch * (p.m * p.k + p.k * p.n) * p.elem_bytes + p.batch * p.m * p.n * out_bytes) / t.dram_bandwidth
     total = max(compute, dram) + t.launch_overhead_s
-    terms = {"tiles": tiles, "waves": waves, "tile_us": tile_compute * 1e6, "compute": compute, "dram": dram}
-    return Estimate(c, total, terms, grid=grid)
+    combine = 0.0
+    if split > 1:
+        combine = (split * 4 + out_bytes) * p.batch * p.m * p.n / t.dram_bandwidth + t.launch_overhead_s
+        total += combine
+    terms = {"tiles": tiles, "waves": waves, "tile_us": tile_compute * 1e6, "compute": compute, "dram": dram,
+             "combine": combine}
+    return Estimate(c, total, terms, grid=grid, split=split)
 
 
-def plan(p: WgmmaProblem, t: GpuTarget, out_bytes: int) -> list[Estimate]:
-    """Every configuration of the space, persistent or not, cheapest first
-    (infeasible ones last)."""
-    est = [estimate(c, p, t, out_bytes, pers) for c in space(p) for pers in (False, True)]
+def splits(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget) -> list[int]:
+    """Split-K factors worth pricing: powers of two dividing the k-tiles, while the
+    tiles do not yet fill the SMs twice over."""
+    kt = math.ceil(p.k / c.bk)
+    tiles = c.tiles(p) * p.batch
+    out, s = [1], 2
+    while kt % s == 0 and tiles * s <= 2 * t.num_sms and kt // s >= 2:
+        out.append(s)
+        s *= 2
+    return out
+
+
+def plan(p: WgmmaProblem, t: GpuTarget, out_bytes: int, allow_split: bool = True) -> list[Estimate]:
+    """Every configuration of the space, persistent or not, split-K or not (where
+    `allow_split`), cheapest first (infeasible ones last)."""
+    est = [estimate(c, p, t, out_bytes, pers, sp) for c in space(p) for pers in (False, True)
+           for sp in (splits(c, p, t) if allow_split else [1]) if not (pers and sp > 1)]
     return sorted(est, key=lambda e: (not e.feasible, e.total))

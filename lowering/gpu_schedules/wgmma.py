@@ -60,17 +60,18 @@ def problem_of_view(view: NestView) -> ws.WgmmaProblem | str:
 
 class _Kernel:
     def __init__(self, view: NestView, p: ws.WgmmaProblem, c: ws.WgmmaConfig, grid: int, kb: KernelBuilder,
-                 A: SSAValue, B: SSAValue, epilogue: Epilogue):
+                 A: SSAValue, B: SSAValue, epilogue: Epilogue, split: int = 1):
         self.v, self.p, self.c, self.grid, self.kb = view, p, c, grid, kb
+        self.split = split
         roles = roles_of(view)
         assert roles is not None
         self.roles = roles
         self.A, self.B, self.out = A, B, epilogue
         self.elt = view.inputs[roles.a].type.get_element_type()
         self.stage_elems = (c.bm + c.bn) * c.bk
-        self.kt_count = math.ceil(p.k / c.bk)
+        self.kt_count = math.ceil(p.k / c.bk) // split  # k-tiles of one split (split divides them)
         self.tiles_m, self.tiles_n = math.ceil(p.m / c.bm), math.ceil(p.n / c.bn)
-        self.total = self.tiles_m * self.tiles_n * p.batch
+        self.total = self.tiles_m * self.tiles_n * p.batch * split
 
     # -- shared memory -------------------------------------------------------------------
     def alloc(self) -> None:
@@ -94,6 +95,10 @@ class _Kernel:
 
         def one(tile, _):
             self.it = kb.div_i(kb.sub_i(tile, pid), self.grid) if self.grid < self.total else kb.index(0)
+            # split-K: the slowest part of the tile id picks the k range
+            self.sidx = kb.div_i(tile, per_batch * p.batch)
+            self.k_base = kb.mul_i(self.sidx, self.kt_count)
+            tile = kb.rem_i(tile, per_batch * p.batch)
             z = kb.div_i(tile, per_batch)
             t = kb.rem_i(tile, per_batch)
             # group_m tile rows are walked column by column: consecutive tiles share B in L2
@@ -125,7 +130,7 @@ class _Kernel:
     # -- producer ------------------------------------------------------------------------
     def load_stage(self, kt: SSAValue, s: SSAValue) -> None:
         kb, c, p, r = self.kb, self.c, self.p, self.roles
-        k0 = kb.mul_i(kt, c.bk)
+        k0 = kb.mul_i(kb.add_i(self.k_base, kt), c.bk)
         base = kb.mul_i(s, self.stage_elems)
         self._load(self.A, p.a, s, base, k0, self.m0, r.m, c.bm)
         self._load(self.B, p.b, s, kb.add_i(base, c.bm * c.bk), k0, self.n0, r.n, c.bn)
@@ -239,7 +244,7 @@ class _Kernel:
                 col = kb.add_i(col0, kb.mul_i(j, 8))
                 first = kb.add_i(kb.mul_i(j, 4), 2 * h)
                 vals = [kb.load(acc, [kb.add_i(first, q)]) for q in (0, 1)]
-                self.out.store_pair(kb, {r.m: row, r.n: col, **self.batch}, r.n, vals,
+                self.out.store_pair(kb, {r.m: row, r.n: col, **self.batch, "split": self.sidx}, r.n, vals,
                                     p.m if guard_m else None, p.n if guard_n else None, r.m)
             return []
 
@@ -313,6 +318,7 @@ class StoreOutputs(Epilogue):
         return [convert(kb, x, t.get_element_type()) for x, (_, _, t) in zip(self.values(kb, at, v), self.outputs)]
 
     def store_pair(self, kb, at, n_dim, vals, m_limit, n_limit, m_dim) -> None:
+        at = {d: v for d, v in at.items() if isinstance(d, int)}
         cols = [{**at, n_dim: at[n_dim] if e == 0 else kb.add_i(at[n_dim], 1)} for e in (0, 1)]
         if self.pairs:
             def both():
@@ -335,9 +341,41 @@ class StoreOutputs(Epilogue):
             _guarded(kb, at, m_dim, n_dim, m_limit, n_limit, e, one)
 
 
-def _dims(at: dict[int, SSAValue]) -> list[SSAValue]:
+class StorePartials(Epilogue):
+    """Split-K: the f32 accumulators of split s go to partials[s, flat(point)], flat
+    over the nest's parallel dims in order (per_output.split_workspaces' layout),
+    a column pair as one vector where N is even (the pair is then adjacent and
+    8-byte aligned)."""
+
+    def __init__(self, ws: SSAValue, view: NestView, n: int):
+        self.ws = ws
+        self.par = view.parallel_dims
+        self.ext = [view.extents[d] for d in view.parallel_dims]
+        self.pairs = n % 2 == 0
+
+    def store_pair(self, kb, at, n_dim, vals, m_limit, n_limit, m_dim) -> None:
+        flat = kb.index(0)
+        for d, e in zip(self.par, self.ext):
+            flat = kb.add_i(kb.mul_i(flat, e), at[d])
+        if self.pairs:
+            def both():
+                kb.store_vector(kb.pack(vals), self.ws, [at["split"], flat])
+                return []
+
+            _guarded(kb, at, m_dim, n_dim, m_limit, n_limit, 0, both)
+            return
+        for e in (0, 1):
+            def one(e=e):
+                kb.store(vals[e], self.ws, [at["split"], kb.add_i(flat, e)])
+                return []
+
+            _guarded(kb, at, m_dim, n_dim, m_limit, n_limit, e, one)
+
+
+def _dims(at: dict) -> list[SSAValue]:
     """Index values of domain dims 0..n-1 (the parallel dims of the matmul)."""
-    return [at[d] for d in range(len(at))]
+    n = sum(1 for d in at if isinstance(d, int))
+    return [at[d] for d in range(n)]
 
 
 def _pairs_ok(t: MemRefType, cmap, n_dim: int, n: int) -> bool:
@@ -385,7 +423,13 @@ def check(view: NestView, s: Schedule, lc: LoweringContext) -> tuple[ws.WgmmaPro
     bad = ws.check_config(c, p, lc.target.smem_per_block_optin, lc.target.registers_per_sm)
     if bad:
         raise NotImplementedError(f"gpu.wgmma {c.short()}: {bad}")
-    total = c.tiles(p) * p.batch
+    split = s.get("split", 1)
+    kt = math.ceil(p.k / c.bk)
+    if split < 1 or kt % split:
+        raise NotImplementedError(f"gpu.wgmma split = {split} must divide the {kt} k-tiles")
+    if split > 1 and s.get("combine") is None:
+        raise NotImplementedError(f"gpu.wgmma split = {split} needs a `combine` schedule for the second pass")
+    total = c.tiles(p) * p.batch * split
     grid = s.get("grid", total)
     if not 1 <= grid <= total:
         raise NotImplementedError(f"gpu.wgmma grid = {grid}: between 1 and the {total} tiles")
@@ -410,19 +454,32 @@ def make_kernel(view: NestView, s: Schedule, lc: LoweringContext, params, p, c, 
 
 
 def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
+    from .per_output import combine_view, split_workspaces
+    from .view import Operand
+
     p, c, grid = check(view, s, lc)
     roles = roles_of(view)
     assert roles is not None
-    params = [view.inputs[roles.a], view.inputs[roles.b], view.outputs[0]]
+    split = s.get("split", 1)
+    if split > 1:  # partials [split, M*N] in f32, combined by a second nest
+        ws_ops = [Operand(lc.workspace(w.type), w.type, w.map) for w in split_workspaces(view, split)]
+        params = [view.inputs[roles.a], view.inputs[roles.b], ws_ops[0]]
+    else:
+        params = [view.inputs[roles.a], view.inputs[roles.b], view.outputs[0]]
     kernel = make_kernel(view, s, lc, params, p, c, grid)
     annotate(kernel, view, params)
     A, B, C = kernel.args
     kb = KernelBuilder(kernel.body.block)
-    out = StoreOutputs([(C, view.outputs[0].map, view.outputs[0].type)], roles.n, p.n)
-    _Kernel(view, p, c, grid, kb, A, B, out).run()
+    if split > 1:
+        out: Epilogue = StorePartials(C, view, p.n)
+    else:
+        out = StoreOutputs([(C, view.outputs[0].map, view.outputs[0].type)], roles.n, p.n)
+    _Kernel(view, p, c, grid, kb, A, B, out, split).run()
     kb.add(gpu.ReturnOp())
     lc.add_kernel(kernel)
     lc.launch(kernel, [o.host for o in params])
+    if split > 1:
+        lc.lower_view(combine_view(view, split, ws_ops), s["combine"])
 
 
 # --------------------------------------------------------------------------------------
@@ -458,6 +515,8 @@ def build_group(group, name: str, s: Schedule, lc: LoweringContext) -> None:
         raise NotImplementedError(f"gpu.wgmma_epilogue: {found}")
     mm, ep, t = found
     mm.name = name
+    if s.get("split", 1) > 1:
+        raise NotImplementedError("gpu.wgmma_epilogue: split-K would apply the epilogue to partial sums")
     p, c, grid = check(mm, s, lc)
     roles = roles_of(mm)
     assert roles is not None

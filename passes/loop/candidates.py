@@ -232,7 +232,10 @@ def wgmma_candidate(view: NestView, t: GpuTarget) -> Candidate:
         return Candidate(kind, tier, reason=f"no feasible tile: {best.reason}")
 
     def point(e) -> Schedule:
-        return _with_cost(kind, e.params(), e.total)
+        params = e.params()
+        if e.split > 1:
+            params["combine"] = _combine(view, e.split, t, per_output.split_workspaces, per_output.combine_view)
+        return _with_cost(kind, params, e.total)
 
     alts = [f"{e.short()}: {e.total * 1e6:.1f}us" for e in ranked[:6] if e.feasible]
     return Candidate(kind, tier, point(best), best.total, alternatives=alts,
@@ -355,7 +358,7 @@ def wgmma_epilogue_candidates(group: GroupOp, t: GpuTarget) -> list[Candidate] |
     p = wgmma.problem_of_view(mm)
     out_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.outputs)
     in_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.inputs if o.host is not found[2])
-    ranked = tccost.plan(p, t, out_bytes + in_bytes)  # type: ignore[arg-type]
+    ranked = tccost.plan(p, t, out_bytes + in_bytes, allow_split=False)  # type: ignore[arg-type]
     best = ranked[0]
 
     def point(e) -> Schedule:

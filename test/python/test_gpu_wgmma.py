@@ -208,3 +208,42 @@ def test_fused_epilogue_one_kernel_and_exact(dt, shape):
     # the accumulation order differs from NumPy's: y may round to the neighbouring
     # f16/bf16 value, and the gelu and the add each may move that by an ulp
     assert np.allclose(got, ref, rtol=4 * ulp, atol=4 * ulp * np.abs(ref).max()), np.abs(got - ref).max()
+
+
+# --- split-K (the planner's choice when the tiles cannot fill the SMs) ------------------
+
+
+def _planned(text: str):
+    mod = parse_module(make_context(), text, "<wgmma>")
+    run_pipeline(mod, ['aicf-plan{target=h100 force="gpu.wgmma"}'])
+    return mod
+
+
+@pytest.mark.parametrize("shape", [(64, 64, 8192), (1, 1024, 4096), (96, 80, 2048)])
+def test_split_k_is_planned_for_few_tiles(shape):
+    m, n, k = shape
+    text, _ = mm_program(m, n, k, dt="f16")
+    mod = _planned(text)
+    assert re.search(r'kind = "gpu.wgmma".*split = \d+', str(mod)), str(mod)[-1500:]
+
+
+@gpu
+@pytest.mark.gpu
+@pytest.mark.parametrize("dt", ["f16", "bf16"])
+@pytest.mark.parametrize("shape", [(64, 64, 8192), (1, 1024, 4096), (96, 80, 2048), (3, 200, 64 * 24)])
+def test_split_k_numerics(dt, shape):
+    from aicf.backend.cuda.program import compile_cuda
+
+    m, n, k = shape
+    text, info = mm_program(m, n, k, dt=dt)
+    mod = _planned(text)
+    prog = compile_cuda(mod, "main", sync="full-sync")
+    rng = np.random.default_rng(11)
+    a = make_operand(rng, info["a"], dt, False)
+    b = make_operand(rng, info["b"], dt, False)
+    c = cp.full(info["c"], 0xFFFF, dtype=np.uint16)
+    if dt == "f16":
+        c = c.view(np.float16)
+    prog(cp.asarray(a), cp.asarray(b), c)
+    cp.cuda.Device().synchronize()
+    check(as_f64(cp.asnumpy(c), dt), reference(a, b, info), dt)
