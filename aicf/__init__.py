@@ -15,6 +15,7 @@
 
 from aicf.compiler import Executable, compile
 from aicf.errors import AicfError, ArgumentError, CompileError, LaunchError
+from aicf.math_precision import get_float32_matmul_precision, set_float32_matmul_precision
 from aicf.profiling import profiler
 
 __all__ = [
@@ -26,9 +27,11 @@ __all__ = [
     "Tensor",
     "TensorSpec",
     "compile",
+    "get_float32_matmul_precision",
     "jit",
     "ops",
     "profiler",
+    "set_float32_matmul_precision",
     "trace",
 ]
 

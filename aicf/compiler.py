@@ -125,7 +125,7 @@ def tune_pass(tune: bool | str | None) -> str | None:
 
 
 def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tensor_level: bool = True,
-                 tune: bool | str | None = False) -> list[str]:
+                 tune: bool | str | None = False, matmul_precision: str = "") -> list[str]:
     """The passes `aicf.compile` runs for `target`, as aicf-opt's -p takes them
     (`Executable.pipeline`; `aicf-opt FILE -p "$(...)"` shows each stage)."""
     passes = []
@@ -136,19 +136,23 @@ def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tens
                     continue
                 p = f"aicf-fuse{{target={'cpu' if target == 'cpu' else 'gpu'}}}"
             passes.append(p)
-    tp = target_pipeline(target, force=force)
+    tp = target_pipeline(target, force=force, matmul_precision=matmul_precision)
     upto = next(i for i, p in enumerate(tp) if p.startswith("aicf-plan"))
     step = tune_pass(tune) if target == "cuda" else None
+    if step and matmul_precision:
+        step = step.replace("aicf-tune", f"aicf-tune{{matmul_precision={matmul_precision}}}", 1).replace("}{", " ")
     return passes + tp[: upto + 1] + ([step] if step else [])
 
 
-def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = ()) -> list[str]:
+def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = (), matmul_precision: str = "") -> list[str]:
     """Passes from the loop level to what the target's backend takes: the planner
     (schedules on every nest and group), then for cuda the GPU lowering and the
     shared-memory layouts (cuda first groups matmuls with their elementwise
     consumers, for the planner to fuse or not). `gpu` names the GPU description (aicf.target; "gpu": the
     one CuPy finds, else sm_90's)."""
     opts = f' force="{",".join(force)}"' if force else ""
+    if matmul_precision:
+        opts += f" matmul_precision={matmul_precision}"
     if target == "cpu":
         return [f"aicf-plan{{target=cpu{opts}}}"]
     return ["aicf-fuse-epilogue", f"aicf-plan{{target={gpu}{opts}}}", f"aicf-lower-to-gpu{{target={gpu}}}",
@@ -439,7 +443,8 @@ def _debug_default() -> bool:
 
 def compile(src, *, target: str = "cpu", entry: str | None = None,
             debug: bool | None = None, fuse: bool = True, force: str | Sequence[str] = (),
-            tune: bool | str | None = None) -> Executable | SpecializingExecutable:  # fmt: skip
+            tune: bool | str | None = None, matmul_precision: str | None = None,
+            ) -> Executable | SpecializingExecutable:  # fmt: skip
     """Compile a tensor program for `target` ("cpu" or "cuda").
 
     `src` is MLIR text, a path to a .mlir file (str or PathLike) or an xDSL ModuleOp (not
@@ -456,6 +461,8 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     the GPU and keep the fastest, cached on disk (passes/loop/tune.py): "auto" (the
     default, or AICF_TUNE) for matmuls of at least 2^31 FLOPs, True for all, False
     for the cost model's pick only (fast compiles).
+    `matmul_precision`: "highest" (f32 matmuls in f32) or "high" (TF32 allowed on the
+    tensor cores); default: `aicf.set_float32_matmul_precision`'s, "highest".
     """
     if isinstance(force, str):
         force = (force,)
@@ -480,8 +487,14 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     arg_names = [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
     if tune is not None and target == "cuda":
         tune_pass(tune)  # a bad value fails here, before any work
+    from aicf.math_precision import MATMUL_PRECISIONS, get_float32_matmul_precision
+
+    precision = matmul_precision or get_float32_matmul_precision()
+    if precision not in MATMUL_PRECISIONS:
+        raise ArgumentError(f"matmul_precision must be one of {', '.join(MATMUL_PRECISIONS)}, got {precision!r}")
     passes = pipeline_for(target, fuse, force, tensor_level=cached is None and _is_tensor_level(module),
-                          tune=tune if tune is not None else (False if force else None))  # forced: as forced
+                          tune=tune if tune is not None else (False if force else None),  # forced: as forced
+                          matmul_precision=precision if precision != "highest" else "")
     if cached is None:
         run_pipeline(module, passes)
     func = _select_entry(module, name)

@@ -141,3 +141,51 @@ def mark_approximate(ops: Iterable[Operation]) -> int:
 def is_approximate(op: Operation) -> bool:
     fm = op.properties.get("fastmath")
     return isinstance(fm, FastMathFlagsAttr) and AFN in fm.data
+
+
+# --- f32 matmul precision (torch.set_float32_matmul_precision's meaning) ----------------
+#
+# "highest": f32 matmuls compute in f32 (CUDA cores, or cuBLAS without TF32);
+# "high": they may multiply in TF32 on the tensor cores (10-bit mantissa products, f32
+# accumulation: relative error ~1e-3 instead of ~1e-6), several times faster.
+# The planner reads the precision in force while it plans (aicf-plan's
+# `matmul_precision` option, else the process default set here).
+
+import contextvars  # noqa: E402
+
+MATMUL_PRECISIONS = ("highest", "high")
+_default_matmul_precision = "highest"
+_planning: contextvars.ContextVar[str | None] = contextvars.ContextVar("aicf_matmul_precision", default=None)
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """The process default for f32 matmuls: "highest" (f32) or "high" (TF32 allowed)."""
+    global _default_matmul_precision
+    if precision not in MATMUL_PRECISIONS:
+        raise ValueError(f"matmul precision must be one of {', '.join(MATMUL_PRECISIONS)}, got {precision!r}")
+    _default_matmul_precision = precision
+
+
+def get_float32_matmul_precision() -> str:
+    return _planning.get() or _default_matmul_precision
+
+
+def allow_tf32() -> bool:
+    return get_float32_matmul_precision() == "high"
+
+
+class planning_precision:
+    """`with planning_precision("high"): ...` plans with that precision ("" or None:
+    the process default)."""
+
+    def __init__(self, precision: str | None):
+        if precision and precision not in MATMUL_PRECISIONS:
+            raise ValueError(f"matmul precision must be one of {', '.join(MATMUL_PRECISIONS)}, got {precision!r}")
+        self.precision = precision or None
+
+    def __enter__(self):
+        self.token = _planning.set(self.precision)
+        return self
+
+    def __exit__(self, *exc):
+        _planning.reset(self.token)

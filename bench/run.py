@@ -137,16 +137,19 @@ def schedules_of(exe) -> list[str]:
     return [m[:120] for m in re.findall(r"// \w+: (.*)", getattr(prog, "source", ""))][:3]
 
 
-def compile_text(text: str, force: str = ""):
+def compile_text(text: str, force: str = "", matmul_precision: str = ""):
     """A loop-level program planned for this GPU (`force`: schedule kinds to take where
-    their guard passes) and compiled with no synchronisation per call."""
+    their guard passes; `matmul_precision`: "high" allows TF32) and compiled with no
+    synchronisation per call."""
     from aicf.backend.cuda.program import compile_cuda
     from aicf.compiler import run_pipeline
     from aicf.context import make_context
     from aicf.diagnostics import parse_module
 
     module = parse_module(make_context(), text, "<bench>")
-    run_pipeline(module, [f'aicf-plan{{target=gpu force="{force}"}}' if force else "aicf-plan{target=gpu}"])
+    prec = f" matmul_precision={matmul_precision}" if matmul_precision else ""
+    run_pipeline(module, ["aicf-fuse-epilogue",
+                          f'aicf-plan{{target=gpu force="{force}"{prec}}}' if force else f"aicf-plan{{target=gpu{prec}}}"])
     return compile_cuda(module, "main", sync="none")
 
 

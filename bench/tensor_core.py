@@ -32,10 +32,16 @@ CASES = [
     ("4096x4096x64 f16", 1, 4096, 4096, 64, "f16"),
     ("64x64x65536 f16", 1, 64, 64, 65536, "f16"),
     ("32x512x512x512 f16", 32, 512, 512, 512, "f16"),
+    ("4096^3 f32 as tf32", 1, 4096, 4096, 4096, "tf32"),
+    ("8192^3 f32 as tf32", 1, 8192, 8192, 8192, "tf32"),
+    ("GEMV 1x4096 @ 4096x4096 f16", 1, 1, 4096, 4096, "f16"),
 ]
 
 
 def program(batch: int, m: int, n: int, k: int, dt: str) -> str:
+    if dt == "tf32":  # f32 operands; the planner multiplies them in TF32 when allowed
+        return program(batch, m, n, k, "f32").replace("%xf = arith.extf %x : f32 to f32\n      ", "").replace(
+            "%wf = arith.extf %w : f32 to f32\n      ", "").replace("arith.mulf %xf, %wf", "arith.mulf %x, %w")
     b = [batch] if batch > 1 else []
     d = ["d0"] if b else []
     dims = ", ".join([*d, "dm", "dn", "dk"])
@@ -182,6 +188,8 @@ def _f64(x, dt: str) -> np.ndarray:
 
     if dt == "bf16":
         return (cp.asnumpy(x).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    if dt == "tf32":
+        return cp.asnumpy(x).astype(np.float64)
     return cp.asnumpy(x).astype(np.float64)
 
 
@@ -201,7 +209,9 @@ def main(argv=None) -> int:
         shape_a, shape_b = ((batch,) if batch > 1 else ()) + (m, k), ((batch,) if batch > 1 else ()) + (k, n)
         a32 = cp.random.standard_normal(shape_a, dtype=cp.float32)
         b32 = cp.random.standard_normal(shape_b, dtype=cp.float32)
-        if dt == "f16":
+        if dt == "tf32":
+            a, b = a32, b32
+        elif dt == "f16":
             a, b = a32.astype(cp.float16), b32.astype(cp.float16)
         else:  # bf16 travels as its bits (aicf/dtypes.py): truncate f32 (exact bf16 values)
             a = (a32.view(cp.uint32) >> 16).astype(cp.uint16)
@@ -211,7 +221,7 @@ def main(argv=None) -> int:
         flops = 2 * batch * m * n * k
         for name, force in (("wgmma", "gpu.wgmma"), ("pick", "")):
             t0 = time.perf_counter()
-            prog = compile_text(text, force)
+            prog = compile_text(text, force, "high" if dt == "tf32" else "")
             row[f"{name}_compile_s"] = round(time.perf_counter() - t0, 2)
             row[f"{name}_kinds"] = sorted(set(__import__("re").findall(r"// \w+: (gpu\.\w+)", prog.source))) or ["library"]
             c = prog(a, b)
@@ -223,7 +233,12 @@ def main(argv=None) -> int:
                 ref = np.matmul(a64[..., rs, :], b64)
                 out = out[..., rs, :]
                 row["rel_err"] = float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
-        if dt == "f16":
+        if dt == "tf32":  # cuBLAS in TF32 mode, through torch
+            import torch
+            torch.backends.cuda.matmul.allow_tf32 = True
+            ta, tb = torch.from_dlpack(a), torch.from_dlpack(b)
+            row["cublas_ms"] = bench(lambda: torch.matmul(ta, tb), reps=15)
+        elif dt == "f16":
             row["cublas_ms"] = bench(lambda: cp.matmul(a, b), reps=15 if flops > 1e11 else 30)
         else:  # CuPy has no bf16: cuBLAS through torch on the same bits
             import torch
@@ -233,6 +248,9 @@ def main(argv=None) -> int:
             row[f"{name}_tflops"] = round(flops / (row[f"{name}_ms"] * 1e-3) / 1e12, 1)
         row["wgmma_vs_cublas"] = round(row["cublas_ms"] / row["wgmma_ms"], 3)
         row["pick_vs_cublas"] = round(row["cublas_ms"] / row["pick_ms"], 3)
+        # bytes the matmul must move, against the GPU's copy bandwidth (GEMV is bound by it)
+        nbytes = (a.nbytes + b.nbytes + batch * m * n * a.itemsize)
+        row["gbps"] = round(nbytes / (row["wgmma_ms"] * 1e-3) / 1e9, 1)
         print(json.dumps(row), flush=True)
         rows.append(row)
     ep = epilogue_rows(args.quick)
@@ -243,10 +261,10 @@ def main(argv=None) -> int:
     (out / f"{stamp}-tensor-core-{tag}.json").write_text(json.dumps({"gpu": gpu, "rows": rows, "epilogue": ep}, indent=1))
     lines = [f"# Tensor-core matmul, {gpu}, {stamp}", "", "`python3 bench/tensor_core.py` (one run; CUDA-event medians; "
              "ratios = cuBLAS time / ours)", "",
-             "| case | gpu.wgmma ms | TFLOP/s | planner's pick (kind) ms | cuBLAS ms | TFLOP/s | wgmma/cuBLAS | pick/cuBLAS | rel err |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| case | gpu.wgmma ms | TFLOP/s | GB/s | planner's pick (kind) ms | cuBLAS ms | TFLOP/s | wgmma/cuBLAS | pick/cuBLAS | rel err |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['case']} | {r['wgmma_ms']:.3f} | {r['wgmma_tflops']} | {r['pick_ms']:.3f} ({', '.join(r['pick_kinds'])}) | "
+        lines.append(f"| {r['case']} | {r['wgmma_ms']:.3f} | {r['wgmma_tflops']} | {r['gbps']} | {r['pick_ms']:.3f} ({', '.join(r['pick_kinds'])}) | "
                      f"{r['cublas_ms']:.3f} | {r['cublas_tflops']} | {r['wgmma_vs_cublas']} | {r['pick_vs_cublas']} | {r['rel_err']:.1e} |")
     lines += ["", "Fused epilogue (torch: `F.gelu(torch.addmm(b, x, w))`, cuBLAS with the bias in its epilogue, then "
               "a gelu kernel):", "",

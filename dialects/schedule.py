@@ -125,6 +125,8 @@ WGMMA_PARAMS = {
     # partials that a second pass (`combine`, a nested schedule) sums and converts
     "split": Param(INT, minimum=1, optional=True),
     "combine": Param(SCHEDULE, optional=True),
+    # tf32 with B stored K x N: the schedule of the copy of B to N x K that runs first
+    "transpose_b": Param(SCHEDULE, optional=True),
     # register budgets after warp specialisation (setmaxnreg)
     "producer_regs": Param(INT, minimum=24, maximum=256, optional=True),
     "consumer_regs": Param(INT, minimum=24, maximum=256, optional=True),

@@ -63,7 +63,8 @@ def estimate(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget, out_bytes: int, pers
     tiles = c.tiles(p) * p.batch * split
     waves = math.ceil(tiles / t.num_sms)
     eff = t.wgmma_efficiency * TILE_EFFICIENCY.get((c.bm, c.bn), 0.6) * STAGE_EFFICIENCY.get(c.stages, 0.9)
-    sm_rate = t.fp16_flops * eff / t.num_sms
+    peak = t.tf32_flops if p.kind == "tf32" else t.fp16_flops
+    sm_rate = peak * eff / t.num_sms
     k_padded = math.ceil(p.k / c.bk) * c.bk // split
     tile_compute = 2 * c.bm * c.bn * k_padded / sm_rate
     sm_bw = t.dram_bandwidth / t.num_sms

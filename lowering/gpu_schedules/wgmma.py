@@ -50,12 +50,43 @@ F32 = Float32Type()
 SCHEDULE_ATTR = "aicf.schedule"
 
 
-def problem_of_view(view: NestView) -> ws.WgmmaProblem | str:
+def problem_of_view(view: NestView, allow_tf32: bool = False) -> ws.WgmmaProblem | str:
     roles = roles_of(view)
     if roles is None:
         return "the nest is not a matmul"
     ops = view.operands
-    return ws.problem_of(view.extents, roles, [o.type for o in ops], [o.map for o in ops], view.acc_types[0])
+    return ws.problem_of(view.extents, roles, [o.type for o in ops], [o.map for o in ops], view.acc_types[0],
+                         allow_tf32)
+
+
+def transpose_b_view(view: NestView, host=None) -> tuple[NestView, object]:
+    """tf32's copy of an n-major B (K x N) into a k-major workspace (N x K): the view
+    of that copy (domain (N, K)) and the workspace operand (`host`: its buffer, None
+    while planning)."""
+    from xdsl.ir.affine import AffineDimExpr, AffineMap
+
+    from .view import Operand
+
+    roles = roles_of(view)
+    assert roles is not None
+    B = view.inputs[roles.b]
+    n, k = view.extents[roles.n], view.extents[roles.k]
+    ws_t = MemRefType(B.type.get_element_type(), [n, k])
+    ws_op = Operand(host, ws_t, AffineMap.identity(2))
+    pos = {roles.n: AffineDimExpr(0), roles.k: AffineDimExpr(1)}
+    src = Operand(B.host, B.type, AffineMap(2, 0, tuple(pos[r.position] for r in B.map.results)))  # type: ignore[attr-defined]
+    copy = NestView(
+        name=view.name + "_transpose_b",
+        extents=(n, k),
+        iterators=("parallel", "parallel"),
+        inputs=[src],
+        outputs=[ws_op],
+        combiners=("none",),
+        acc_types=[B.type.get_element_type()],
+        body=lambda kb, xs: list(xs),
+        notes=["tf32 reads B k-major: B copied to N x K"],
+    )
+    return copy, ws_op
 
 
 class _Kernel:
@@ -180,7 +211,7 @@ class _Kernel:
         cw = kb.sub_i(self.wg, kb.index(1))
         acc = kb.v(memref.AllocaOp.get(F32, shape=[c.bn // 2]))
         zero = kb.constant(0.0, F32)
-        kstep = 16
+        kstep = ga.WGMMA_K[p.kind]  # 32 bytes of k per instruction
         eb = p.elem_bytes
         a_rows = kb.mul_i(cw, 64 * c.bk)  # this consumer's 64 rows (k-major) or box (mn-major)
         a_strides = [16, 1024] if p.a.major == "k" else [64 * c.bk * eb, 1024]
@@ -414,11 +445,15 @@ def _and(a, b):
 
 
 def check(view: NestView, s: Schedule, lc: LoweringContext) -> tuple[ws.WgmmaProblem, ws.WgmmaConfig, int]:
-    p = problem_of_view(view)
+    # a hand-written schedule on f32 inputs asks for TF32 by naming the kernel
+    p = problem_of_view(view, allow_tf32=True)
     if isinstance(p, str):
         raise NotImplementedError(f"gpu.wgmma cannot run this nest: {p}")
     if not lc.target.has_wgmma:
         raise NotImplementedError(f"gpu.wgmma needs a Hopper GPU (sm_90a); the target is {lc.target.name}")
+    if p.transpose_b and s.get("transpose_b") is None:
+        raise NotImplementedError("gpu.wgmma on tf32 with B stored K x N needs a `transpose_b` schedule "
+                                  "for the copy of B to N x K")
     c = ws.WgmmaConfig.from_params(s.params)
     bad = ws.check_config(c, p, lc.target.smem_per_block_optin, lc.target.registers_per_sm)
     if bad:
@@ -461,11 +496,18 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     roles = roles_of(view)
     assert roles is not None
     split = s.get("split", 1)
+    b_op = view.inputs[roles.b]
+    if p.transpose_b:  # tf32: B to N x K first
+        copy, ws_b = transpose_b_view(view)
+        ws_b.host = lc.workspace(ws_b.type)  # type: ignore[attr-defined]
+        copy.outputs[0] = ws_b  # type: ignore[index]
+        lc.lower_view(copy, s["transpose_b"])
+        b_op = ws_b  # type: ignore[assignment]
     if split > 1:  # partials [split, M*N] in f32, combined by a second nest
         ws_ops = [Operand(lc.workspace(w.type), w.type, w.map) for w in split_workspaces(view, split)]
-        params = [view.inputs[roles.a], view.inputs[roles.b], ws_ops[0]]
+        params = [view.inputs[roles.a], b_op, ws_ops[0]]
     else:
-        params = [view.inputs[roles.a], view.inputs[roles.b], view.outputs[0]]
+        params = [view.inputs[roles.a], b_op, view.outputs[0]]
     kernel = make_kernel(view, s, lc, params, p, c, grid)
     annotate(kernel, view, params)
     A, B, C = kernel.args

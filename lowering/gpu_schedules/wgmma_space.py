@@ -47,9 +47,12 @@ class WgmmaProblem:
     m: int
     n: int
     k: int
-    kind: str  # "f16" | "bf16"
+    kind: str  # "f16" | "bf16" | "tf32" (f32 inputs, multiplied in TF32)
     a: TmaOperand
     b: TmaOperand
+    # tf32 reads B k-major only: an n-major B (stored K x N) is first copied to N x K
+    # (a workspace; `b` then describes the copy)
+    transpose_b: bool = False
 
     @property
     def batch(self) -> int:
@@ -57,7 +60,7 @@ class WgmmaProblem:
 
     @property
     def elem_bytes(self) -> int:
-        return 2
+        return 4 if self.kind == "tf32" else 2
 
     @property
     def flops(self) -> int:
@@ -100,12 +103,17 @@ def _operand(t: MemRefType, m: AffineMap, k_dim: int, own_dim: int, eb: int) -> 
     return TmaOperand(major, order, tuple(dims_of[p] for p in order), tuple(consts[p] for p in order))
 
 
-def problem_of(extents, roles: MatmulRoles, types, maps, acc_type) -> WgmmaProblem | str:
+def problem_of(extents, roles: MatmulRoles, types, maps, acc_type, allow_tf32: bool = False) -> WgmmaProblem | str:
     """The tensor-core problem of a matched matmul nest (types/maps: inputs then the
-    output, in the nest's order), or the reason it has none."""
+    output, in the nest's order), or the reason it has none. f32 inputs qualify only
+    when TF32 is allowed (aicf/math_precision.py)."""
     A, B = types[roles.a], types[roles.b]
     ea, eb_ = A.get_element_type(), B.get_element_type()
     kind = KINDS.get(type(ea))
+    if isinstance(ea, Float32Type) and isinstance(eb_, Float32Type):
+        if not allow_tf32:
+            return "inputs are f32 and matmul_precision is 'highest' ('high' allows TF32)"
+        kind = "tf32"
     if kind is None or type(ea) is not type(eb_):
         return f"inputs are {ea} and {eb_}, not both f16 or both bf16"
     if acc_type != Float32Type():
@@ -114,15 +122,24 @@ def problem_of(extents, roles: MatmulRoles, types, maps, acc_type) -> WgmmaProbl
         return "the output is not a float"
     if len(roles.batch) > MAX_TMA_RANK - 2:
         return f"{len(roles.batch)} batch dims (at most {MAX_TMA_RANK - 2})"
-    a = _operand(A, maps[roles.a], roles.k, roles.m, 2)
+    eb = 4 if kind == "tf32" else 2
+    a = _operand(A, maps[roles.a], roles.k, roles.m, eb)
     if isinstance(a, str):
         return f"A: {a}"
-    b = _operand(B, maps[roles.b], roles.k, roles.n, 2)
+    b = _operand(B, maps[roles.b], roles.k, roles.n, eb)
     if isinstance(b, str):
         return f"B: {b}"
+    transpose_b = False
+    if kind == "tf32":
+        if a.major != "k":
+            return "tf32 reads A k-major only (stored M x K)"
+        if b.major != "k":
+            if B.get_num_dims() != 2 or (extents[roles.k] * eb) % TMA_STRIDE_ALIGN:
+                return "tf32 reads B k-major only, and only a 2-d B with 16-byte rows of k is copied to it"
+            b, transpose_b = TmaOperand("k", (1, 0), (roles.k, roles.n), (0, 0)), True
     return WgmmaProblem(
         tuple(roles.batch), tuple(extents[d] for d in roles.batch),
-        extents[roles.m], extents[roles.n], extents[roles.k], kind, a, b,
+        extents[roles.m], extents[roles.n], extents[roles.k], kind, a, b, transpose_b,
     )
 
 

@@ -215,10 +215,12 @@ def matmul_candidate(view: NestView, t: GpuTarget) -> Candidate:
 def wgmma_candidate(view: NestView, t: GpuTarget) -> Candidate:
     """Tier 11: f16/bf16 matmuls on Hopper's tensor cores, preferred over the CUDA-core
     tiles whenever the guard passes (cuBLAS still competes by cost)."""
+    from aicf.math_precision import allow_tf32
+
     kind, tier = "gpu.wgmma", 11
     if not t.has_wgmma:
         return Candidate(kind, tier, reason=f"{t.name} has no wgmma (sm_90a only)")
-    p = wgmma.problem_of_view(view)
+    p = wgmma.problem_of_view(view, allow_tf32())
     if isinstance(p, str):
         return Candidate(kind, tier, reason=p)
     if min(p.m, p.n, p.k, p.batch) == 0:
@@ -231,15 +233,22 @@ def wgmma_candidate(view: NestView, t: GpuTarget) -> Candidate:
     if not best.feasible:
         return Candidate(kind, tier, reason=f"no feasible tile: {best.reason}")
 
+    pre = pre_cost = None
+    if p.transpose_b:  # tf32 reads B k-major: the copy to N x K goes first
+        pre = plan_view(wgmma.transpose_b_view(view)[0], t)
+        pre_cost = pre.cost
+
     def point(e) -> Schedule:
         params = e.params()
         if e.split > 1:
             params["combine"] = _combine(view, e.split, t, per_output.split_workspaces, per_output.combine_view)
-        return _with_cost(kind, params, e.total)
+        if pre is not None:
+            params["transpose_b"] = pre.schedule
+        return _with_cost(kind, params, e.total + (pre_cost or 0.0))
 
     alts = [f"{e.short()}: {e.total * 1e6:.1f}us" for e in ranked[:6] if e.feasible]
-    return Candidate(kind, tier, point(best), best.total, alternatives=alts,
-                     space=lambda: [(point(e), e.total) for e in ranked if e.feasible])
+    return Candidate(kind, tier, point(best), best.total + (pre_cost or 0.0), alternatives=alts,
+                     space=lambda: [(point(e), e.total + (pre_cost or 0.0)) for e in ranked if e.feasible])
 
 
 def transpose_candidate(view: NestView, t: GpuTarget) -> Candidate:
@@ -290,9 +299,10 @@ GPU_NEST_CANDIDATES: list[NestCandidateFn] = [
 def library_nest_candidates(nest: NestOp, view: NestView, t: GpuTarget) -> list[Candidate]:
     """cuBLAS and CUB through CuPy (aicf/cost/library.py): guard, parameters, price."""
     from aicf.cost.library import library_candidates
+    from aicf.math_precision import allow_tf32
 
     out = []
-    for lc in library_candidates(nest, t):
+    for lc in library_candidates(nest, t, tf32=allow_tf32()):
         if lc.params is None:
             out.append(Candidate(lc.kind, -1, reason=lc.reason or ""))
             continue

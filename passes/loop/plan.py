@@ -15,7 +15,10 @@ Options:
   (e.g. `force="gpu.cublas_gemm"` or `force="gpu.matmul_tiled,gpu.rows"`);
 - `explain`: print, per nest and group, every candidate with its guard, predicted
   time and parameters, and the winner, to stderr;
-- `cores` (cpu target): plan for this many cores instead of the host's.
+- `cores` (cpu target): plan for this many cores instead of the host's;
+- `matmul_precision`: "high" lets f32 matmuls multiply in TF32 (cuBLAS's TF32 mode,
+  gpu.wgmma's tf32 path), "highest" keeps f32; default: the process default
+  (`aicf.set_float32_matmul_precision`, like torch's).
 
     aicf-opt prog.mlir -p 'aicf-infer-shapes,aicf-lower-to-loops,aicf-plan{target=h100 explain=true}'
 """
@@ -141,6 +144,9 @@ class SchedulePass(ModulePass):
     top: int = 5
     # cpu target: plan for this many cores instead of the host's (tests, cross-planning)
     cores: int = 0
+    # f32 matmuls: "highest" (f32) or "high" (TF32 allowed); "": the process default
+    # (aicf.set_float32_matmul_precision)
+    matmul_precision: str = ""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from dataclasses import replace
@@ -162,10 +168,16 @@ class SchedulePass(ModulePass):
             if KINDS[k].target != side:
                 raise CompileError(f"aicf-plan: force='{k}' is a {KINDS[k].target} kind, but the "
                                    f"target {target.name} is a {side}")
+        from aicf.math_precision import MATMUL_PRECISIONS, planning_precision
+
+        if self.matmul_precision and self.matmul_precision not in MATMUL_PRECISIONS:
+            raise CompileError(f"aicf-plan: matmul_precision must be one of {', '.join(MATMUL_PRECISIONS)}, "
+                               f"got '{self.matmul_precision}'")
         planner = Planner(target, force, self.top)
         out: list[str] | None = [] if self.explain else None
-        for fn in [o for o in op.ops if isinstance(o, func.FuncOp)]:
-            planner.plan_function(fn, out)
+        with planning_precision(self.matmul_precision):
+            for fn in [o for o in op.ops if isinstance(o, func.FuncOp)]:
+                planner.plan_function(fn, out)
         if out:
             print("\n".join(out), file=sys.stderr)
 

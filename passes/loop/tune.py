@@ -249,8 +249,15 @@ class TunePass(ModulePass):
     top: int = 6
     reps: int = 10
     min_flops: int = MIN_FLOPS
+    matmul_precision: str = ""  # as aicf-plan's: the candidates are the planner's
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from aicf.math_precision import planning_precision
+
+        with planning_precision(self.matmul_precision):
+            self._apply(op)
+
+    def _apply(self, op: ModuleOp) -> None:
         from aicf.errors import CompileError
         from aicf.target import resolve_gpu_target
 

@@ -244,3 +244,60 @@ def test_split_k_numerics(dt, shape):
     mod = _planned(text)
     prog = compile_cuda(mod, "main", sync="full-sync")
     run_and_check(prog, info, dt, seed=11)
+
+
+# --- TF32 (matmul_precision="high") ------------------------------------------------------
+
+
+def _plan_f32(m, n, k, precision, force="gpu.wgmma", **kw):
+    text, info = mm_program(m, n, k, dt="f32", **kw)
+    mod = parse_module(make_context(), text, "<tf32>")
+    run_pipeline(mod, [f'aicf-plan{{target=h100 matmul_precision={precision} force="{force}"}}'])
+    return mod, info
+
+
+def test_tf32_only_when_allowed():
+    mod, _ = _plan_f32(1024, 1024, 1024, "highest")
+    assert 'kind = "gpu.wgmma"' not in str(mod)
+    mod, _ = _plan_f32(1024, 1024, 1024, "high")
+    text = str(mod)
+    assert 'kind = "gpu.wgmma"' in text and "transpose_b = {kind = " in text  # B is K x N: copied first
+    mod, _ = _plan_f32(1024, 1024, 1024, "high", b_t=True)
+    assert 'kind = "gpu.wgmma"' in str(mod) and "transpose_b" not in str(mod)  # B already N x K
+    mod, _ = _plan_f32(1024, 1024, 1024, "high", force="gpu.cublas_gemm")
+    assert 'compute = "tf32"' in str(mod)
+
+
+def test_matmul_precision_is_checked():
+    import aicf
+    from aicf.errors import ArgumentError, CompileError
+
+    with pytest.raises(CompileError, match="matmul_precision must be one of"):
+        _plan_f32(64, 64, 64, "medium")
+    with pytest.raises(ArgumentError, match="matmul_precision must be one of"):
+        aicf.compile(MLP.format(m=64, n=64, k=64, dt="f16"), target="cuda", matmul_precision="low")
+    with pytest.raises(ValueError, match="highest, high"):
+        aicf.set_float32_matmul_precision("fast")
+
+
+@gpu
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape,b_t", [((1000, 1000, 1000), False), ((256, 384, 512), True), ((96, 200, 64), False)])
+def test_tf32_numerics(shape, b_t):
+    """TF32 products (10-bit mantissas), f32 accumulation: relative error < 2e-3."""
+    from aicf.backend.cuda.program import compile_cuda
+
+    m, n, k = shape
+    mod, info = _plan_f32(m, n, k, "high", b_t=b_t)
+    prog = compile_cuda(mod, "main", sync="full-sync")
+    assert "tf32.tf32" in prog.source
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(info["a"]).astype(np.float32)
+    b = rng.standard_normal(info["b"]).astype(np.float32)
+    c = cp.full(info["c"], np.nan, dtype=np.float32)
+    prog(cp.asarray(a), cp.asarray(b), c)
+    out = cp.asnumpy(c).astype(np.float64)
+    ref = reference(a, b, info)
+    assert not np.isnan(out).any()
+    err = np.linalg.norm(out - ref) / np.linalg.norm(ref)
+    assert 1e-5 < err < 2e-3, err  # TF32, not f32: the error is tf32-sized

@@ -4,7 +4,7 @@
 // term and the rejected points with their reasons.
 
 // CHECK: @mm nest #0 domain=[1024, 1024, 1024] [parallel,parallel,reduction] on NVIDIA H100 80GB HBM3
-// CHECK-NEXT: gpu.wgmma does not apply: inputs are f32 and f32, not both f16 or both bf16
+// CHECK-NEXT: gpu.wgmma does not apply: inputs are f32 and matmul_precision is 'highest' ('high' allows TF32)
 // CHECK-NEXT: -> gpu.matmul_tiled {{ *}}[[T:[0-9.]+]] us bm={{[0-9]+}} bn={{[0-9]+}}
 // CHECK-NEXT: matmul 1024x1024x1024 (M x N x K) on NVIDIA H100 80GB HBM3 (132 SMs): {{[0-9]+}} feasible candidates, {{[0-9]+}} rejected
 // CHECK-NEXT: # candidate {{.*}} regs smem bps waves tail issue confl fma_us smem_us lat_us sync_us dram_us l2_us cont_us total_us TFLOP/s bound
