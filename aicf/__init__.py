@@ -13,9 +13,13 @@
     print(prof.table())
 """
 
-from aicf.compiler import Executable, compile
-from aicf.errors import AicfError, ArgumentError, CompileError, LaunchError
-from aicf.profiling import profiler
+# The one place the version is written: pyproject.toml reads it from here
+# ([tool.setuptools.dynamic]), and aicf-opt/aicf-run --version print it.
+__version__ = "0.1.0"
+
+from aicf.compiler import Executable, compile  # noqa: E402
+from aicf.errors import AicfError, ArgumentError, CompileError, LaunchError  # noqa: E402
+from aicf.profiling import profiler  # noqa: E402
 
 __all__ = [
     "AicfError",
@@ -25,6 +29,7 @@ __all__ = [
     "LaunchError",
     "Tensor",
     "TensorSpec",
+    "__version__",
     "compile",
     "jit",
     "ops",

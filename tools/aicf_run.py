@@ -113,12 +113,24 @@ def _check_runnable(module, entry: str | None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="aicf-run", description=__doc__.split("\n\n")[0])
+    from importlib.metadata import version
+
+    from aicf import __version__
+
+    summary, _usage, details = __doc__.split("\n\n")
+    p = argparse.ArgumentParser(
+        prog="aicf-run",
+        description=f"{summary}\n\n{details}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("file", help="a .mlir file at the tensor level")
-    p.add_argument("--target", choices=("cpu", "cuda", "auto"), default="auto")
+    p.add_argument("--target", choices=("cpu", "cuda", "auto"), default="auto",
+                   help="where to run it (auto: cuda if CuPy sees a GPU, else cpu)")  # fmt: skip
     p.add_argument("--entry", default=None, help="function to run (default: the only one)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="of the random inputs")
     p.add_argument("--repeat", type=int, default=5, help="timed runs (median is printed)")
+    p.add_argument("--version", action="version",
+                   version=f"aicf-run {__version__} (xdsl {version('xdsl')})")  # fmt: skip
     args = p.parse_args(argv)
 
     import aicf
