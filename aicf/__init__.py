@@ -20,6 +20,9 @@ __version__ = "0.1.0"
 from aicf.compiler import Executable, compile  # noqa: E402
 from aicf.errors import AicfError, ArgumentError, CompileError, LaunchError  # noqa: E402
 from aicf.profiling import profiler  # noqa: E402
+from aicf.logs import configure_from_env as _configure_logs  # noqa: E402
+
+_configure_logs()
 
 __all__ = [
     "AicfError",
