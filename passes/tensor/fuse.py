@@ -424,6 +424,12 @@ class FusePass(ModulePass):
     # the description the costs are priced on (aicf.target: h100, a100, cpu, auto)
     target: str = "auto"
 
+    def __post_init__(self) -> None:
+        for option in ("max_inputs", "max_ops"):
+            value = getattr(self, option)
+            if value is not None and value < 1:
+                raise ValueError(f"{option.replace('_', '-')} must be at least 1, got {value}")
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Dead ops would be grouped too, and a dead group is never built: its members
         # would stay behind reading values their group does not export.

@@ -6,6 +6,7 @@
 // RUN: not aicf-opt %s -p 'aicf-fuse{max-ops=1 2}' 2>&1 | filecheck %s --check-prefixes=XDSL,ALL
 // RUN: not aicf-opt %s -p 'aicf-fuse{bogus=1}' 2>&1 | filecheck %s --check-prefixes=OPTION,ALL
 // RUN: not aicf-opt %s -p 'aicf-plan{cores=many}' 2>&1 | filecheck %s --check-prefixes=TYPE,ALL
+// RUN: not aicf-opt %s -p 'aicf-fuse{max-ops=0}' 2>&1 | filecheck %s --check-prefixes=RANGE,ALL
 // RUN: not aicf-opt %s -p 'no-such-pass' 2>&1 | filecheck %s --check-prefixes=UNKNOWN,ALL
 // RUN: not aicf-opt %s -p cse --pass-pipeline='builtin.module(cse)' 2>&1 | filecheck %s --check-prefixes=BOTH,ALL
 // Every malformed pipeline, in either spelling, is one line naming the pipeline and
@@ -22,6 +23,7 @@
 // XDSL-EMPTY:
 // OPTION: error: pass 'aicf-fuse': Provided arguments ["bogus"] not found in expected arguments
 // TYPE: error: pass 'aicf-plan': Incompatible types: given ('many',), expected <class 'int'>
+// RANGE: error: pass 'aicf-fuse': max-ops must be at least 1, got 0
 // UNKNOWN: error: unknown pass 'no-such-pass' (aicf-opt --help lists the passes)
 // BOTH: error: give the passes with -p or with --pass-pipeline, not both
 
