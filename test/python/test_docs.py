@@ -117,3 +117,15 @@ def test_python_code_of_the_page_runs(page, tmp_path):
 @pytest.mark.parametrize("page", ["README.md", "docs/tutorial.md"])
 def test_commands_of_the_page_run(page):
     assert run_shell_blocks(ROOT / page) >= 3
+
+
+def test_cache_layout_is_the_documented_one(tmp_path, monkeypatch):
+    """One folder per backend under $AICF_CACHE_DIR, as docs/environment.md draws it
+    (test_disk_cache.py checks that the cpu target's libraries land in `c/`)."""
+    from aicf.backend import disk_cache
+
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path))
+    page = (ROOT / "docs/environment.md").read_text()
+    for backend, suffix in (("c", ".so"), ("cuda", ".cubin")):
+        assert disk_cache.directory(backend) == tmp_path / backend
+        assert f"{backend}/<key>{suffix}" in page and f"{backend}/<key>{suffix}.sha256" in page
