@@ -13,10 +13,17 @@
     print(prof.table())
 """
 
-from aicf.compiler import Executable, compile
-from aicf.errors import AicfError, ArgumentError, CompileError, LaunchError
-from aicf.math_precision import get_float32_matmul_precision, set_float32_matmul_precision
-from aicf.profiling import profiler
+# The one place the version is written: pyproject.toml reads it from here
+# ([tool.setuptools.dynamic]), and aicf-opt/aicf-run --version print it.
+__version__ = "0.1.0"
+
+from aicf.compiler import Executable, compile  # noqa: E402
+from aicf.errors import AicfError, ArgumentError, CompileError, LaunchError  # noqa: E402
+from aicf.math_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
+from aicf.profiling import profiler  # noqa: E402
+from aicf.logs import configure_from_env as _configure_logs  # noqa: E402
+
+_configure_logs()
 
 __all__ = [
     "AicfError",
@@ -26,6 +33,7 @@ __all__ = [
     "LaunchError",
     "Tensor",
     "TensorSpec",
+    "__version__",
     "compile",
     "get_float32_matmul_precision",
     "jit",

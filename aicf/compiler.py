@@ -8,7 +8,9 @@ loop level (memref arguments, `aicf.num_outputs`) goes straight to the backend.
 
 from __future__ import annotations
 
+import logging
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +31,13 @@ from aicf.diagnostics import decode_source, op_error, parse_module, verify_modul
 from aicf.dtypes import as_bf16_bits, numpy_dtype
 from aicf.errors import AicfError, ArgumentError, CompileError
 from aicf.interop import as_array
+from aicf.logs import getLogger
 from aicf.lru import LruCache
+
+_compile_log = getLogger("compile")
+_passes_log = getLogger("passes")
+_plan_log = getLogger("plan")
+_cache_log = getLogger("cache")
 
 TENSOR_PIPELINE: list[str] = [
     "aicf-infer-shapes",
@@ -182,13 +190,29 @@ def run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
             if name not in upstream:
                 raise CompileError(f"unknown pass '{name}'")
             cls = upstream[name]()
+        start = time.perf_counter()
         try:
             cls.from_pass_spec(spec).apply(ctx, module)
         except (CompileError, AicfError):
             raise
         except (VerifyException, DiagnosticException) as e:
             raise CompileError(f"{name}: {str(e).strip()}") from None
+        _passes_log.info("%s: %.1f ms", text, (time.perf_counter() - start) * 1e3)
+        _passes_log.debug("IR after %s:\n%s", text, module)
         verify_module(module)
+
+
+def _log_schedules(module: ModuleOp) -> None:
+    """The schedule aicf-plan wrote on each nest and group (aicf.plan at INFO)."""
+    if not _plan_log.isEnabledFor(logging.INFO):  # walking the module is not free
+        return
+    from aicf.diagnostics import location_of
+    from aicf.dialects.schedule import schedule_of
+
+    for op in module.walk():
+        s = schedule_of(op)
+        if s is not None:
+            _plan_log.info("%s: %s %s", location_of(op), op.name, s.describe())
 
 
 def _with_body(func: FuncOp) -> FuncOp:
@@ -401,6 +425,8 @@ class SpecializingExecutable:
     def specialize(self, shapes: Sequence[Sequence[int]]) -> Executable:
         key = tuple(tuple(s) for s in shapes)
         exe = self.specializations.get(key)
+        _cache_log.debug("@%s shapes %s: specialisation %s", self.entry, key,
+                         "miss" if exe is None else "hit")  # fmt: skip
         if exe is None:
             module = self.module.clone()
             func = _select_entry(module, self.entry)
@@ -474,7 +500,10 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     key = None
     if isinstance(src, str) and target == "cpu":
         key = (src, fuse, force) if "\n" in src or not src.strip().endswith(".mlir") else None
+    start = time.perf_counter()
     cached = _CPU_MODULES.get(key) if key is not None else None
+    if key is not None:
+        _cache_log.debug("compiled cpu module %s", "hit" if cached is not None else "miss")
     if cached is not None:
         module = cached.module
     else:
@@ -497,6 +526,8 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
                           matmul_precision=precision if precision != "highest" else "")
     if cached is None:
         run_pipeline(module, passes)
+        _log_schedules(module)
+    passes_done = time.perf_counter()
     func = _select_entry(module, name)
     nout_attr = func.attributes.get("aicf.num_outputs")
     nout = nout_attr.value.data if nout_attr is not None else 0  # type: ignore[attr-defined]
@@ -530,6 +561,10 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
         exe.pipeline = passes + tp[next(i for i, p in enumerate(tp) if p.startswith("aicf-plan")) + 1:]
     else:
         exe.pipeline = passes
+    done = time.perf_counter()
+    _compile_log.info("@%s for %s: %.1f ms (passes %.1f ms, build %.1f ms)", name, target,
+                      (done - start) * 1e3, (passes_done - start) * 1e3,
+                      (done - passes_done) * 1e3)  # fmt: skip
     return exe
 
 

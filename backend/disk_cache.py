@@ -34,6 +34,10 @@ import tempfile
 import warnings
 from pathlib import Path
 
+from aicf.logs import getLogger
+
+_log = getLogger("cache")
+
 DEFAULT_MAX_MB = 1024.0
 _SIDECAR = ".sha256"
 
@@ -119,12 +123,15 @@ def lookup(target: str, key: str, suffix: str) -> Path | None:
     d = directory(target)
     entry, sidecar = d / f"{key}{suffix}", d / f"{key}{suffix}{_SIDECAR}"
     if not entry.exists() and not sidecar.exists():
+        _log.info("%s miss: %s", target, entry)
         return None
     data, recorded = _read_trusted(entry), _read_trusted(sidecar)
     if data is None or recorded is None or recorded.decode(errors="replace") != _digest(data):
+        _log.info("%s: removed the untrusted or corrupt entry %s (rebuilding it)", target, entry)
         _remove(entry, sidecar)
         return None
     os.utime(entry)  # most recently used
+    _log.debug("%s hit: %s", target, entry)
     return entry
 
 
@@ -145,6 +152,7 @@ def store(target: str, key: str, suffix: str, data: bytes) -> Path:
     entry = d / f"{key}{suffix}"
     _write_atomic(entry, data)
     _write_atomic(d / f"{key}{suffix}{_SIDECAR}", _digest(data).encode())
+    _log.info("%s store: %s (%d bytes)", target, entry, len(data))
     _prune(d, keep=entry)
     return entry
 
@@ -181,5 +189,6 @@ def _prune(d: Path, keep: Path) -> None:
         if p == keep:
             continue
         sidecar = p.with_name(p.name + _SIDECAR)
+        _log.info("evicted %s (the cache is over $AICF_CACHE_MAX_MB)", p)
         _remove(p, sidecar)
         total -= sizes.get(p.name, 0) + sizes.get(sidecar.name, 0)

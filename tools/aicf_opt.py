@@ -5,20 +5,33 @@
 xDSL's own passes (canonicalize, cse, dce, ...) are there too. Malformed input and
 failed verification print a diagnostic with the location and exit non-zero, without a
 Python traceback (use --verify-diagnostics to print it and exit 0, for lit tests).
+
+mlir-opt's habits hold: `--pass-pipeline='builtin.module(...)'` (and -p) take MLIR's
+textual pipelines, `-` is stdin and `-o -` stdout, every chunk of --split-input-file
+runs (the exit code says whether all succeeded), --time-passes prints mlir-opt's
+report and --print-ir-after-all the IR after every pass, on stderr.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import dataclasses
 import sys
+import time
 from collections.abc import Sequence
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import (
+    DiagnosticException,
+    ParseError,
+    ShrinkException,
+    VerifyException,
+)
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from xdsl.passes import PassPipeline
-
+from aicf import __version__
 from aicf.context import aicf_dialects
 from aicf.diagnostics import (
     NESTED_TOO_DEEPLY,
@@ -29,6 +42,9 @@ from aicf.diagnostics import (
 )
 from aicf.errors import AicfError
 from aicf.registry import AICF_PASSES
+from aicf.tools.pass_help import PIPELINE_HELP, pass_list
+from aicf.tools.pass_pipeline import parse_pass_pipeline
+from aicf.tools.pass_timing import PassTimer
 
 
 def _emit_c(module: ModuleOp, out: IO[str]) -> None:
@@ -50,7 +66,8 @@ def _emit_ptx(module: ModuleOp, out: IO[str]) -> None:
 
 
 class AicfOptMain(xDSLOptMain):
-    version_format = "aicf-opt (xdsl {xdsl_version})"
+    version_format = f"aicf-opt {__version__} (xdsl {{xdsl_version}})"
+    timer: PassTimer | None = None
 
     def register_all_dialects(self):
         super().register_all_dialects()
@@ -79,20 +96,126 @@ class AicfOptMain(xDSLOptMain):
             verify_module(module)
         return module
 
-    def setup_pipeline(self):
-        def callback(previous, module: ModuleOp, next_pass) -> None:
-            if previous is not None and not self.args.disable_verify:
-                verify_module(module)
-            if previous and next_pass and self.args.print_between_passes:
-                print(f"// -----// IR after {previous.name} //----- //")
-                print(module)
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        super().register_all_arguments(arg_parser)
+        for action in arg_parser._actions:  # argparse has no public way to reword one
+            if action.dest == "input_file":
+                action.help = "the input file ('-' or none: stdin)"
+            if "--output-file" in action.option_strings:
+                action.help = "the output file ('-' or none: stdout)"
+            if "--passes" in action.option_strings:
+                action.help = PIPELINE_HELP
+            if "--print-between-passes" in action.option_strings:
+                action.help = "print the IR after every pass, on stderr"
+        arg_parser.add_argument("--pass-pipeline", default=None, help="the same as -p")
+        arg_parser.add_argument("--print-ir-after-all", "--mlir-print-ir-after-all",
+                                dest="print_between_passes", action="store_true",
+                                help="the same as --print-between-passes")  # fmt: skip
+        # --help goes on to list the passes, ours first, with what they do and their
+        # options; made only then, since it imports every pass.
+        print_help = arg_parser.print_help
 
+        def print_help_and_passes(file=None):
+            print_help(file)
+            passes = pass_list(self.available_passes, AICF_PASSES, self.available_targets)
+            print("\n" + passes, file=file)
+
+        arg_parser.print_help = print_help_and_passes
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        if self.args.input_file == "-":
+            return sys.stdin.buffer, "mlir"
+        return super().get_input_stream()
+
+    def get_input_name(self):
+        return "<stdin>" if self.args.input_file in (None, "-") else self.args.input_file
+
+    def prepare_output(self) -> IO[str]:
+        return sys.stdout if self.args.output_file == "-" else super().prepare_output()
+
+    def _timed(self, key: str, label: str):
+        return self.timer.timing(key, label) if self.timer else contextlib.nullcontext()
+
+    def setup_pipeline(self):
+        if self.args.time_passes:
+            self.timer = PassTimer()
+        step, started = 0, 0.0
+
+        def callback(previous, module: ModuleOp, next_pass) -> None:
+            nonlocal step, started
+            if previous is None:
+                step = 0
+            else:
+                if self.timer:
+                    self.timer.add(step, previous.name, time.perf_counter() - started)
+                step += 1
+                if not self.args.disable_verify:
+                    with self._timed("verifier", "(verifier)"):
+                        verify_module(module)
+                if self.args.print_between_passes:
+                    print(f"// -----// IR Dump After {previous.name} //----- //",
+                          file=sys.stderr)  # fmt: skip
+                    print(module, file=sys.stderr)
+            started = time.perf_counter()
+
+        if self.args.pass_pipeline is not None and self.args.passes:
+            raise AicfError("give the passes with -p or with --pass-pipeline, not both")
+        spec = self.args.passes or self.args.pass_pipeline or ""
+        self.pipeline = parse_pass_pipeline(spec, self.available_passes, callback)
+
+    def run(self) -> bool:
+        """xDSLOptMain.run, but every chunk of --split-input-file runs, even after one
+        failed (its diagnostic is printed on stderr). Returns whether all succeeded."""
+        chunks, file_extension = self.prepare_input()
+        output = self.prepare_output()
+        ok = True
         try:
-            self.pipeline = PassPipeline.parse_spec(
-                self.available_passes, self.args.passes, callback
-            )
-        except ValueError as e:  # an unknown pass name: a user error, not a crash
-            raise AicfError(f"{e} (aicf-opt --help lists the passes)") from None
+            for i, (chunk, offset) in enumerate(chunks):
+                if i > 0:
+                    output.write("// -----\n")
+                try:
+                    ok &= self._run_chunk(chunk, file_extension, offset, output)
+                finally:
+                    chunk.close()
+        except ShrinkException:  # as xDSLOptMain: tell shrinkray it may shrink
+            assert self.args.shrink
+            print("Success, can shrink")
+            sys.exit(0)
+        finally:
+            if output is not sys.stdout:
+                output.close()
+        if self.timer:
+            self.timer.report(sys.stderr)
+        if self.args.shrink:
+            print("Failure, can't shrink")
+            sys.exit(1)
+        return ok
+
+    def _run_chunk(self, chunk: IO[bytes], file_extension: str, offset: int,
+                   output: IO[str]) -> bool:  # fmt: skip
+        try:
+            with self._timed("parser", "Parser"):
+                module = self.parse_chunk(chunk, file_extension, offset)
+            if module is not None:
+                self.apply_passes(module)
+                with self._timed("output", "Output"):
+                    output.write(self.output_resulting_program(module))
+            output.flush()
+            return True
+        except ParseError as e:
+            e.span = dataclasses.replace(e.span, line_offset=offset)
+            if not self.args.parsing_diagnostics:
+                return _report(e)
+            print(e)
+        except DiagnosticException as e:
+            if not self.args.verify_diagnostics:
+                return _report(e)
+            print(e)
+            for note in getattr(e, "__notes__", ()):
+                print(note)
+        except Exception as e:
+            return _report(e)
+        return True
 
     def register_all_passes(self):
         super().register_all_passes()
@@ -106,28 +229,40 @@ class AicfOptMain(xDSLOptMain):
         self.available_targets["ptx"] = _emit_ptx
 
 
+def error_message(e: BaseException) -> str | None:
+    """The one-line (or MLIR-style located) diagnostic for a user error, or None for
+    an exception that is a bug in aicf or xDSL."""
+    if isinstance(e, ParseError):
+        return format_parse_error(e)
+    if isinstance(e, (VerifyException, DiagnosticException)):
+        return str(e).rstrip()
+    if isinstance(e, AicfError):
+        return f"error: {e}"
+    if isinstance(e, OSError):  # the input or output file cannot be opened
+        return f"error: {e.strerror}" + (f": {e.filename}" if e.filename else "")
+    if isinstance(e, RecursionError):  # a pass or the printer on a deeply nested program
+        return f"error: {NESTED_TOO_DEEPLY}"
+    return None
+
+
+def _report(e: BaseException) -> bool:
+    message = error_message(e)
+    if message is None:
+        raise e
+    print(message, file=sys.stderr)
+    return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        AicfOptMain(
+        ok = AicfOptMain(
             description="aicf modular optimizer driver (xDSL opt with aicf's passes)",
             args=argv,
         ).run()
-    except ParseError as e:
-        print(format_parse_error(e), file=sys.stderr)
+    except Exception as e:
+        _report(e)
         return 1
-    except (VerifyException, DiagnosticException) as e:
-        print(str(e).rstrip(), file=sys.stderr)
-        return 1
-    except AicfError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    except OSError as e:  # the input or output file cannot be opened
-        print(f"error: {e.strerror}: {e.filename}", file=sys.stderr)
-        return 1
-    except RecursionError:  # a pass or the printer on a deeply nested program
-        print(f"error: {NESTED_TOO_DEEPLY}", file=sys.stderr)
-        return 1
-    return 0
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 Inputs are standard-normal (seeded) in each argument's dtype. The outputs are compared
 with `aicf.reference` (the tensor level interpreted in float64); printed per output:
 max abs error, relative error ||out - ref|| / ||ref||, and the median run time. The exit
-code is 1 if an error exceeds the tolerance of its dtype (DESIGN.md: f32 1e-5, 1e-4 for
+code is 1 if an error exceeds the tolerance of its dtype (aicf.testing: f32 1e-5, 1e-4 for
 programs with a matmul; f16 1e-2 and bf16 5e-2, i.e. their precision over a chain of
 ops; f64 1e-12), or if an output has a NaN where the reference has none. `--target
 auto` (the default) runs on CUDA when CuPy sees a GPU, else on the cpu. A malformed or
@@ -21,8 +21,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-TOLERANCE = {"float32": 1e-5, "float16": 1e-2, "bfloat16": 5e-2, "uint16": 5e-2,
-             "float64": 1e-12}  # fmt: skip
 MATMUL_TOLERANCE_F32 = 1e-4
 
 
@@ -113,12 +111,24 @@ def _check_runnable(module, entry: str | None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="aicf-run", description=__doc__.split("\n\n")[0])
+    from importlib.metadata import version
+
+    from aicf import __version__
+
+    summary, _usage, details = __doc__.split("\n\n")
+    p = argparse.ArgumentParser(
+        prog="aicf-run",
+        description=f"{summary}\n\n{details}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("file", help="a .mlir file at the tensor level")
-    p.add_argument("--target", choices=("cpu", "cuda", "auto"), default="auto")
+    p.add_argument("--target", choices=("cpu", "cuda", "auto"), default="auto",
+                   help="where to run it (auto: cuda if CuPy sees a GPU, else cpu)")  # fmt: skip
     p.add_argument("--entry", default=None, help="function to run (default: the only one)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="of the random inputs")
     p.add_argument("--repeat", type=int, default=5, help="timed runs (median is printed)")
+    p.add_argument("--version", action="version",
+                   version=f"aicf-run {__version__} (xdsl {version('xdsl')})")  # fmt: skip
     args = p.parse_args(argv)
 
     import aicf
@@ -166,7 +176,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_abs = float(np.nanmax(np.abs(diff))) if diff.size else 0.0
         nref = float(np.linalg.norm(finite_ref))
         rel = float(np.linalg.norm(np.nan_to_num(diff, nan=np.inf))) / nref if nref else max_abs
-        tol = TOLERANCE.get(spec.dtype.name, 1e-5)
+        from aicf.testing import default_tolerance
+
+        tolerance = default_tolerance("bf16" if spec.is_bf16 else spec.dtype.name)
+        tol = tolerance.rtol if tolerance is not None else 1e-5
         if has_matmul and spec.dtype == np.float32:
             tol = MATMUL_TOLERANCE_F32
         passed = bad_nan == 0 and rel <= tol

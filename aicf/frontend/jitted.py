@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -38,6 +40,10 @@ from aicf.errors import AicfError, ArgumentError
 from aicf.frontend import pytree
 from aicf.frontend.tensor import TensorSpec, scalar_spec
 from aicf.frontend.tracer import is_tracing, trace_function
+from aicf.logs import getLogger
+
+_cache_log = getLogger("cache")
+_compile_log = getLogger("compile")
 
 DEFAULT_CACHE_SIZE = 64
 """Specialisations a jitted function keeps (compiled programs stay mapped while kept)."""
@@ -51,6 +57,11 @@ def _compile(module: ModuleOp, target: str):
     if compile_ is None:
         raise AicfError("aicf.compile is not available in this build")
     return compile_(module, target=target)
+
+
+def _describe(call: _Call) -> str:
+    shapes = ", ".join(f"{s.dtype}{list(s.shape)}" for s in call.specs)
+    return f"({shapes}{''.join(f', {n}={v!r}' for n, v in call.static)})"
 
 
 def _as_tuple(value: Any) -> tuple:
@@ -204,14 +215,24 @@ class JitFunction:
             hit = self._cache.get(key)
             if hit is not None:
                 self._cache.move_to_end(key)
+                if _cache_log.isEnabledFor(logging.DEBUG):
+                    _cache_log.debug("jit %s: hit %s", self.fn.__qualname__, _describe(call))
                 return hit
+        if _cache_log.isEnabledFor(logging.INFO):
+            _cache_log.info("jit %s: miss %s", self.fn.__qualname__, _describe(call))
+        start = time.perf_counter()
         module, out_def = self._trace(call)
+        traced = time.perf_counter()
         entry = (_compile(module, self.target), out_def)
+        _compile_log.info("jit %s: traced in %.1f ms, compiled in %.1f ms", self.fn.__qualname__,
+                          (traced - start) * 1e3, (time.perf_counter() - traced) * 1e3)  # fmt: skip
         with self._lock:
             self.num_compilations += 1
             self._cache[key] = entry
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
+                _cache_log.info("jit %s: evicted a specialisation (cache_size=%d)",
+                                self.fn.__qualname__, self.cache_size)  # fmt: skip
         return entry
 
     def executable(self, *args: Any, **kwargs: Any):

@@ -38,6 +38,7 @@ becomes
 from __future__ import annotations
 
 import heapq
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -50,12 +51,16 @@ from xdsl.transforms.dead_code_elimination import dce
 
 from aicf.dialects import tensor as t
 from aicf.cost.fusion import Cost, CostModel, FusionBudget
+from aicf.diagnostics import location_of
+from aicf.logs import getLogger
 from aicf.passes.tensor.fusion_domain import (
     NotFusible,
     analyze,
     fusible_op,
     is_splat_constant,
 )
+
+_log = getLogger("fusion")
 
 
 class Group:
@@ -316,12 +321,17 @@ class _Fuser:
             if not outputs:
                 continue
             op = self._build(g, outputs)
-            if explain:
+            if explain or _log.isEnabledFor(logging.INFO):
                 unfused = sum((self.model.op_cost(o) for o in g.ops), Cost(0, 0, 0, 0))
                 fused_cost = self.cost(g, homed)
-                op.attributes["aicf.fusion"] = StringAttr(
-                    f"fused: {fused_cost}; unfused: {unfused}"
-                )
+                if explain:
+                    op.attributes["aicf.fusion"] = StringAttr(
+                        f"fused: {fused_cost}; unfused: {unfused}"
+                    )
+                _log.info("%s: %d ops into one kernel (%s); fused: %s; unfused: %s",
+                          location_of(g.ops[0]), len(g.ops),
+                          " ".join(o.name.removeprefix("aicf_tensor.") for o in g.ops),
+                          fused_cost, unfused)  # fmt: skip
             fused[g] = op
             for v, r in zip(outputs, op.outputs):
                 results[v] = r
@@ -413,6 +423,12 @@ class FusePass(ModulePass):
     explain: bool = False
     # the description the costs are priced on (aicf.target: h100, a100, cpu, auto)
     target: str = "auto"
+
+    def __post_init__(self) -> None:
+        for option in ("max_inputs", "max_ops"):
+            value = getattr(self, option)
+            if value is not None and value < 1:
+                raise ValueError(f"{option.replace('_', '-')} must be at least 1, got {value}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Dead ops would be grouped too, and a dead group is never built: its members

@@ -6,7 +6,9 @@ within 4 ulp, as documented in backend/c/emit.py; f16 within 1 f16 ulp; f32 redu
 relative error < 1e-5, matmul < 1e-4.
 
 Each group of cases is one module with one function per case, compiled once (later
-entries of the same module hit the build cache).
+entries of the same module hit the build cache). Comparisons go through
+aicf.testing.assert_close: `ulps=` for elementwise results, `reduction=True` for sums,
+means and matmuls.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pytest
 os.environ.setdefault("AICF_CACHE_DIR", tempfile.mkdtemp(prefix="aicf-test-cache-"))
 
 import aicf  # noqa: E402
+from aicf.testing import assert_close  # noqa: E402
 
 RNG = np.random.default_rng(1234)
 NP_DT = {"f32": np.float32, "f16": np.float16}
@@ -37,23 +40,6 @@ def compile_cases(cases):
         funcs.append(f"func.func @k{i}{sig} {{\n{body}\n}}")
     text = "\n".join(funcs)
     return [aicf.compile(text, target="cpu", entry=f"k{i}") for i in range(len(cases))]
-
-
-def ulp_error(out, ref, dt):
-    ref_r = ref.astype(dt)
-    sp = np.spacing(np.abs(ref_r)).astype(np.float64)
-    sp = np.maximum(sp, np.spacing(np.finfo(dt).tiny))
-    err = np.abs(out.astype(np.float64) - ref) / sp
-    assert not np.any(np.isnan(out) & ~np.isnan(ref)), "NaN where the reference has none"
-    err = np.where(np.isnan(ref) & np.isnan(out), 0, err)
-    return float(err.max()) if err.size else 0.0
-
-
-def rel_error(out, ref):
-    assert not np.any(np.isnan(out) & ~np.isnan(ref))
-    n = np.linalg.norm(ref)
-    d = np.linalg.norm(out.astype(np.float64) - ref)
-    return d / n if n else d
 
 
 def rand(shape, dt, positive=False):
@@ -99,13 +85,13 @@ def test_unary(dt):
         out = exe(x)
         assert out.shape == shape and out.dtype == NP_DT[dt]
         ref = np.asarray(fn(x.astype(np.float64)), np.float64)
+        bound = bound if dt == "f32" else 1.0
         if name == "gelu":
             # the lowering's 0.5x(1+erf(x/sqrt2)) cancels for x << 0: bound the error
             # by ulps of max(|ref|, 1) until it uses erfc
-            err = np.abs(out - ref).max(initial=0) / np.spacing(NP_DT[dt](1))
+            assert_close(out, ref, ulps=0, atol=bound * np.spacing(NP_DT[dt](1)), msg=name)
         else:
-            err = ulp_error(out, ref, NP_DT[dt])
-        assert err <= (bound if dt == "f32" else 1.0), (name, shape, err)
+            assert_close(out, ref, ulps=bound, msg=f"{name} {shape}")
 
 
 def test_vector_sin_cos_tanh_accuracy_many_inputs():
@@ -119,7 +105,7 @@ def test_vector_sin_cos_tanh_accuracy_many_inputs():
     for exe, f in zip(exes, (np.sin, np.cos, np.tanh, np.exp, np.log)):
         xin = np.abs(x) + 1e-3 if f is np.log else (np.clip(x, -80, 80) if f is np.exp else x)
         xin = xin.astype(np.float32)
-        assert ulp_error(exe(xin), f(xin.astype(np.float64)), np.float32) <= 2, f.__name__
+        assert_close(exe(xin), f(xin.astype(np.float64)), ulps=2, msg=f.__name__)
 
 
 # --- binary ----------------------------------------------------------------------------
@@ -147,8 +133,7 @@ def test_binary_broadcasting(dt):
         b = rand(sb, NP_DT[dt])
         out = exe(a, b)
         ref = BINARY[name](a.astype(np.float64), b.astype(np.float64))
-        assert out.shape == ref.shape
-        assert ulp_error(out, ref, NP_DT[dt]) <= (2 if dt == "f32" else 1.0), (name, sa, sb)
+        assert_close(out, ref, ulps=2 if dt == "f32" else 1, msg=f"{name} {sa} {sb}")
 
 
 def test_max_min_propagate_nan():
@@ -188,12 +173,11 @@ def test_reductions(dt):
         x = rand(shape, NP_DT[dt])
         out = exe(x)
         ref = ops[name](x.astype(np.float64), axis=tuple(axes), keepdims=keep)
-        assert out.shape == ref.shape, (name, shape, axes)
-        tol = 1e-5 if dt == "f32" else 2e-3
+        where = f"{name} {shape} axes={axes} keepdims={keep}"
         if name == "reduce_max":
-            assert ulp_error(out, ref, NP_DT[dt]) == 0
+            assert_close(out, ref, ulps=0, msg=where)
         else:
-            assert rel_error(out, ref) < tol, (name, shape, axes, keep)
+            assert_close(out, ref, reduction=True, rtol=1e-5 if dt == "f32" else 2e-3, msg=where)
 
 
 # --- matmul, layout, cast ----------------------------------------------------------------
@@ -214,8 +198,7 @@ def test_matmul(dt):
         a, b = rand(sa, NP_DT[dt]), rand(sb, NP_DT[dt])
         out = exe(a, b)
         ref = np.matmul(a.astype(np.float64), b.astype(np.float64))
-        assert out.shape == ref.shape
-        assert rel_error(out, ref) < (1e-4 if dt == "f32" else 2e-3), (sa, sb)
+        assert_close(out, ref, reduction=True, rtol=1e-4 if dt == "f32" else 2e-3, msg=f"{sa} {sb}")
 
 
 def test_layout_and_cast():
@@ -291,8 +274,8 @@ def test_strided_and_offset_inputs(addsum):
     for a, b in views:
         s, t = addsum(a, b)
         ref = a.astype(np.float64) + b
-        assert ulp_error(s, ref, np.float32) <= 0.5
-        assert rel_error(t, (a + b).astype(np.float64).sum(0)) < 1e-6
+        assert_close(s, ref, ulps=0.5)
+        assert_close(t, (a + b).astype(np.float64).sum(0), reduction=True, rtol=1e-6)
     assert not np.shares_memory(s, base)
 
 

@@ -19,7 +19,8 @@ import pytest
 os.environ.setdefault("AICF_CACHE_DIR", tempfile.mkdtemp(prefix="aicf-test-cache-"))
 
 import aicf  # noqa: E402
-from test_cpu_numerics import rel_error, ttype, ulp_error  # noqa: E402
+from aicf.testing import assert_close  # noqa: E402
+from test_cpu_numerics import ttype  # noqa: E402
 
 RNG = np.random.default_rng(4321)
 NP_DT = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "i64": np.int64}
@@ -141,7 +142,7 @@ def test_erf_and_gelu_forms(op, dt, fuse):
     ref = ERF(x64) if op == "erf" else gelu_ref(x64, "tanh" if op == "gelu_tanh" else "none")
     got = compiled(text, fuse)(x)
     if op == "erf":
-        assert ulp_error(got, ref, NP_DT[dt]) <= (4 if dt == "f32" else 1)
+        assert_close(got, ref, ulps=4 if dt == "f32" else 1)
     else:
         # x * (1 + erf(x / sqrt 2)) cancels for x << 0: the error is relative to |x|
         eps = float(np.finfo(NP_DT[dt]).eps)
@@ -185,9 +186,9 @@ def test_reduce_var(shape, axes, keepdims, ddof, dt):
         np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
         return
     if dt == "f32":
-        assert rel_error(got, ref) < 1e-5
+        assert_close(got, ref, reduction=True, rtol=1e-5)
     else:
-        assert ulp_error(got, ref, np.float16) <= 1
+        assert_close(got, ref, ulps=1)
 
 
 @pytest.mark.parametrize("dt", ["f32", "f16", "i32"])
@@ -254,7 +255,7 @@ def test_front_end_reduce_var_and_iota():
 
     x = values((5, 7), "f32", special=False)
     v, i = aicf.jit(f, target="cpu")(x)
-    assert rel_error(v, np.var(x.astype(np.float64), -1, ddof=1)) < 1e-6
+    assert_close(v, np.var(x.astype(np.float64), -1, ddof=1), reduction=True, rtol=1e-6)
     assert i.dtype == np.int64
     np.testing.assert_array_equal(i, np.indices((3, 4))[1])
 
@@ -280,7 +281,7 @@ def test_front_end_slices_concatenate_split(dt):
     ref = slicing(x.astype(np.float64), y.astype(np.float64))
     for g, r in zip(got, ref):
         assert g.shape == r.shape and g.dtype == x.dtype
-        assert ulp_error(g, r, x.dtype) <= 2
+        assert_close(g, r, ulps=2)
 
 
 @pytest.mark.parametrize("fuse", [True, False])

@@ -17,3 +17,35 @@ def test_every_package_folder_is_listed():
             rel = init.parent.relative_to(ROOT / folder)
             found.add(".".join([pkg, *rel.parts]) if rel.parts else pkg)
     assert found - listed == set(), "add these to [tool.setuptools] packages"
+
+
+def test_version_has_one_source():
+    """pyproject reads the version from aicf.__version__; the installed metadata (what
+    pip and `aicf-opt --version` report) is the same string."""
+    from importlib.metadata import version
+
+    import aicf
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "aicf.__version__"}
+    assert version("aicf") == aicf.__version__
+    assert f"## {aicf.__version__} " in (ROOT / "CHANGELOG.md").read_text()
+
+
+def test_licence_and_typing_marker_are_shipped():
+    from importlib.metadata import metadata
+
+    meta = metadata("aicf")
+    assert meta["License-Expression"] == "Apache-2.0"
+    assert "Apache License" in (ROOT / "LICENSE").read_text().splitlines()[1]
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "py.typed" in cfg["package-data"]["aicf"]
+    assert (ROOT / "aicf" / "py.typed").is_file()
+
+
+def test_xdsl_pin_is_explained():
+    text = (ROOT / "pyproject.toml").read_text()
+    pin = text.index('"xdsl==')
+    comment = text[text.rindex("dependencies = [", 0, pin) : pin]
+    assert "# Pinned exactly" in comment

@@ -1,12 +1,18 @@
-// RUN: env COLUMNS=10000 aicf-opt --help | filecheck %s
-// `aicf-opt --help` lists aicf's passes beside xDSL's own, and the output targets.
+// RUN: env COLUMNS=100 aicf-opt --help | filecheck %s
+// `aicf-opt --help` lists aicf's passes first, each with a one-line description and
+// its options, then xDSL's passes, then the output targets.
 
-// CHECK: Available targets are:
-// CHECK-SAME: mlir
-// CHECK-SAME: c,cuda,ptx
-// CHECK: Available passes are:
-// CHECK-SAME: canonicalize
-// CHECK-SAME: cse
-// CHECK-SAME: dce
-// CHECK-SAME: aicf-infer-shapes
-// CHECK-SAME: aicf-lower-to-loops
+// CHECK: --pass-pipeline
+// CHECK: aicf passes:
+// CHECK-NEXT: aicf-cleanup-reshapes {{ +}}Fold reshapes
+// CHECK: aicf-fuse {{ +}}Group `aicf_tensor` ops
+// CHECK: options: max-inputs: int | None = none, max-ops: int | None =
+// CHECK: aicf-infer-shapes {{ +}}Fill unranked
+// CHECK: aicf-plan {{ +}}Write a schedule attribute
+// CHECK: options: target: str = auto, force: str = "", explain: bool =
+// CHECK: aicf-tile
+// CHECK: xDSL passes
+// CHECK: canonicalize,
+// CHECK: cse,
+// CHECK: dce,
+// CHECK: targets (-t): {{.*}}mlir, {{.*}}c, cuda, ptx

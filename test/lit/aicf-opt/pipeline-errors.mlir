@@ -1,0 +1,30 @@
+// RUN: not aicf-opt %s -p 'aicf-fuse{explain=true' 2>&1 | filecheck %s --check-prefixes=BRACE,ALL
+// RUN: not aicf-opt %s --pass-pipeline='builtin.module(aicf-infer-shapes' 2>&1 | filecheck %s --check-prefixes=PAREN,ALL
+// RUN: not aicf-opt %s --pass-pipeline='func.func(cse)' 2>&1 | filecheck %s --check-prefixes=ANCHOR,ALL
+// RUN: not aicf-opt %s --pass-pipeline='builtin.module(gpu.module(cse))' 2>&1 | filecheck %s --check-prefixes=NEST,ALL
+// RUN: not aicf-opt %s -p 'cse,,dce' 2>&1 | filecheck %s --check-prefixes=EMPTY,ALL
+// RUN: not aicf-opt %s -p 'aicf-fuse{max-ops=1 2}' 2>&1 | filecheck %s --check-prefixes=XDSL,ALL
+// RUN: not aicf-opt %s -p 'aicf-fuse{bogus=1}' 2>&1 | filecheck %s --check-prefixes=OPTION,ALL
+// RUN: not aicf-opt %s -p 'aicf-plan{cores=many}' 2>&1 | filecheck %s --check-prefixes=TYPE,ALL
+// RUN: not aicf-opt %s -p 'aicf-fuse{max-ops=0}' 2>&1 | filecheck %s --check-prefixes=RANGE,ALL
+// RUN: not aicf-opt %s -p 'no-such-pass' 2>&1 | filecheck %s --check-prefixes=UNKNOWN,ALL
+// RUN: not aicf-opt %s -p cse --pass-pipeline='builtin.module(cse)' 2>&1 | filecheck %s --check-prefixes=BOTH,ALL
+// Every malformed pipeline, in either spelling, is one line naming the pipeline and
+// the column (or the pass and option), with exit code 1 and no traceback.
+
+// BRACE: error: malformed pass pipeline 'aicf-fuse{explain=true' at column 10: '{' of the options of 'aicf-fuse' is never closed
+// BRACE-EMPTY:
+// PAREN: error: malformed pass pipeline 'builtin.module(aicf-infer-shapes' at column 33: expected ',' or ')'
+// PAREN-EMPTY:
+// ANCHOR: error: malformed pass pipeline 'func.func(cse)' at column 1: a nested pipeline starts with 'builtin.module(', not 'func.func('
+// NEST: at column 16: aicf-opt nests passes on 'func.func' only inside 'builtin.module', not on 'gpu.module'
+// EMPTY: error: malformed pass pipeline 'cse,,dce' at column 5: expected a pass name, found ','
+// XDSL: error: malformed pass pipeline 'aicf-fuse{max-ops=1 2}' at column 21: Expected argument name here
+// XDSL-EMPTY:
+// OPTION: error: pass 'aicf-fuse': Provided arguments ["bogus"] not found in expected arguments
+// TYPE: error: pass 'aicf-plan': Incompatible types: given ('many',), expected <class 'int'>
+// RANGE: error: pass 'aicf-fuse': max-ops must be at least 1, got 0
+// UNKNOWN: error: unknown pass 'no-such-pass' (aicf-opt --help lists the passes)
+// BOTH: error: give the passes with -p or with --pass-pipeline, not both
+
+// ALL-NOT: Traceback

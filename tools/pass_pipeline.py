@@ -1,0 +1,150 @@
+"""Pass pipelines for aicf-opt in both spellings, with one-line errors.
+
+    aicf-infer-shapes,canonicalize,aicf-plan{target=cpu}                   (xDSL's)
+    builtin.module(aicf-infer-shapes,func.func(canonicalize,cse),aicf-plan{target=cpu})
+
+The second is MLIR's textual pipeline (what mlir-opt's --pass-pipeline takes). xDSL's
+passes are module passes, so a `func.func(...)` group runs its passes on the module,
+in order: each of them rewrites every function on its own, which is what the nesting
+asks for. Options are xDSL's (`{name=value name=value}`, `-` or `_` in names); the
+text of each pass is handed to xDSL's parser, so the two spellings accept the same
+options.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError
+
+from aicf.errors import AicfError
+
+MODULE_ANCHOR = "builtin.module"
+FUNCTION_ANCHOR = "func.func"
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+
+class PipelineError(AicfError):
+    """A malformed pipeline, an unknown pass or a bad option: one line, with the column."""
+
+
+class _Cursor:
+    def __init__(self, text: str):
+        self.text = text
+        self.pos = 0
+
+    def peek(self) -> str:
+        self.skip_space()
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def skip_space(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+
+    def error(self, message: str, pos: int | None = None) -> PipelineError:
+        col = (self.pos if pos is None else pos) + 1
+        return PipelineError(f"malformed pass pipeline '{self.text}' at column {col}: {message}")
+
+
+def _passes(cur: _Cursor, anchor: str | None, closing: str) -> list[tuple[str, int]]:
+    """The passes (their text and start column) up to `closing`, nested groups
+    flattened. `anchor` is the op the enclosing group runs on (None at the top)."""
+    found: list[tuple[str, int]] = []
+    if cur.peek() == closing:
+        return found
+    while True:
+        found += _element(cur, anchor)
+        c = cur.peek()
+        if c == ",":
+            cur.pos += 1
+            if cur.peek() in (closing, ")"):
+                raise cur.error("expected a pass name after ','")
+            continue
+        if c == closing:
+            return found
+        expected = "',' or ')'" if closing == ")" else "',' or the end"
+        raise cur.error(f"expected {expected}, found '{c}'" if c else f"expected {expected}")
+
+
+def _element(cur: _Cursor, anchor: str | None) -> list[tuple[str, int]]:
+    cur.skip_space()
+    start = cur.pos
+    while cur.pos < len(cur.text) and cur.text[cur.pos] in _NAME_CHARS:
+        cur.pos += 1
+    name = cur.text[start : cur.pos]
+    if not name:
+        found = cur.text[cur.pos : cur.pos + 1]
+        raise cur.error(f"expected a pass name, found '{found}'" if found else "expected a pass name")
+    nxt = cur.text[cur.pos : cur.pos + 1]
+    if nxt == "(":
+        _check_anchor(cur, name, anchor, start)
+        cur.pos += 1
+        inner = _passes(cur, name, ")")
+        cur.pos += 1
+        return inner
+    if anchor is None and name in (MODULE_ANCHOR, FUNCTION_ANCHOR):
+        raise cur.error(f"'{name}' must be followed by '(' and its passes", start)
+    if nxt in ("{", "["):  # options, or xDSL's mlir-opt[...] escape
+        _skip_bracketed(cur, nxt, "}" if nxt == "{" else "]", name)
+    return [(cur.text[start : cur.pos], start)]
+
+
+def _check_anchor(cur: _Cursor, name: str, anchor: str | None, pos: int) -> None:
+    if anchor is None and name != MODULE_ANCHOR:
+        raise cur.error(f"a nested pipeline starts with '{MODULE_ANCHOR}(', not '{name}('", pos)
+    if anchor == MODULE_ANCHOR and name != FUNCTION_ANCHOR:
+        raise cur.error(f"aicf-opt nests passes on '{FUNCTION_ANCHOR}' only inside "
+                        f"'{MODULE_ANCHOR}', not on '{name}'", pos)  # fmt: skip
+    if anchor == FUNCTION_ANCHOR:
+        raise cur.error(f"no op to nest '{name}' on inside '{FUNCTION_ANCHOR}'", pos)
+
+
+def _skip_bracketed(cur: _Cursor, opening: str, closing: str, name: str) -> None:
+    start = cur.pos
+    cur.pos += 1
+    in_string = False
+    while cur.pos < len(cur.text):
+        c = cur.text[cur.pos]
+        if in_string and c == "\\":
+            cur.pos += 1
+        elif c == '"':
+            in_string = not in_string
+        elif c == closing and not in_string:
+            cur.pos += 1
+            return
+        cur.pos += 1
+    raise cur.error(f"'{opening}' of the options of '{name}' is never closed", start)
+
+
+def _spec(text: str, start: int, whole: str) -> ArgSpec:
+    try:
+        (spec,) = parse_pipeline(text)
+    except ArgSpecParseError as e:  # a BaseException in xDSL: never let it through
+        # xDSL's message: a header, "pass-pipeline:1:COL", the text, a caret, the reason
+        lines = str(e).strip().splitlines()
+        col = int(lines[1].rsplit(":", 1)[1]) + start
+        raise PipelineError(f"malformed pass pipeline '{whole}' at column {col}: "
+                            f"{lines[-1].strip()}") from None  # fmt: skip
+    return spec
+
+
+def parse_pass_pipeline(
+    text: str,
+    available: dict[str, Callable[[], type[ModulePass]]],
+    callback: PassPipelineCallbackType | None = None,
+) -> PassPipeline:
+    """The pipeline `text` names (either spelling), or a PipelineError."""
+    cur = _Cursor(text)
+    found = _passes(cur, None, "")
+    passes = []
+    for pass_text, start in found:
+        spec = _spec(pass_text, start, text)
+        if spec.name not in available:
+            raise PipelineError(f"unknown pass '{spec.name}' (aicf-opt --help lists the passes)")
+        try:
+            passes.append(available[spec.name]().from_pass_spec(spec))
+        except (ValueError, TypeError) as e:  # unknown option, wrong type or value
+            raise PipelineError(f"pass '{spec.name}': {e}") from None
+    return PassPipeline(tuple(passes), callback)
