@@ -39,7 +39,7 @@ from xdsl.passes import ModulePass
 from aicf.dialects.loop import GroupOp, NestOp
 from aicf.dialects.schedule import SCHEDULE_ATTR, Schedule, schedule_of
 
-log = logging.getLogger("aicf.tune")
+log = logging.getLogger("aicf.plan")  # tuning decides schedules, as the planner does
 
 TUNABLE = ("gpu.wgmma", "gpu.wgmma_epilogue")
 LIBRARY = ("gpu.cublas_gemm",)
