@@ -90,7 +90,7 @@ from xdsl.ir.affine import (
 from aicf.backend.c_syntax import int_helper_call, int_helpers
 from aicf.backend.symbols import c_symbol, check_distinct
 from aicf.diagnostics import op_error
-from aicf.dialects.loop import Combiner, GroupOp, NestOp, YieldOp
+from aicf.dialects.loop import Combiner, GatherOp, GroupOp, NestOp, YieldOp
 from aicf.dialects.schedule import Schedule, schedule_of
 from aicf.errors import CompileError
 
@@ -1037,6 +1037,8 @@ class ModuleEmitter:
             return [head, *NestEmitter(op, st).emit()]
         if isinstance(op, GroupOp):
             return self.emit_group(op, st)
+        if isinstance(op, GatherOp):
+            return emit_gather(op, st)
         if n == "memref.alloc" or n == "memref.alloca":
             t = op.results[0].type
             assert isinstance(t, MemRefType)
@@ -1097,6 +1099,24 @@ class ModuleEmitter:
                                "(run aicf-lower-to-loops)")
             return []
         raise op_error(op, "is not supported by the cpu target")
+
+
+def emit_gather(op: GatherOp, st: FuncState) -> list[str]:
+    """Loops over the output; the gathered index is wrapped once and clamped (the
+    op's rule), so no index reaches outside the source."""
+    src, idx, out = (st.bufs[v] for v in (op.source, op.indices, op.output))
+    a, n = op.axis_value, src.shape[op.axis_value]
+    names = [f"i{d}" for d in range(len(out.shape))]
+    at_idx = names[a : a + len(idx.shape)]
+    body = [
+        f"int64_t k = (int64_t){idx.at(at_idx)};",
+        f"if (k < 0) k += {n};",
+        f"k = k < 0 ? 0 : k >= {n} ? {n - 1} : k;",
+        f"{out.at(names)} = {src.at([*names[:a], 'k', *names[a + len(idx.shape):]])};",
+    ]
+    loops = [Loop(d, e) for d, e in enumerate(out.shape)]
+    head = f"/* {op.name} axis = {a} */"
+    return [head, "{", *_loops_c(loops, body, "  "), "}"]
 
 
 def _schedule_kind(sched: DictionaryAttr) -> str:
