@@ -21,10 +21,14 @@ def load_example(name: str):
     as they are)."""
     import importlib.util
     import pathlib
+    import sys
 
     path = pathlib.Path(__file__).resolve().parents[2] / "examples" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"examples_{name}", path)
     assert spec is not None and spec.loader is not None
+    if spec.name in sys.modules:
+        return sys.modules[spec.name]
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
