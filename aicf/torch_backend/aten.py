@@ -16,6 +16,7 @@ from typing import Any
 
 
 from aicf import ops
+from aicf.errors import AicfError
 from aicf.frontend.tensor import Tensor
 
 TORCH_DTYPES = {
@@ -203,6 +204,48 @@ def _gelu(x: Tensor, *, approximate: str = "none") -> Tensor:
     return ops.gelu(x, approximate=approximate)
 
 
+def _attention(q: Tensor, k: Tensor, v: Tensor, mask: Any, dropout_p: float, is_causal: bool,
+               scale: float | None) -> Tensor:
+    """softmax(q k^T * scale + mask) v, the math of scaled dot-product attention; a
+    bool mask keeps where true, a float mask adds."""
+    if dropout_p:
+        raise AicfError(f"attention with dropout_p={dropout_p} (inference only)")
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    s = ops.matmul(q, _transpose(k, -1, -2)) * scale
+    if is_causal:
+        n, m = s.shape[-2], s.shape[-1]
+        keep = ops.greater_equal(ops.iota([n, m], 0, "i32"), ops.iota([n, m], 1, "i32"))
+        s = ops.where(keep, s, float("-inf"))
+    if isinstance(mask, Tensor):
+        s = ops.where(mask, s, float("-inf")) if mask.dtype == "i1" else s + mask
+    return ops.matmul(_softmax(s, -1), v)
+
+
+def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+    if enable_gqa:
+        raise AicfError("attention with enable_gqa")
+    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale)
+
+
+def _flash(query, key, value, dropout_p=0.0, is_causal=False, return_debug_mask=False, *, scale=None):
+    """The flash kernel's op: the output, then what only its backward reads (left
+    unset: a graph that reads them does not compile, and runs in torch)."""
+    return (_attention(query, key, value, None, dropout_p, is_causal, scale), *[None] * 8)
+
+
+def _efficient(query, key, value, attn_bias, compute_log_sumexp, dropout_p=0.0, is_causal=False, *, scale=None):
+    return (_attention(query, key, value, attn_bias, dropout_p, is_causal, scale), *[None] * 3)
+
+
+def _cudnn(query, key, value, attn_bias, compute_log_sumexp, dropout_p=0.0, is_causal=False,
+           return_debug_mask=False, *, scale=None):
+    return (_attention(query, key, value, attn_bias, dropout_p, is_causal, scale), *[None] * 8)
+
+
+def _flash_cpu(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
+    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale), None
+
+
 ATEN: dict[str, Callable[..., Any]] = {
     # layout
     "aten.view.default": lambda x, size: ops.reshape(x, _shape(x, size)),
@@ -296,6 +339,13 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten._softmax.default": _softmax,
     "aten._log_softmax.default": _log_softmax,
     "aten.native_layer_norm.default": _layer_norm,
+    # attention: the fused kernels' ops, which the GPU's dispatch picks before any
+    # decomposition (flash, memory-efficient, cuDNN), as their math
+    "aten.scaled_dot_product_attention.default": _sdpa,
+    "aten._scaled_dot_product_flash_attention.default": _flash,
+    "aten._scaled_dot_product_efficient_attention.default": _efficient,
+    "aten._scaled_dot_product_cudnn_attention.default": _cudnn,
+    "aten._scaled_dot_product_flash_attention_for_cpu.default": _flash_cpu,
 }
 """ATen overload name -> its meaning on traced tensors."""
 

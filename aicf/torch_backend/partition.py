@@ -168,8 +168,9 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], repor
         )
         try:
             call, report.target = _compile_partition(sub, [a.meta["val"] for a in node.args], node.target)
-        except AicfError as e:
-            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        except Exception as e:  # noqa: BLE001 - the partition runs in torch, and the log says why
+            text = str(e).splitlines()[0] if str(e) else ""
+            first = text if isinstance(e, AicfError) else f"{type(e).__name__}: {text}"
             for op in counted:
                 report.fallback[op] = f"the partition did not compile: {first}"
             continue

@@ -102,3 +102,28 @@ def test_gpt_on_cuda(dtype, tol):
     assert report.fallback == {} and report.target == "cuda"
     assert out.device.type == "cuda" and out.dtype == dtype
     assert G.rel_err(out, ref) < tol
+
+
+@pytest.mark.parametrize("op, extra", [
+    ("aten._scaled_dot_product_flash_attention.default", {}),
+    ("aten._scaled_dot_product_efficient_attention.default", {"attn_bias": None, "compute_log_sumexp": False}),
+    ("aten._scaled_dot_product_cudnn_attention.default", {"attn_bias": None, "compute_log_sumexp": False}),
+    ("aten.scaled_dot_product_attention.default", {"attn_mask": None}),
+])  # fmt: skip
+@pytest.mark.parametrize("causal", [True, False])
+def test_fused_attention_ops_are_their_math(op, extra, causal):
+    """The ops the GPU's dispatch picks for F.scaled_dot_product_attention (no GPU
+    needed: traced here on the cpu target) against torch's SDPA."""
+    from aicf.torch_backend.aten import ATEN
+
+    import aicf
+
+    q, k, v = (torch.randn(2, 3, 7, 8) for _ in range(3))
+
+    def f(q, k, v):
+        out = ATEN[op](q, k, v, *extra.values(), 0.0, causal)
+        return out[0] if isinstance(out, tuple) else out
+
+    got = aicf.jit(f)(q.numpy(), k.numpy(), v.numpy())
+    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    assert G.rel_err(torch.from_numpy(got), ref) < 1e-5
