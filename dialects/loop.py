@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
     DenseArrayBase,
+    IntegerAttr,
     IntegerType,
     MemRefType,
     StringAttr,
@@ -55,6 +56,7 @@ from xdsl.irdl import (
     IRDLOperation,
     AttrSizedOperandSegments,
     irdl_op_definition,
+    operand_def,
     prop_def,
     region_def,
     traits_def,
@@ -66,6 +68,7 @@ from xdsl.traits import (
     EffectInstance,
     HasParent,
     IsTerminator,
+    MemoryEffect,
     MemoryEffectKind,
     NoTerminator,
     Pure,
@@ -597,10 +600,122 @@ class GroupOp(IRDLOperation):
         return op
 
 
+class GatherMemoryEffect(MemoryEffect):
+    """Reads the source and the indices, writes the output (it has no results:
+    without these, dce would delete it)."""
+
+    @classmethod
+    def get_effects(cls, op: Operation):
+        g = cast(GatherOp, op)
+        return {
+            EffectInstance(MemoryEffectKind.READ, g.source),
+            EffectInstance(MemoryEffectKind.READ, g.indices),
+            EffectInstance(MemoryEffectKind.WRITE, g.output),
+        }
+
+
+@irdl_op_definition
+class GatherOp(IRDLOperation):
+    """numpy.take along `axis` over buffers: for every index (a, j, b) of the output,
+    where a spans the source's dims before `axis`, j the indices' dims and b the
+    source's dims after it,
+
+        output[a, j, b] = source[a, clamp(wrap(indices[j])), b]
+
+    with wrap(i) = i + n for i < 0 and clamp into [0, n - 1], n = source's extent on
+    `axis` (JAX's rule for gathers; nothing is checked at run time). A data-dependent
+    read, so not a nest: no affine map can say where it reads. The cpu target prints
+    it as loops, the GPU lowering as a grid-stride kernel over the output.
+
+    `aicf_loop.gather axis = 0 ins(%wte, %ids : memref<50x8xf32>, memref<4xi64>) outs(%y : memref<4x8xf32>)`
+    """
+
+    name = "aicf_loop.gather"
+
+    source = operand_def(MemRefType)
+    indices = operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    axis = prop_def(IntegerAttr)
+    traits = traits_def(GatherMemoryEffect())
+
+    def __init__(self, source: SSAValue, indices: SSAValue, output: SSAValue, axis: int):
+        super().__init__(
+            operands=[source, indices, output],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
+
+    @property
+    def axis_value(self) -> int:
+        return self.axis.value.data
+
+    def verify_(self) -> None:
+        from aicf.dialects.shape_rules import ShapeError, fmt, take_shape
+
+        src, idx, out = (cast(MemRefType, v.type) for v in (self.source, self.indices, self.output))
+        if not isinstance(idx.get_element_type(), IntegerType) or idx.get_element_type().width.data not in (32, 64):
+            raise VerifyException(f"indices must be i32 or i64, got {idx.get_element_type()}")
+        if src.get_element_type() != out.get_element_type():
+            raise VerifyException(
+                f"output element type {out.get_element_type()} differs from the source's "
+                f"{src.get_element_type()}"
+            )
+        if not 0 <= self.axis_value < max(src.get_num_dims(), 1):
+            raise VerifyException(
+                f"axis {self.axis_value} is out of range for a rank-{src.get_num_dims()} source"
+            )
+        try:
+            want = take_shape(src.get_shape(), idx.get_shape(), self.axis_value)
+        except ShapeError as e:
+            raise VerifyException(str(e)) from None
+        if tuple(out.get_shape()) != want:
+            raise VerifyException(
+                f"output shape {fmt(out.get_shape())} is not the gathered shape {fmt(want)}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" axis = {self.axis_value} ins(")
+        printer.print_list((self.source, self.indices), printer.print_ssa_value)
+        printer.print_string(" : ")
+        printer.print_list((self.source.type, self.indices.type), printer.print_attribute)
+        printer.print_string(") outs(")
+        printer.print_ssa_value(self.output)
+        printer.print_string(" : ")
+        printer.print_attribute(self.output.type)
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GatherOp:
+        parser.parse_keyword("axis")
+        parser.parse_punctuation("=")
+        axis = parser.parse_integer(False)
+
+        def group(n: int) -> list[SSAValue]:
+            pos = parser.pos
+            parser.parse_punctuation("(")
+            names = parser.parse_comma_separated_list(
+                Parser.Delimiter.NONE, parser.parse_unresolved_operand
+            )
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+            parser.parse_punctuation(")")
+            if len(names) != n or len(types) != n:
+                parser.raise_error(f"expected {n} operand(s) with their types", pos, parser.pos)
+            return [parser.resolve_operand(a, t) for a, t in zip(names, types)]
+
+        parser.parse_keyword("ins")
+        source, indices = group(2)
+        parser.parse_keyword("outs")
+        (output,) = group(1)
+        op = cls(source, indices, output, axis)
+        op.attributes.update(parser.parse_optional_attr_dict())
+        return op
+
+
 def make_body(arg_types: Sequence[Attribute]) -> tuple[Region, Block]:
     """An empty single-block body region with one argument per input element type."""
     block = Block(arg_types=list(arg_types))
     return Region(block), block
 
 
-AICFLoop = Dialect("aicf_loop", [NestOp, YieldOp, GroupOp], [])
+AICFLoop = Dialect("aicf_loop", [NestOp, YieldOp, GroupOp, GatherOp], [])

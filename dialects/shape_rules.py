@@ -226,6 +226,22 @@ def concatenate_shape(shapes: Sequence[Sequence[int]], axis: int) -> tuple[int, 
     return tuple(sum(s[axis] for s in shapes) if i == axis else d for i, d in enumerate(shapes[0]))
 
 
+def take_shape(source: Sequence[int], indices: Sequence[int], axis: int) -> tuple[int, ...]:
+    """numpy.take along `axis`: the source's extents with the axis replaced by the
+    indices' shape. Indices into an empty axis have nothing to select (NumPy raises)."""
+    rank = len(source)
+    if rank == 0:
+        raise ShapeError("take from a scalar (rank 0)")
+    if not -rank <= axis < rank:
+        raise ShapeError(f"axis {axis} is out of range for rank {rank}")
+    axis %= rank
+    if source[axis] == 0 and 0 not in indices:
+        raise ShapeError(
+            f"take along axis {axis} of extent 0 of {fmt(source)}: no element to select"
+        )
+    return (*source[:axis], *indices, *source[axis + 1 :])
+
+
 def compatible(inferred: Sequence[int], declared: Sequence[int]) -> bool:
     """A declared shape agrees with an inferred one if ranks match and every static
     extent matches (either side may be dynamic)."""

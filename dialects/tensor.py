@@ -1181,6 +1181,62 @@ class ConcatenateOp(ListPropsFormat, TensorOp):
         super().verify_()
 
 
+@irdl_op_definition
+class TakeOp(ListPropsFormat, TensorOp):
+    """numpy.take(source, indices, axis) with integer (i32 or i64) indices: the result is
+    source's shape with `axis` replaced by the indices' shape (an embedding lookup is
+    a take along axis 0). Indices are checked at no point of the run; as JAX's gather
+    does, a negative index counts from the end once (-1 is the last) and what is still
+    out of range is clamped into [0, n - 1]. NumPy raises there instead.
+
+    `%y = aicf_tensor.take %wte, %ids axis = 0 : (tensor<50x8xf32>, tensor<4xi64>) -> tensor<4x8xf32>`
+    """
+
+    name = "aicf_tensor.take"
+    source = operand_def(AnyTensor)
+    indices = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    axis = prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    INT_PROPS: ClassVar[tuple[str, ...]] = ("axis",)
+    INDEX_TYPES: ClassVar[tuple[str, ...]] = ("i32", "i64")
+
+    def __init__(
+        self,
+        source: SSAValue | Operation,
+        indices: SSAValue | Operation,
+        axis: int,
+        result_type: Attribute | None = None,
+    ):
+        source, indices = SSAValue.get(source), SSAValue.get(indices)
+        super().__init__(
+            operands=[source, indices],
+            properties={"axis": IntegerAttr(axis, i64)},
+            result_types=[result_type or UnrankedTensorType(element_type(source.type))],
+        )
+
+    @property
+    def axis_value(self) -> int:
+        return self.axis.value.data
+
+    def normalized_axis(self) -> int:
+        shape = ranked_shape(self.source.type)
+        assert shape is not None
+        return self.axis_value % len(shape)
+
+    def infer_shape(self, shapes):
+        return rules.take_shape(shapes[0], shapes[1], self.axis_value)
+
+    def verify_(self) -> None:
+        idx = dtype_name(element_type(self.indices.type))
+        if idx not in self.INDEX_TYPES:
+            raise VerifyException(
+                f"'{self.name}': indices must be an integer tensor (i32 or i64), got "
+                f"{self.indices.type}"
+            )
+        super().verify_()
+
+
 # --- fusion groups ------------------------------------------------------------------------
 
 
@@ -1318,6 +1374,7 @@ AICFTensor = Dialect(
         BroadcastToOp,
         SliceOp,
         ConcatenateOp,
+        TakeOp,
         FusedOp,
         YieldOp,
     ],

@@ -28,6 +28,7 @@ from xdsl.passes import ModulePass
 from aicf.dialects.loop import GroupOp, NestOp
 from aicf.dialects.schedule import Schedule, schedule_of
 from aicf.diagnostics import op_error
+from aicf.lowering.gather_to_gpu import lower_gathers
 from aicf.lowering.gpu_schedules import LoweringContext, build_view
 from aicf.lowering.gpu_schedules.library import build_library_call
 from aicf.lowering.gpu_schedules.view import NestView, collapse, view_of
@@ -125,3 +126,4 @@ class LowerToGpuPass(ModulePass):
             nests = [o for o in fn.walk() if isinstance(o, NestOp)]
             for i, nest in enumerate(nests):
                 lower_nest(op, fn, nest, i, target)
+            lower_gathers(op, fn, target)

@@ -177,11 +177,6 @@ class JitFunction:
                 f"{where}: a {type(leaf).__name__} is not an array; pass an array, or make it "
                 "static (static_argnames)"
             )
-        if np.dtype(leaf.dtype) == np.int64:
-            raise ArgumentError(
-                f"{where}: an int64 array, and aicf has no i64 element type yet; pass "
-                f"{name}.astype(np.int32)"
-            )
         try:
             return leaf, TensorSpec(tuple(int(d) for d in leaf.shape), leaf.dtype)
         except TypeError as e:
@@ -266,8 +261,6 @@ class JitFunction:
             t = type(a)
             if t is not np.ndarray and not (self.target == "cuda" and t.__module__.startswith("cupy")):
                 return None
-            if a.dtype == np.int64:
-                return None  # the general path says why
             key.append((t, a.shape, a.dtype))
         return tuple(key)
 

@@ -352,13 +352,19 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
 
 
 def getitem(x: Tensor, index: Any) -> Tensor:
-    """NumPy's basic indexing: integers, slices (any step), None and one Ellipsis. The
-    slices become one aicf_tensor.slice (a view its consumers read in place), integers
-    and None a reshape. Integer arrays (gathers) wait for the gather operator."""
+    """NumPy's indexing: integers, slices (any step), None and one Ellipsis (basic
+    indexing), plus one integer array (a tensor, an int array or list, a range) beside
+    slices. The slices become one aicf_tensor.slice (a view its consumers read in
+    place), integers and None a reshape, the integer array a take along its axis
+    (out-of-range indices clamped, as JAX's gathers; an in-range arithmetic sequence
+    is a slice instead)."""
     items = index if isinstance(index, tuple) else (index,)
+    arrays = [k for k, i in enumerate(items) if _integer_index(i) is not None]
+    if arrays:
+        return _advanced_getitem(x, items, arrays)
     for i in items:
-        if isinstance(i, Tensor | np.ndarray | list) or isinstance(i, bool | np.bool_):
-            not_yet("indexing a traced tensor with an array or a mask", "gather")
+        if isinstance(i, bool | np.bool_):
+            not_yet("indexing a traced tensor with a boolean mask", "a masked select")
         if not (i is None or i is Ellipsis or isinstance(i, builtins.slice)):
             _index(i, "an index", None)
     if builtins.sum(i is Ellipsis for i in items) > 1:
@@ -403,6 +409,76 @@ def getitem(x: Tensor, index: Any) -> Tensor:
     )
     y = x if full else ops.slice(x, start, stop, step)
     return y if shape == _dims(y.shape) else ops.reshape(y, shape)
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """numpy.take; out-of-range indices are clamped as in JAX (aicf.ops.take), whatever
+    `mode` asks (NumPy's 'clip' agrees for non-negative indices)."""
+    _reject("numpy.take", out=(out, None))
+    return ops.take(a, indices, axis)
+
+
+def _integer_index(i: Any) -> Tensor | np.ndarray | None:
+    """An array-like integer index (a tensor, an int array or list, a range) as take's
+    indices, or None when `i` is not one."""
+    if isinstance(i, Tensor):
+        if i.dtype == "i1":
+            not_yet("indexing a traced tensor with a boolean mask", "a masked select")
+        if i.dtype not in ("i32", "i64"):
+            raise located_error(None, f"an index tensor must be i32 or i64, got {i.dtype}")
+        return i
+    if isinstance(i, builtins.range):
+        return np.arange(i.start, i.stop, i.step)
+    if isinstance(i, np.ndarray | list):
+        array = np.asarray(i)
+        if array.dtype == np.bool_:
+            not_yet("indexing a traced tensor with a boolean mask", "a masked select")
+        if array.dtype.kind not in "iu" and array.size:
+            raise located_error(None, f"an index array must hold integers, got {array.dtype}")
+        return array.astype(np.int64)
+    return None
+
+
+def _as_slice(index: np.ndarray, n: int | None) -> builtins.slice | None:
+    """The slice selecting exactly `index` (1-D, in range, equally spaced), if any."""
+    if index.ndim != 1 or n is None or index.size == 0:
+        return None
+    if index.min() < 0 or index.max() >= n:
+        return None
+    step = int(index[1] - index[0]) if index.size > 1 else 1
+    if step == 0 or np.any(np.diff(index) != step):
+        return None
+    start = int(index[0])
+    stop = start + step * index.size
+    return builtins.slice(start, stop if stop >= 0 else None, step)
+
+
+def _advanced_getitem(x: Tensor, items: tuple, arrays: list[int]) -> Tensor:
+    """x[..., idx, ...] with one integer array among slices, None and Ellipsis: the
+    basic part first, then a take along the array's axis of the result."""
+    if len(arrays) > 1:
+        not_yet("indexing a traced tensor with several integer arrays", "a multi-axis gather")
+    (k,) = arrays
+    if any(isinstance(i, numbers.Integral | np.integer) for i in items):
+        not_yet("mixing integer and array indices", "a multi-axis gather")
+    index = _integer_index(items[k])
+    rest = items[:k] + (builtins.slice(None),) + items[k + 1 :]
+    n_real = builtins.sum(i is not None and i is not Ellipsis for i in rest)
+    axis = 0  # the array's axis in the basic result, and in x
+    source_axis = 0
+    for i in items[:k]:
+        if i is Ellipsis:
+            axis += x.ndim - n_real
+            source_axis += x.ndim - n_real
+        else:
+            axis += 1
+            source_axis += i is not None
+    if isinstance(index, np.ndarray) and source_axis < x.ndim:
+        as_slice = _as_slice(index, x.shape[source_axis])
+        if as_slice is not None:
+            return getitem(x, items[:k] + (as_slice,) + items[k + 1 :])
+    y = getitem(x, rest)
+    return ops.take(y, index, axis)
 
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting=_NO):
@@ -603,8 +679,10 @@ FUNCTIONS[np.array_split] = array_split
 FUNCTIONS[np.tril] = tril
 FUNCTIONS[np.triu] = triu
 
+FUNCTIONS[np.take] = take
+
+
 NOT_YET: dict[Callable[..., Any], str] = {
-    np.take: "gather",
     np.take_along_axis: "gather",
 }
 """NumPy function -> the operator it waits for."""

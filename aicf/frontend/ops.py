@@ -38,7 +38,7 @@ __all__ = [
     "sigmoid", "add", "sub", "mul", "div", "max", "min", "pow", "maximum", "minimum",
     "constant", "cast", "reduce_sum", "reduce_max", "reduce_mean", "reduce_var", "matmul",
     "reshape", "transpose", "broadcast_to", "erf", "equal", "not_equal", "less",
-    "less_equal", "greater", "greater_equal", "where", "iota", "slice", "concatenate", "argmax", "argmin",
+    "less_equal", "greater", "greater_equal", "where", "iota", "slice", "concatenate", "take", "argmax", "argmin",
 ]  # fmt: skip
 
 
@@ -410,6 +410,27 @@ def concatenate(xs: Sequence[Any], axis: Any = 0) -> Tensor:
     ts = [_as_tensor(v, tracer, first, name) for v in xs]
     props = {"axis": IntegerAttr(_index(axis, "axis", name), i64)}
     return tracer.emit(T.ConcatenateOp, ts, props)
+
+
+def take(x: Any, indices: Any, axis: Any = None) -> Tensor:
+    """numpy.take along `axis` (None: of the flattened tensor) with integer indices: a
+    tensor, or an int array or list (a constant). As JAX's gathers, an index out of
+    range is not an error: a negative one counts from the end once, then it is clamped
+    into [0, n - 1] (NumPy raises instead)."""
+    name = T.TakeOp.name
+    tracer = _tracer_of(x, indices)
+    x = _as_tensor(x, tracer, None, name)
+    if not isinstance(indices, Tensor):
+        array = np.asarray(indices)
+        if array.dtype.kind not in "iu":
+            raise located_error(name, f"indices must be integers, got an array of {array.dtype}")
+        indices = _array_constant(tracer, array, None, name)
+    elif indices.tracer is not tracer:
+        raise located_error(name, "operands come from different traces")
+    if axis is None:
+        x, axis = reshape(x, [-1]), 0
+    props = {"axis": IntegerAttr(_index(axis, "axis", name), i64)}
+    return tracer.emit(T.TakeOp, [x, indices], props)
 
 
 def _argmax(x: Any, axis: Any, keepdims: bool, name: str, negate: bool) -> Tensor:

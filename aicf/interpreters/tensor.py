@@ -439,6 +439,15 @@ class AicfTensorFunctions(InterpreterFunctions):
         xs = self._operands(op, args)
         return (self._finish(op, np.concatenate(xs, axis=op.axis_value)),)
 
+    @impl(T.TakeOp)
+    def run_take(self, interpreter: Interpreter, op: T.TakeOp, args: PythonValues):
+        x = self._operands(op, args)[0]
+        axis = op.axis_value % x.ndim
+        n = x.shape[axis]
+        index = np.asarray(args[1]).astype(np.int64)
+        index = np.clip(np.where(index < 0, index + n, index), 0, max(n - 1, 0))
+        return (self._finish(op, np.take(x, index, axis=axis)),)
+
     # fusion groups: the region is the group's semantics
 
     @impl(T.FusedOp)

@@ -90,7 +90,7 @@ from xdsl.ir.affine import (
 from aicf.backend.c_syntax import int_helper_call, int_helpers
 from aicf.backend.symbols import c_symbol, check_distinct
 from aicf.diagnostics import op_error
-from aicf.dialects.loop import Combiner, GroupOp, NestOp, YieldOp
+from aicf.dialects.loop import Combiner, GatherOp, GroupOp, NestOp, YieldOp
 from aicf.dialects.schedule import Schedule, schedule_of
 from aicf.errors import CompileError
 
@@ -554,6 +554,14 @@ class FuncState:
     bufs: dict[SSAValue, Buffer] = field(default_factory=dict)
     counter: list[int] = field(default_factory=lambda: [0])
     allocs: list[str] = field(default_factory=list)
+    """Every allocation `p` (pointer `p_mem` in the steps): the entry function keeps
+    allocation k in mem[k]; `own` are those a step makes itself (a group's local
+    buffers), locals of the step."""
+    own: list[str] = field(default_factory=list)
+    in_step: bool = False
+
+    def mem_ref(self, p: str) -> str:
+        return f"{p}_mem" if p in self.own else f"mem[{self.allocs.index(p)}]"
 
 
 class NestEmitter:
@@ -932,11 +940,13 @@ class ModuleEmitter:
         self.globals[op.sym_name.data] = Buffer(name, elt, shape, identity_strides(shape))  # type: ignore[attr-defined]
 
     def emit_func(self, func: FuncOp) -> None:
+        """The function, and each loop nest, group or gather of it as a step function
+        of its own (`static`, never inlined) that the function calls in order: the C
+        compiler's time grows faster than linearly with a function's size (GCC's
+        post-reload CSE: a 4-layer GPT-2 as one function took 24 s, as steps 4 s)."""
         st = FuncState()
-        head = [
-            f"int {c_func_name(func.sym_name.data)}(void *const *bufs, const int64_t *const *strides) {{",
-            "  (void)strides;",
-        ]
+        name = c_func_name(func.sym_name.data)
+        decls: list[str] = []  # the arguments' pointers and strides, in every step too
         nout = _num_outputs(func)
         nargs = len(func.args)
         for i, arg in enumerate(func.args):
@@ -950,24 +960,40 @@ class ModuleEmitter:
             if has_runtime_strides(t):
                 strides = tuple(f"a{i}_s{k}" for k in range(len(shape)))
                 for k in range(len(shape)):
-                    head.append(f"  const int64_t a{i}_s{k} = strides[{i}][{k}];")
+                    decls.append(f"  const int64_t a{i}_s{k} = strides[{i}][{k}];")
             else:
                 strides = identity_strides(shape)
-            head.append(f"  {qual}{ct} *restrict a{i} = ({qual}{ct} *)bufs[{i}];")
+            decls.append(f"  {qual}{ct} *restrict a{i} = ({qual}{ct} *)bufs[{i}];")
             st.bufs[arg] = Buffer(f"a{i}", elt, shape, strides)
         body: list[str] = []
+        steps: list[str] = []
         for op in func.body.block.ops:
-            body += self.emit_op(op, st)
-        for p in st.allocs:
-            head.append(f"  void *{p}_mem = NULL;")
-        lines = head + ["  " + s for s in body]
-        lines.append("  return 0;")
-        lines.append("fail:")
-        for p in st.allocs:
-            lines.append(f"  free({p}_mem);")
-        lines.append("  return 1;")
-        lines.append("}")
+            if not isinstance(op, NestOp | GroupOp | GatherOp) and op.name != "memref.copy":
+                body += self.emit_op(op, st)
+                continue
+            st.in_step, st.own = True, []
+            lines = self.emit_op(op, st)
+            st.in_step = False
+            step = f"{name}_step{len(steps)}"
+            outer = [(k, p) for k, p in enumerate(st.allocs) if p not in st.own]
+            steps.append(_step_function(step, decls, outer, st.own, lines))
+            body.append(f"if ({step}(bufs, strides, mem)) goto fail;")
+        n = max(len(st.allocs), 1)
+        lines = [
+            f"int {name}(void *const *bufs, const int64_t *const *strides) {{",
+            "  (void)strides;",
+            f"  void *mem[{n}] = {{0}};",
+            *("  " + s for s in body),
+            "  return 0;",
+            "fail:",
+            f"  for (int k = 0; k < {n}; ++k) free(mem[k]);",
+            "  return 1;",
+            "}",
+        ]
+        # the entry first (prototypes of its steps before it), then the steps in order
+        self.lines.extend(step.split(" {\n", 1)[0] + ";" for step in steps)
         self.lines.append("\n".join(lines) + "\n")
+        self.lines.extend(steps)
 
     def emit_group(self, group: GroupOp, st: FuncState) -> list[str]:
         """A fused row group, run per slice of its shared dims when possible: the
@@ -1037,6 +1063,8 @@ class ModuleEmitter:
             return [head, *NestEmitter(op, st).emit()]
         if isinstance(op, GroupOp):
             return self.emit_group(op, st)
+        if isinstance(op, GatherOp):
+            return emit_gather(op, st)
         if n == "memref.alloc" or n == "memref.alloca":
             t = op.results[0].type
             assert isinstance(t, MemRefType)
@@ -1048,17 +1076,21 @@ class ModuleEmitter:
             st.counter[0] += 1
             p = f"m{st.counter[0]}"
             st.allocs.append(p)
+            if st.in_step:
+                st.own.append(p)
             st.bufs[op.results[0]] = Buffer(f"(({ct} *){p}_mem)", elt, shape, identity_strides(shape))
+            ref = st.mem_ref(p)
             return [
-                f"{p}_mem = aicf_alloc({max(math.prod(shape), 1)} * sizeof({ct}));",
-                f"if (!{p}_mem) goto fail;",
+                f"{ref} = aicf_alloc({max(math.prod(shape), 1)} * sizeof({ct}));",
+                f"if (!{ref}) goto fail;",
             ]
         if n == "memref.dealloc":
             buf = st.bufs[op.operands[0]]
             m = re.match(r"\(\(.* \*\)(m\d+)_mem\)", buf.ptr)
             if m is None:
                 raise op_error(op, "frees a buffer that was not allocated in this function")
-            return [f"free({m.group(1)}_mem); {m.group(1)}_mem = NULL;"]
+            ref = st.mem_ref(m.group(1))
+            return [f"free({ref}); {ref} = NULL;"]
         if n == "memref.get_global":
             name = op.name_.root_reference.data  # type: ignore[attr-defined]
             if name not in self.globals:
@@ -1097,6 +1129,47 @@ class ModuleEmitter:
                                "(run aicf-lower-to-loops)")
             return []
         raise op_error(op, "is not supported by the cpu target")
+
+
+def emit_gather(op: GatherOp, st: FuncState) -> list[str]:
+    """Loops over the output; the gathered index is wrapped once and clamped (the
+    op's rule), so no index reaches outside the source."""
+    src, idx, out = (st.bufs[v] for v in (op.source, op.indices, op.output))
+    a, n = op.axis_value, src.shape[op.axis_value]
+    names = [f"i{d}" for d in range(len(out.shape))]
+    at_idx = names[a : a + len(idx.shape)]
+    body = [
+        f"int64_t k = (int64_t){idx.at(at_idx)};",
+        f"if (k < 0) k += {n};",
+        f"k = k < 0 ? 0 : k >= {n} ? {n - 1} : k;",
+        f"{out.at(names)} = {src.at([*names[:a], 'k', *names[a + len(idx.shape):]])};",
+    ]
+    loops = [Loop(d, e) for d, e in enumerate(out.shape)]
+    head = f"/* {op.name} axis = {a} */"
+    return [head, "{", *_loops_c(loops, body, "  "), "}"]
+
+
+def _step_function(name: str, decls: Sequence[str], outer: Sequence[tuple[int, str]],
+                   own: Sequence[str], lines: Sequence[str]) -> str:
+    """One step of a function: the arguments' declarations, the buffers allocated
+    before it (from `mem`, in allocation order), its own allocations (a group's
+    local buffers), freed if it fails."""
+    used = set(re.findall(r"\b[am]\d+(?:_s\d+|_mem)?\b", "\n".join(lines)))
+    out = [
+        f"static int __attribute__((noinline)) {name}(void *const *bufs, "
+        "const int64_t *const *strides, void **mem) {",
+        "  (void)bufs; (void)strides; (void)mem;",
+        *(d for d in decls if re.search(r"\b(a\d+(?:_s\d+)?) =", d)[1] in used),
+        *(f"  void *const {p}_mem = mem[{k}];" for k, p in outer if f"{p}_mem" in used),
+        *(f"  void *{p}_mem = NULL;" for p in own),
+        *("  " + s for s in lines),
+        "  return 0;",
+        "fail:",
+        *(f"  free({p}_mem);" for p in own),
+        "  return 1;",
+        "}",
+    ]
+    return "\n".join(out) + "\n"
 
 
 def _schedule_kind(sched: DictionaryAttr) -> str:

@@ -229,6 +229,15 @@ def lower_iota(op: t.IotaOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter
     _copy_with_map(op, em.global_constant(value, op), along, out, em)
 
 
+def lower_take(op: t.TakeOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
+    """An `aicf_loop.gather`: where it reads depends on the data, so no nest can say it."""
+    from aicf.dialects.loop import GatherOp
+
+    gather = GatherOp(ins[0], ins[1], out, op.normalized_axis())
+    gather.location = op.location
+    em.builder.insert(gather)
+
+
 LOWERINGS: dict[type[Operation], Lowering] = {
     **{cls: lower_elementwise for cls in t.UNARY_OPS},
     **{cls: lower_elementwise for cls in t.BINARY_OPS},
@@ -245,5 +254,6 @@ LOWERINGS: dict[type[Operation], Lowering] = {
     t.ReshapeOp: lower_reshape,
     t.SliceOp: lower_slice,
     t.ConcatenateOp: lower_concatenate,
+    t.TakeOp: lower_take,
 }  # type: ignore[dict-item]
 """Every tensor op but `constant`, which becomes a global instead of a nest."""

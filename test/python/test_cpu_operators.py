@@ -332,7 +332,8 @@ def test_concatenate(axis, dt):
     [
         ((slice(None), 8), "index 8 is out of bounds for axis 1 with size 8"),
         ((0, 0, 0), "too many indices for a tensor of rank 2"),
-        ((np.array([0, 1]),), "indexing a traced tensor with an array or a mask is not supported yet"),
+        ((np.array([True, False, True, True]),), "indexing a traced tensor with a boolean mask is not supported yet"),
+        ((np.array([0.5]),), "an index array must hold integers, got float64"),
         ((1.5,), "an index must be an integer"),
     ],
 )

@@ -17,6 +17,7 @@ from aicf.diagnostics import parse_module
 
 from test_gpu_fusion import row_group_programs
 from test_gpu_operators import operator_programs
+from test_take import take_programs
 from test_gpu_kernels import all_programs
 from test_gpu_transpose import transpose_programs
 from test_gpu_math_approx import math_programs
@@ -33,7 +34,7 @@ def kernels_source() -> tuple[str, int, set[str]]:
     # the row-group kernels (softmax, layer norm: one kernel per group), the tiled
     # transposes, the approximate-math kernels and the new operators too
     for i, text in enumerate(all_programs() + row_group_programs() + transpose_programs()
-                             + math_programs() + operator_programs()):
+                             + math_programs() + operator_programs() + take_programs()):
         mod = lower_to_gpu(parse_module(ctx, text, f"<prog{i}>"))
         for k in kernels_of(mod):
             src = emit_kernel(k).replace(f" {k.kernel_name}(", f" p{i}_{k.kernel_name}(")

@@ -1,0 +1,107 @@
+"""`torch.compile(model, backend="aicf")`: inference graphs captured by TorchDynamo,
+decomposed to core ATen by AOTAutograd, compiled by aicf where it can.
+
+    import torch
+    compiled = torch.compile(model, backend="aicf")     # the entry point in pyproject
+    with torch.no_grad():
+        logits = compiled(idx)
+    print(aicf.torch_backend.last_report().summary())
+
+The ATen graph is split by torch's CapabilityBasedPartitioner into the largest
+partitions of operators aicf has (`aten.ATEN`, on static shapes and dtypes it
+takes); each partition is traced into aicf_tensor IR (`partition.py`) and compiled
+for the inputs' device (cpu or cuda); tensors cross through DLPack, without copies.
+What is left to torch is named in one log line (logger `aicf.torch_backend`) with
+the reason, and in the `Report`. Inference only: a graph that needs gradients runs
+in torch, said in the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+log = logging.getLogger("aicf.torch_backend")
+
+
+@dataclass
+class Report:
+    """What one backend call compiled: per partition its ATen operators (counted);
+    the operators left to torch with why; the seconds spent compiling."""
+
+    target: str = "cpu"
+    partitions: list[Counter] = field(default_factory=list)
+    fallback: dict[str, str] = field(default_factory=dict)
+    compile_seconds: float = 0.0
+
+    @property
+    def compiled_ops(self) -> Counter:
+        total: Counter = Counter()
+        for p in self.partitions:
+            total.update(p)
+        return total
+
+    def summary(self) -> str:
+        n = sum(self.compiled_ops.values())
+        text = (f"aicf compiled {n} ATen ops in {len(self.partitions)} partition(s) for "
+                f"{self.target} in {self.compile_seconds:.1f} s")  # fmt: skip
+        if self.fallback:
+            text += "; left to torch: " + fallback_line(self.fallback)
+        return text
+
+
+_reports: list[Report] = []
+
+
+def last_report() -> Report:
+    """The report of the latest graph the backend compiled."""
+    if not _reports:
+        raise RuntimeError("the aicf backend has compiled no graph yet")
+    return _reports[-1]
+
+
+def reports() -> list[Report]:
+    """Every graph's report, in order (dynamo may split a model into several graphs)."""
+    return list(_reports)
+
+
+def fallback_line(fallback: dict[str, str]) -> str:
+    return ", ".join(f"{op} ({why})" for op, why in sorted(fallback.items()))
+
+
+def aicf_backend(gm, example_inputs):
+    """The dynamo backend (registered as "aicf" through the torch_dynamo_backends
+    entry point)."""
+    import torch
+    from torch._decomp import core_aten_decompositions
+    from torch._dynamo.backends.common import aot_autograd
+
+    from aicf.torch_backend.partition import compile_graph
+
+    if torch.is_grad_enabled() and any(
+        getattr(t, "requires_grad", False) for t in example_inputs
+    ):  # fmt: skip
+        report = Report(fallback={"the whole graph": "needs gradients; aicf compiles inference "
+                                  "only (run under torch.no_grad())"})  # fmt: skip
+        _reports.append(report)
+        log.warning("aicf: left to torch: %s", fallback_line(report.fallback))
+        return gm.forward
+
+    def fw_compiler(aten_gm, aten_inputs):
+        report = Report()
+        t0 = time.perf_counter()
+        compiled = compile_graph(aten_gm, aten_inputs, report)
+        report.compile_seconds = time.perf_counter() - t0
+        _reports.append(report)
+        if report.fallback:
+            log.warning("aicf: left to torch: %s", fallback_line(report.fallback))
+        return compiled
+
+    return aot_autograd(fw_compiler=fw_compiler, decompositions=core_aten_decompositions())(
+        gm, example_inputs
+    )
+
+
+__all__ = ["Report", "aicf_backend", "last_report", "reports"]

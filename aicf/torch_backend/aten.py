@@ -1,0 +1,352 @@
+"""ATen operators (after torch's core-ATen decompositions) as aicf tensor ops: one
+small function per operator, called on traced `aicf.frontend.Tensor`s with the FX
+node's arguments (Python scalars and lists stay as they are). `ATEN` maps the
+operator overload's name (`aten.addmm.default`) to it; what is not there is left
+to torch.
+
+Shapes are static: the partition is traced for the example inputs' shapes.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+from aicf import ops
+from aicf.errors import AicfError
+from aicf.frontend.tensor import Tensor
+
+TORCH_DTYPES = {
+    "torch.float32": "f32",
+    "torch.float16": "f16",
+    "torch.float64": "f64",
+    "torch.int32": "i32",
+    "torch.int64": "i64",
+    "torch.bool": "i1",
+}
+"""torch dtypes aicf takes through DLPack (bf16 crosses it as uint16 bits only)."""
+
+
+def dtype_name(dtype: Any) -> str | None:
+    return TORCH_DTYPES.get(str(dtype))
+
+
+def _dims(x: Tensor, dims: Any) -> list[int]:
+    if dims is None:
+        return list(builtins.range(x.ndim))
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    return [d % max(x.ndim, 1) for d in dims] or list(builtins.range(x.ndim))
+
+
+def _shape(x: Tensor, size: Sequence[int]) -> list[int]:
+    """A view's target size (one -1 allowed)."""
+    return [int(s) for s in size]
+
+
+def _to_dtype(x: Any, dtype: Any) -> Any:
+    name = dtype_name(dtype) if dtype is not None else None
+    if name is None or not isinstance(x, Tensor) or x.dtype == name:
+        return x
+    return ops.cast(x, name)
+
+
+def _full(size, value, *, dtype=None, **_) -> Tensor:
+    name = dtype_name(dtype) if dtype is not None else ("f32" if isinstance(value, float) else "i64")
+    return ops.constant(value, name, [int(s) for s in size])
+
+
+def _arange(start, end=None, step=1, *, dtype=None, **_) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    n = max(0, math.ceil((end - start) / step))
+    is_int = all(isinstance(v, int) for v in (start, end, step))
+    name = dtype_name(dtype) if dtype is not None else ("i64" if is_int else "f32")
+    index = ops.iota([n], 0, name)
+    if step != 1:
+        index = index * step
+    return index + start if start else index
+
+
+def _addmm(bias, a, b, *, beta=1, alpha=1) -> Tensor:
+    prod = ops.matmul(a, b)
+    prod = prod * alpha if alpha != 1 else prod
+    return prod + (bias * beta if beta != 1 else bias)
+
+
+def _expand(x: Tensor, size, *, implicit=False) -> Tensor:
+    lead = len(size) - x.ndim
+    target = [x.shape[i - lead] if int(s) == -1 else int(s) for i, s in enumerate(size)]
+    return ops.broadcast_to(x, target)
+
+
+def _split(x: Tensor, sizes: Sequence[int], dim: int) -> list[Tensor]:
+    dim %= x.ndim
+    out, start = [], 0
+    for s in sizes:
+        index = [builtins.slice(None)] * x.ndim
+        index[dim] = builtins.slice(start, start + s)
+        out.append(x[tuple(index)])
+        start += s
+    return out
+
+
+def _split_tensor(x: Tensor, split_size: int, dim: int = 0) -> list[Tensor]:
+    n = x.shape[dim % x.ndim]
+    return _split(x, [min(split_size, n - k) for k in builtins.range(0, n, split_size)], dim)
+
+
+def _slice(x: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
+    index = [builtins.slice(None)] * x.ndim
+    n = x.shape[dim % x.ndim]
+    index[dim % x.ndim] = builtins.slice(start, None if end is None or end >= n else end, step)
+    return x[tuple(index)]
+
+
+def _select(x: Tensor, dim: int, index: int) -> Tensor:
+    key = [builtins.slice(None)] * x.ndim
+    key[dim % x.ndim] = index
+    return x[tuple(key)]
+
+
+def _transpose(x: Tensor, a: int, b: int) -> Tensor:
+    perm = list(builtins.range(x.ndim))
+    perm[a % x.ndim], perm[b % x.ndim] = perm[b % x.ndim], perm[a % x.ndim]
+    return ops.transpose(x, perm)
+
+
+def _unsqueeze(x: Tensor, dim: int) -> Tensor:
+    dim %= x.ndim + 1
+    return ops.reshape(x, [*x.shape[:dim], 1, *x.shape[dim:]])
+
+
+def _squeeze(x: Tensor, dims=None) -> Tensor:
+    drop = set(_dims(x, dims))
+    return ops.reshape(x, [s for i, s in enumerate(x.shape) if not (i in drop and s == 1)])
+
+
+def _softmax(x: Tensor, dim: int, half_to_float: bool = False) -> Tensor:
+    e = ops.exp(x - ops.reduce_max(x, dim, keepdims=True))
+    return e / ops.reduce_sum(e, dim, keepdims=True)
+
+
+def _log_softmax(x: Tensor, dim: int, half_to_float: bool = False) -> Tensor:
+    shifted = x - ops.reduce_max(x, dim, keepdims=True)
+    return shifted - ops.log(ops.reduce_sum(ops.exp(shifted), dim, keepdims=True))
+
+
+def _layer_norm(x: Tensor, normalized_shape, weight, bias, eps: float):
+    axes = list(builtins.range(x.ndim - len(normalized_shape), x.ndim))
+    mean = ops.reduce_mean(x, axes, keepdims=True)
+    rstd = ops.rsqrt(ops.reduce_var(x, axes, keepdims=True) + eps)
+    y = (x - mean) * rstd
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y, mean, rstd
+
+
+def _var(x: Tensor, dims=None, *, correction=None, keepdim=False) -> Tensor:
+    return ops.reduce_var(x, _dims(x, dims), keepdims=keepdim, ddof=1 if correction is None else int(correction))
+
+
+def _var_mean(x: Tensor, dims=None, *, correction=None, keepdim=False):
+    return _var(x, dims, correction=correction, keepdim=keepdim), ops.reduce_mean(x, _dims(x, dims), keepdims=keepdim)
+
+
+def _reduction(op: Callable[..., Tensor]):
+    def reduce(x: Tensor, dims=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+        return op(_to_dtype(x, dtype), _dims(x, dims), keepdims=keepdim)
+
+    return reduce
+
+
+def _any(x: Tensor, dims=None, keepdim: bool = False) -> Tensor:
+    hits = ops.reduce_max(ops.cast(x, "i32"), _dims(x, dims), keepdims=keepdim)
+    return ops.greater(hits, 0)
+
+
+def _logical_not(x: Tensor) -> Tensor:
+    return ops.equal(ops.cast(x, "i1") if x.dtype != "i1" else x, False)
+
+
+def _logical_and(a: Tensor, b: Tensor) -> Tensor:
+    return ops.where(a, ops.not_equal(b, False) if b.dtype == "i1" else ops.not_equal(b, 0), False)
+
+
+def _logical_or(a: Tensor, b: Tensor) -> Tensor:
+    return ops.where(a, True, ops.not_equal(b, False) if b.dtype == "i1" else ops.not_equal(b, 0))
+
+
+def _clamp(x: Tensor, min=None, max=None) -> Tensor:
+    if min is not None:
+        x = ops.maximum(x, min)
+    if max is not None:
+        x = ops.minimum(x, max)
+    return x
+
+
+def _binary(op: Callable[[Any, Any], Tensor], alpha_applies: bool = False):
+    def apply(a, b, *, alpha=1) -> Tensor:
+        return op(a, b * alpha if alpha_applies and alpha != 1 else b)
+
+    return apply
+
+
+def _cat(xs: Sequence[Tensor], dim: int = 0) -> Tensor:
+    return ops.concatenate([x for x in xs if 0 not in x.shape] or xs[:1], dim)
+
+
+def _gelu(x: Tensor, *, approximate: str = "none") -> Tensor:
+    return ops.gelu(x, approximate=approximate)
+
+
+def _attention(q: Tensor, k: Tensor, v: Tensor, mask: Any, dropout_p: float, is_causal: bool,
+               scale: float | None) -> Tensor:
+    """softmax(q k^T * scale + mask) v, the math of scaled dot-product attention; a
+    bool mask keeps where true, a float mask adds."""
+    if dropout_p:
+        raise AicfError(f"attention with dropout_p={dropout_p} (inference only)")
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    s = ops.matmul(q, _transpose(k, -1, -2)) * scale
+    if is_causal:
+        n, m = s.shape[-2], s.shape[-1]
+        keep = ops.greater_equal(ops.iota([n, m], 0, "i32"), ops.iota([n, m], 1, "i32"))
+        s = ops.where(keep, s, float("-inf"))
+    if isinstance(mask, Tensor):
+        s = ops.where(mask, s, float("-inf")) if mask.dtype == "i1" else s + mask
+    return ops.matmul(_softmax(s, -1), v)
+
+
+def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+    if enable_gqa:
+        raise AicfError("attention with enable_gqa")
+    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale)
+
+
+def _flash(query, key, value, dropout_p=0.0, is_causal=False, return_debug_mask=False, *, scale=None):
+    """The flash kernel's op: the output, then what only its backward reads (left
+    unset: a graph that reads them does not compile, and runs in torch)."""
+    return (_attention(query, key, value, None, dropout_p, is_causal, scale), *[None] * 8)
+
+
+def _efficient(query, key, value, attn_bias, compute_log_sumexp, dropout_p=0.0, is_causal=False, *, scale=None):
+    return (_attention(query, key, value, attn_bias, dropout_p, is_causal, scale), *[None] * 3)
+
+
+def _cudnn(query, key, value, attn_bias, compute_log_sumexp, dropout_p=0.0, is_causal=False,
+           return_debug_mask=False, *, scale=None):
+    return (_attention(query, key, value, attn_bias, dropout_p, is_causal, scale), *[None] * 8)
+
+
+def _flash_cpu(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
+    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale), None
+
+
+ATEN: dict[str, Callable[..., Any]] = {
+    # layout
+    "aten.view.default": lambda x, size: ops.reshape(x, _shape(x, size)),
+    "aten._unsafe_view.default": lambda x, size: ops.reshape(x, _shape(x, size)),
+    "aten.reshape.default": lambda x, size: ops.reshape(x, _shape(x, size)),
+    "aten.permute.default": lambda x, dims: ops.transpose(x, [d % x.ndim for d in dims]),
+    "aten.t.default": lambda x: ops.transpose(x, list(reversed(builtins.range(x.ndim)))),
+    "aten.transpose.int": _transpose,
+    "aten.expand.default": _expand,
+    "aten.clone.default": lambda x, *, memory_format=None: x,
+    "aten.alias.default": lambda x: x,
+    "aten.contiguous.default": lambda x, *a, **k: x,
+    "aten.unsqueeze.default": _unsqueeze,
+    "aten.squeeze.dim": _squeeze,
+    "aten.squeeze.dims": _squeeze,
+    "aten.squeeze.default": _squeeze,
+    "aten.slice.Tensor": _slice,
+    "aten.select.int": _select,
+    "aten.split_with_sizes.default": lambda x, sizes, dim=0: _split(x, sizes, dim),
+    "aten.split.Tensor": _split_tensor,
+    "aten.cat.default": _cat,
+    "aten.embedding.default": lambda weight, indices, *a, **k: ops.take(weight, indices, 0),
+    "aten.index_select.default": lambda x, dim, index: ops.take(x, index, dim),
+    # contractions
+    "aten.mm.default": ops.matmul,
+    "aten.bmm.default": ops.matmul,
+    "aten.addmm.default": _addmm,
+    # elementwise
+    "aten.add.Tensor": _binary(ops.add, alpha_applies=True),
+    "aten.add.Scalar": _binary(ops.add, alpha_applies=True),
+    "aten.sub.Tensor": _binary(ops.sub, alpha_applies=True),
+    "aten.sub.Scalar": _binary(ops.sub, alpha_applies=True),
+    "aten.rsub.Scalar": lambda a, b, *, alpha=1: ops.sub(b, a * alpha if alpha != 1 else a),
+    "aten.mul.Tensor": ops.mul,
+    "aten.mul.Scalar": ops.mul,
+    "aten.div.Tensor": ops.div,
+    "aten.div.Scalar": ops.div,
+    "aten.pow.Tensor_Scalar": ops.pow,
+    "aten.pow.Tensor_Tensor": ops.pow,
+    "aten.maximum.default": ops.maximum,
+    "aten.minimum.default": ops.minimum,
+    "aten.clamp.default": _clamp,
+    "aten.neg.default": ops.neg,
+    "aten.exp.default": ops.exp,
+    "aten.log.default": ops.log,
+    "aten.sin.default": ops.sin,
+    "aten.cos.default": ops.cos,
+    "aten.tanh.default": ops.tanh,
+    "aten.sqrt.default": ops.sqrt,
+    "aten.rsqrt.default": ops.rsqrt,
+    "aten.abs.default": ops.abs,
+    "aten.erf.default": ops.erf,
+    "aten.sigmoid.default": ops.sigmoid,
+    "aten.relu.default": ops.relu,
+    "aten.gelu.default": _gelu,
+    "aten.where.self": ops.where,
+    "aten.eq.Scalar": ops.equal,
+    "aten.eq.Tensor": ops.equal,
+    "aten.ne.Scalar": ops.not_equal,
+    "aten.ne.Tensor": ops.not_equal,
+    "aten.lt.Scalar": ops.less,
+    "aten.lt.Tensor": ops.less,
+    "aten.le.Scalar": ops.less_equal,
+    "aten.le.Tensor": ops.less_equal,
+    "aten.gt.Scalar": ops.greater,
+    "aten.gt.Tensor": ops.greater,
+    "aten.ge.Scalar": ops.greater_equal,
+    "aten.ge.Tensor": ops.greater_equal,
+    "aten.logical_not.default": _logical_not,
+    "aten.logical_and.default": _logical_and,
+    "aten.logical_or.default": _logical_or,
+    "aten._to_copy.default": lambda x, *, dtype=None, **_: _to_dtype(x, dtype),
+    "prims.convert_element_type.default": _to_dtype,
+    # creation
+    "aten.full.default": _full,
+    "aten.full_like.default": lambda x, value, *, dtype=None, **_: ops.constant(
+        value, dtype_name(dtype) if dtype is not None else x.dtype, list(x.shape)
+    ),
+    "aten.scalar_tensor.default": lambda value, *, dtype=None, **_: _full([], value, dtype=dtype),
+    "aten.arange.start_step": _arange,
+    "aten.arange.start": _arange,
+    "aten.arange.default": _arange,
+    # reductions and normalisations
+    "aten.sum.dim_IntList": _reduction(ops.reduce_sum),
+    "aten.mean.dim": _reduction(ops.reduce_mean),
+    "aten.amax.default": _reduction(ops.reduce_max),
+    "aten.amin.default": lambda x, dims=None, keepdim=False: -ops.reduce_max(-x, _dims(x, dims), keepdims=keepdim),
+    "aten.any.dim": _any,
+    "aten.var.correction": _var,
+    "aten.var_mean.correction": _var_mean,
+    "aten._softmax.default": _softmax,
+    "aten._log_softmax.default": _log_softmax,
+    "aten.native_layer_norm.default": _layer_norm,
+    # attention: the fused kernels' ops, which the GPU's dispatch picks before any
+    # decomposition (flash, memory-efficient, cuDNN), as their math
+    "aten.scaled_dot_product_attention.default": _sdpa,
+    "aten._scaled_dot_product_flash_attention.default": _flash,
+    "aten._scaled_dot_product_efficient_attention.default": _efficient,
+    "aten._scaled_dot_product_cudnn_attention.default": _cudnn,
+    "aten._scaled_dot_product_flash_attention_for_cpu.default": _flash_cpu,
+}
+"""ATen overload name -> its meaning on traced tensors."""
+
+__all__ = ["ATEN", "TORCH_DTYPES", "dtype_name"]

@@ -1,0 +1,195 @@
+"""An ATen graph split into what aicf compiles and what torch runs: the operator
+support test (with the reason for a no), each partition traced into aicf_tensor IR
+and compiled, and the module that calls it with tensors through DLPack."""
+
+from __future__ import annotations
+
+import operator
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from aicf.errors import AicfError
+from aicf.torch_backend.aten import ATEN, dtype_name
+
+if TYPE_CHECKING:
+    import torch
+
+    from aicf.torch_backend import Report
+
+
+def op_name(node) -> str:
+    return str(node.target)
+
+
+def _tensors(value: Any) -> list:
+    if isinstance(value, tuple | list):
+        return [t for v in value for t in _tensors(v)]
+    return [value] if hasattr(value, "dtype") and hasattr(value, "shape") else []
+
+
+def _value_problem(value: Any) -> str | None:
+    """Why aicf cannot hold a value the graph computes or takes, if it cannot."""
+    for t in _tensors(value):
+        if dtype_name(t.dtype) is None:
+            return f"dtype {t.dtype}"
+        if not all(isinstance(s, int) for s in t.shape):
+            return "a dynamic shape (compile with dynamic=False)"
+        if t.device.type not in ("cpu", "cuda"):
+            return f"device {t.device}"
+    return None
+
+
+def unsupported_reason(node) -> str | None:
+    """None when aicf compiles `node`; else why not (for the log line)."""
+    if node.target is operator.getitem:
+        return unsupported_reason(node.args[0])
+    if op_name(node) not in ATEN:
+        return "no aicf lowering"
+    values = [node.meta.get("val")] + [a.meta.get("val") for a in node.all_input_nodes]
+    for v in values:
+        if v is None:
+            return "no shape information"
+        if (problem := _value_problem(v)) is not None:
+            return problem
+    return None
+
+
+def _support(report: Report):
+    from torch.fx.passes.operator_support import OperatorSupportBase
+
+    class AicfSupport(OperatorSupportBase):
+        def is_node_supported(self, submodules, node) -> bool:
+            if node.op != "call_function":
+                return False
+            why = unsupported_reason(node)
+            if why is not None and node.target is not operator.getitem:
+                report.fallback[op_name(node)] = why
+            return why is None
+
+    return AicfSupport()
+
+
+def trace_partition(gm: torch.fx.GraphModule, inputs: Sequence[Any]):
+    """The partition's graph as a function of aicf tensors, checking each result's
+    shape and dtype against the one torch recorded (a cast where only the integer
+    width or weak typing differs)."""
+    from aicf import ops
+    from aicf.frontend.tensor import Tensor
+
+    def as_recorded(value, val, node):
+        if isinstance(value, tuple | list):
+            return type(value)(as_recorded(v, m, node) for v, m in zip(value, val))
+        if not isinstance(value, Tensor):
+            return value
+        want = dtype_name(val.dtype)
+        if value.dtype != want:
+            value = ops.cast(value, want)
+        if tuple(value.shape) != tuple(val.shape):
+            raise AicfError(f"{op_name(node)} gave shape {value.shape} where torch has {tuple(val.shape)}")
+        return value
+
+    def fn(*tensors):
+        env: dict[Any, Any] = {}
+        args = iter(tensors)
+
+        def load(a):
+            if isinstance(a, tuple | list):
+                return type(a)(load(x) for x in a)
+            return env[a] if hasattr(a, "op") else a
+
+        for node in gm.graph.nodes:
+            if node.op == "placeholder":
+                env[node] = next(args)
+            elif node.op == "get_attr":
+                value = getattr(gm, node.target).detach().cpu().numpy()
+                env[node] = ops.constant(value, dtype_name(node.meta["val"].dtype))
+            elif node.op == "call_function":
+                if node.target is operator.getitem:
+                    env[node] = env[node.args[0]][node.args[1]]
+                    continue
+                out = ATEN[op_name(node)](*load(node.args), **load(node.kwargs))
+                env[node] = as_recorded(out, node.meta["val"], node)
+            elif node.op == "output":
+                out = load(node.args[0])
+                return tuple(out) if isinstance(out, tuple | list) else out
+        raise AicfError("the partition's graph has no output")
+
+    return fn
+
+
+class PartitionCall:
+    """Runs a compiled partition: tensors in and out through DLPack, no copies (a
+    non-contiguous input is made contiguous first)."""
+
+    def __init__(self, exe, multiple: bool):
+        self.exe = exe
+        self.multiple = multiple
+
+    def __call__(self, *args):
+        import torch
+
+        results = self.exe(*[a.detach().contiguous() for a in args])
+        results = results if isinstance(results, tuple) else (results,)
+        out = tuple(
+            torch.from_numpy(np.asarray(r)) if isinstance(r, np.ndarray | np.generic) else torch.from_dlpack(r)
+            for r in results
+        )
+        return out if self.multiple else out[0]
+
+
+def _compile_partition(sub, vals: Sequence[Any], name: str):
+    import aicf
+
+    specs = [aicf.TensorSpec(tuple(v.shape), dtype_name(v.dtype)) for v in vals]
+    devices = {v.device.type for v in vals}
+    target = "cuda" if "cuda" in devices else "cpu"
+    fn = trace_partition(sub, vals)
+    fn.__name__ = name
+    module = aicf.trace(fn, *specs)
+    output = next(n for n in sub.graph.nodes if n.op == "output")
+    return PartitionCall(aicf.compile(module, target=target), isinstance(output.args[0], tuple | list)), target
+
+
+def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], report: Report):
+    """`gm` with its aicf partitions compiled (the rest stays torch's)."""
+    from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+
+    partitioner = CapabilityBasedPartitioner(gm, _support(report), allows_single_node_partition=True)
+    fused = partitioner.fuse_partitions(partitioner.propose_partitions())
+    for node in list(fused.graph.nodes):
+        if node.op != "call_module" or not node.target.startswith("fused_"):
+            continue
+        sub = fused.get_submodule(node.target)
+        counted = Counter(
+            op_name(n) for n in sub.graph.nodes if n.op == "call_function" and n.target is not operator.getitem
+        )
+        try:
+            call, report.target = _compile_partition(sub, [a.meta["val"] for a in node.args], node.target)
+        except Exception as e:  # noqa: BLE001 - the partition runs in torch, and the log says why
+            text = str(e).splitlines()[0] if str(e) else ""
+            first = text if isinstance(e, AicfError) else f"{type(e).__name__}: {text}"
+            for op in counted:
+                report.fallback[op] = f"the partition did not compile: {first}"
+            continue
+        fused.delete_submodule(node.target)
+        fused.add_submodule(node.target, _as_module(call))
+        report.partitions.append(counted)
+    fused.recompile()
+    return fused
+
+
+def _as_module(call: PartitionCall):
+    import torch
+
+    class AicfPartition(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.call = call
+
+        def forward(self, *args):
+            return self.call(*args)
+
+    return AicfPartition()

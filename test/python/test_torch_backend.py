@@ -1,0 +1,129 @@
+"""torch.compile(model, backend="aicf") on a small nanoGPT-style module
+(examples/gpt2_torch.py): logits against torch eager, every ATen operator of the
+model compiled by aicf (the backend's report), one log line for what is left to
+torch. Skipped without torch (an optional extra: pip install -e '.[torch]').
+
+    python3 -m pytest -m gpu test/python/test_torch_backend.py    # cuda, on the GPU machine
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from trace_support import load_example  # noqa: E402
+
+import aicf.torch_backend as backend  # noqa: E402
+from gpu_support import gpu  # noqa: E402
+
+G = load_example("gpt2_torch")
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def tiny_model(device="cpu", dtype=torch.float32, **overrides):
+    torch.manual_seed(0)
+    config = G.GPTConfig(**{**G.CONFIGS["tiny"].__dict__, **overrides})
+    return G.GPT(config).to(device, dtype).eval(), config
+
+
+def test_backend_is_registered_by_name():
+    assert "aicf" in torch._dynamo.list_backends()
+
+
+@pytest.mark.parametrize("batch, seq", [(2, 16), (1, 5)])
+def test_gpt_matches_eager_with_every_op_compiled(batch, seq, caplog):
+    model, config = tiny_model()
+    idx = torch.randint(0, config.vocab_size, (batch, seq))
+    with torch.no_grad(), caplog.at_level(logging.WARNING, "aicf.torch_backend"):
+        ref = model(idx)
+        out = torch.compile(model, backend="aicf", dynamic=False)(idx)
+    report = backend.last_report()
+    assert report.fallback == {} and not caplog.records
+    assert len(report.partitions) == 1  # the whole graph is one aicf program
+    ops = report.compiled_ops
+    for op in ("aten.embedding.default", "aten.addmm.default", "aten.bmm.default",
+               "aten._softmax.default", "aten.native_layer_norm.default", "aten.gelu.default"):
+        assert ops[op] > 0, op  # fmt: skip
+    assert out.shape == ref.shape and out.dtype == ref.dtype
+    assert G.rel_err(out, ref) < 1e-5
+    assert torch.equal(out.argmax(-1), ref.argmax(-1))
+
+
+class WithCumsum(torch.nn.Module):
+    def forward(self, x):
+        return torch.cumsum(torch.tanh(x) * 2, dim=-1) + 1
+
+
+def test_unsupported_operator_is_left_to_torch_with_one_log_line(caplog):
+    x = torch.randn(4, 8)
+    with torch.no_grad(), caplog.at_level(logging.WARNING, "aicf.torch_backend"):
+        out = torch.compile(WithCumsum(), backend="aicf", dynamic=False)(x)
+    lines = [r.getMessage() for r in caplog.records if r.name == "aicf.torch_backend"]
+    assert lines == ["aicf: left to torch: aten.cumsum.default (no aicf lowering)"]
+    report = backend.last_report()
+    assert report.fallback == {"aten.cumsum.default": "no aicf lowering"}
+    assert report.compiled_ops["aten.tanh.default"] == 1 and report.compiled_ops["aten.add.Tensor"] == 1
+    torch.testing.assert_close(out, WithCumsum()(x))
+
+
+def test_graph_needing_gradients_runs_in_torch(caplog):
+    model = torch.nn.Linear(8, 4)
+    x = torch.randn(2, 8)
+    with caplog.at_level(logging.WARNING, "aicf.torch_backend"):
+        out = torch.compile(model, backend="aicf")(x)
+    assert "needs gradients; aicf compiles inference only" in caplog.records[-1].getMessage()
+    out.sum().backward()
+    assert model.weight.grad is not None
+
+
+def test_example_runs():
+    G.main(["--config", "tiny", "--seq", "8", "--batch", "1"])
+
+
+@gpu
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype, tol", [(torch.float32, 1e-5), (torch.float16, 1e-2)])
+def test_gpt_on_cuda(dtype, tol):
+    model, config = tiny_model("cuda", dtype)
+    idx = torch.randint(0, config.vocab_size, (2, config.block_size), device="cuda")
+    with torch.no_grad():
+        ref = model(idx)
+        out = torch.compile(model, backend="aicf", dynamic=False)(idx)
+    report = backend.last_report()
+    assert report.fallback == {} and report.target == "cuda"
+    assert out.device.type == "cuda" and out.dtype == dtype
+    assert G.rel_err(out, ref) < tol
+
+
+@pytest.mark.parametrize("op, extra", [
+    ("aten._scaled_dot_product_flash_attention.default", {}),
+    ("aten._scaled_dot_product_efficient_attention.default", {"attn_bias": None, "compute_log_sumexp": False}),
+    ("aten._scaled_dot_product_cudnn_attention.default", {"attn_bias": None, "compute_log_sumexp": False}),
+    ("aten.scaled_dot_product_attention.default", {"attn_mask": None}),
+])  # fmt: skip
+@pytest.mark.parametrize("causal", [True, False])
+def test_fused_attention_ops_are_their_math(op, extra, causal):
+    """The ops the GPU's dispatch picks for F.scaled_dot_product_attention (no GPU
+    needed: traced here on the cpu target) against torch's SDPA."""
+    from aicf.torch_backend.aten import ATEN
+
+    import aicf
+
+    q, k, v = (torch.randn(2, 3, 7, 8) for _ in range(3))
+
+    def f(q, k, v):
+        out = ATEN[op](q, k, v, *extra.values(), 0.0, causal)
+        return out[0] if isinstance(out, tuple) else out
+
+    got = aicf.jit(f)(q.numpy(), k.numpy(), v.numpy())
+    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    assert G.rel_err(torch.from_numpy(got), ref) < 1e-5
