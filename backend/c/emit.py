@@ -878,12 +878,17 @@ def _check_loop_level(module: ModuleOp) -> None:
             )
 
 
+PART_LINES = 200
+"""Lines of C in one function, about: bigger functions are split (`split_into_parts`)."""
+
+
 class ModuleEmitter:
     def __init__(self, module: ModuleOp):
         self.module = module
         self.globals: dict[str, Buffer] = {}
         self.lines: list[str] = [PRELUDE]
         self.uses_blas = False
+        self.parts: list[str] = []  # the functions big functions are split into
 
     def emit(self) -> str:
         _check_loop_level(self.module)
@@ -937,6 +942,7 @@ class ModuleEmitter:
             f"int {c_func_name(func.sym_name.data)}(void *const *bufs, const int64_t *const *strides) {{",
             "  (void)strides;",
         ]
+        args_start = len(head)
         nout = _num_outputs(func)
         nargs = len(func.args)
         for i, arg in enumerate(func.args):
@@ -955,19 +961,76 @@ class ModuleEmitter:
                 strides = identity_strides(shape)
             head.append(f"  {qual}{ct} *restrict a{i} = ({qual}{ct} *)bufs[{i}];")
             st.bufs[arg] = Buffer(f"a{i}", elt, shape, strides)
+        arg_lines = head[args_start:]
+        pieces = [(op, self.emit_op(op, st)) for op in func.body.block.ops]
         body: list[str] = []
-        for op in func.body.block.ops:
-            body += self.emit_op(op, st)
-        for p in st.allocs:
-            head.append(f"  void *{p}_mem = NULL;")
+        if sum(len(lines) for _, lines in pieces) <= PART_LINES:
+            for _, lines in pieces:
+                body += lines
+            head += [f"  void *{p}_mem = NULL;" for p in st.allocs]
+            frees = [f"  free({p}_mem);" for p in st.allocs]
+        else:
+            # a pointer per intermediate, all live across hundreds of calls and
+            # branches to `fail`, is what makes register allocation superlinear: they
+            # live in one array instead, and the parts read them from it
+            body = self.split_into_parts(c_func_name(func.sym_name.data), arg_lines, pieces, st.allocs)
+            slot = {f"{p}_mem": f"mem[{i}]" for i, p in enumerate(st.allocs)}
+            body = [re.sub(r"\bm\d+_mem\b", lambda m: slot[m.group(0)], s) for s in body]
+            head.append(f"  void *mem[{max(len(st.allocs), 1)}] = {{0}};")
+            frees = [f"  for (int k = 0; k < {len(st.allocs)}; ++k) free(mem[k]);"]
         lines = head + ["  " + s for s in body]
         lines.append("  return 0;")
         lines.append("fail:")
-        for p in st.allocs:
-            lines.append(f"  free({p}_mem);")
+        lines += frees
         lines.append("  return 1;")
         lines.append("}")
+        self.lines += self.parts
+        self.parts.clear()
         self.lines.append("\n".join(lines) + "\n")
+
+    def split_into_parts(self, name: str, arg_lines: list[str],
+                         pieces: list[tuple[Operation, list[str]]], allocs: list[str]) -> list[str]:
+        """The body of a big function with its nests, groups and copies moved into
+        functions of about PART_LINES lines (what the C compiler optimises costs
+        superlinear time in a function's size; a chain of 1000 nests in one function
+        took minutes at -O3). Allocations and frees stay in the function, so the parts
+        only read the argument and intermediate pointers (`mem[i]` is `allocs[i]`);
+        `noinline` keeps the compiler from gluing them back together."""
+        slot = {f"{p}_mem": i for i, p in enumerate(allocs)}
+        body: list[str] = []
+        run: list[str] = []
+
+        def flush() -> None:
+            if not run:
+                return
+            k = len(self.parts) + 1
+            part = f"part{k}_{name}"
+            mems = list(dict.fromkeys(re.findall(r"\bm\d+_mem\b", "\n".join(run))))
+            lines = [
+                f"static __attribute__((noinline)) int {part}(void *const *bufs, "
+                "const int64_t *const *strides, void *const *mem) {",
+                "  (void)bufs; (void)strides; (void)mem;",
+                *arg_lines,
+                *(f"  void *{m} = mem[{slot[m]}];" for m in mems),
+                *("  " + s for s in run),
+                "  return 0;",
+            ]
+            if any("goto fail;" in s for s in run):
+                lines += ["fail:", "  return 1;"]
+            self.parts.append("\n".join([*lines, "}"]) + "\n")
+            body.append(f"if ({part}(bufs, strides, mem)) goto fail;")
+            run.clear()
+
+        for op, lines in pieces:
+            if not isinstance(op, NestOp | GroupOp) and op.name != "memref.copy":
+                flush()
+                body += lines
+                continue
+            if run and len(run) + len(lines) > PART_LINES:
+                flush()
+            run += lines
+        flush()
+        return body
 
     def emit_group(self, group: GroupOp, st: FuncState) -> list[str]:
         """A fused row group, run per slice of its shared dims when possible: the
