@@ -4,11 +4,13 @@
 
 xDSL's own passes (canonicalize, cse, dce, ...) are there too. Malformed input and
 failed verification print a diagnostic with the location and exit non-zero, without a
-Python traceback (use --verify-diagnostics to print it and exit 0, for lit tests).
+Python traceback. `--verify-diagnostics` checks the diagnostics against the input's
+`// expected-error {{...}}` annotations, as mlir-opt does (aicf.tools.verify_diagnostics).
 """
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Sequence
 from typing import IO
@@ -29,6 +31,7 @@ from aicf.diagnostics import (
 )
 from aicf.errors import AicfError
 from aicf.registry import AICF_PASSES
+from aicf.tools import verify_diagnostics as vd
 
 
 def _emit_c(module: ModuleOp, out: IO[str]) -> None:
@@ -79,6 +82,38 @@ class AicfOptMain(xDSLOptMain):
             verify_module(module)
         return module
 
+    def run(self):
+        if not self.args.verify_diagnostics:
+            return super().run()
+        stream, _ = self.get_input_stream()
+        data = stream.read()
+        if stream is not sys.stdin.buffer:
+            stream.close()
+        self.get_input_stream = lambda: (io.BytesIO(data), "mlir")  # type: ignore[method-assign]
+        if not vd.has_annotations(data.decode("utf-8", "replace")):
+            return super().run()  # xDSL's meaning: print the first error, exit 0
+        chunks, ext = self.prepare_input()
+        output = self.prepare_output()
+        problems: list[str] = []
+        for i, (chunk, offset) in enumerate(chunks):
+            text = chunk.read()
+            expected = vd.expectations(text.decode("utf-8", "replace"), offset + 1)
+            printed = ""
+            try:
+                if i > 0:
+                    output.write("// -----\n")
+                module = self.parse_chunk(io.BytesIO(text), ext, offset)
+                if module is not None:
+                    self.apply_passes(module)
+                    output.write(self.output_resulting_program(module))
+            except Exception as e:
+                printed = failure_message(e)
+                if printed is None:
+                    raise
+            problems += vd.check(expected, vd.diagnostics(printed), self.get_input_name())
+        if problems:
+            raise AicfError("--verify-diagnostics:\n" + "\n".join(problems))
+
     def setup_pipeline(self):
         def callback(previous, module: ModuleOp, next_pass) -> None:
             if previous is not None and not self.args.disable_verify:
@@ -106,26 +141,32 @@ class AicfOptMain(xDSLOptMain):
         self.available_targets["ptx"] = _emit_ptx
 
 
+def failure_message(e: BaseException) -> str | None:
+    """What aicf-opt prints for a failure of the user's input, None for a bug."""
+    if isinstance(e, ParseError):
+        return format_parse_error(e)
+    if isinstance(e, VerifyException | DiagnosticException):
+        return str(e).rstrip()
+    if isinstance(e, AicfError):
+        return f"error: {e}"
+    if isinstance(e, OSError):  # the input or output file cannot be opened
+        return f"error: {e.strerror}: {e.filename}"
+    if isinstance(e, RecursionError):  # a pass or the printer on a deeply nested program
+        return f"error: {NESTED_TOO_DEEPLY}"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         AicfOptMain(
             description="aicf modular optimizer driver (xDSL opt with aicf's passes)",
             args=argv,
         ).run()
-    except ParseError as e:
-        print(format_parse_error(e), file=sys.stderr)
-        return 1
-    except (VerifyException, DiagnosticException) as e:
-        print(str(e).rstrip(), file=sys.stderr)
-        return 1
-    except AicfError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    except OSError as e:  # the input or output file cannot be opened
-        print(f"error: {e.strerror}: {e.filename}", file=sys.stderr)
-        return 1
-    except RecursionError:  # a pass or the printer on a deeply nested program
-        print(f"error: {NESTED_TOO_DEEPLY}", file=sys.stderr)
+    except Exception as e:
+        message = failure_message(e)
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
         return 1
     return 0
 
