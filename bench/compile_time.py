@@ -6,19 +6,23 @@ Two programs of N ops:
 - `unfused`: tanh(x @ w) repeated (matmuls do not fuse with each other: one nest each,
   exercises lowering, the C emitter and the C compiler).
 
-Prints, per N, seconds for parse + tensor pipeline (infer-shapes, fold, fuse, lower)
-and emit_c as this process's CPU time (steadier than wall time on a shared machine),
-the C build (cold cache) as wall time, and their sum; `--json FILE` writes them.
+Prints, per N, seconds for parse + the pipeline `aicf.compile` runs (infer-shapes,
+fold, fuse, lower, plan; for cuda also the GPU lowering) and the emitter as this
+process's CPU time (steadier than wall time on a shared machine), the C build or
+`nvcc -cubin -arch=sm_90` (cold cache; no GPU needed) as wall time, and their sum;
+`--json FILE` writes them; `--profile FILE` writes a cProfile of the Python part.
 
     python bench/compile_time.py fused 500 1000 2000
-    python bench/compile_time.py unfused 50 100 200
+    python bench/compile_time.py unfused 50 100 200 --target cuda
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
+import subprocess
 import tempfile
 import time
 
@@ -51,21 +55,43 @@ def unfused_chain(n: int) -> str:
     return "\n".join(lines)
 
 
-def measure(src: str) -> dict[str, float]:
+def _nvcc(src: str) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        cu = os.path.join(d, "k.cu")
+        with open(cu, "w") as f:
+            f.write(src)
+        subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", cu, "-o", cu + ".cubin"],
+                       check=True)  # fmt: skip
+
+
+def measure(src: str, target: str = "cpu", profile: str | None = None) -> dict[str, float]:
     from aicf.backend.c.build import build_shared_library
-    from aicf.backend.c.emit import LINK_FLAGS, emit_c
-    from aicf.compiler import TENSOR_PIPELINE, run_pipeline
+    from aicf.backend.c.emit import emit_c_unit
+    from aicf.backend.cuda.emit import emit_cuda
+    from aicf.compiler import pipeline_for, run_pipeline, target_pipeline
     from aicf.context import make_context
     from aicf.diagnostics import parse_module
 
+    passes = pipeline_for(target)
+    if target == "cuda":
+        passes = passes[:-1] + target_pipeline("cuda", gpu="h100")
+    prof = cProfile.Profile() if profile else None
+    if prof:
+        prof.enable()
     t0 = time.process_time()
     module = parse_module(make_context(), src, "bench.mlir")
-    run_pipeline(module, list(TENSOR_PIPELINE))
+    run_pipeline(module, passes)
     t1 = time.process_time()
-    c = emit_c(module)
+    c, flags, linked = emit_c_unit(module) if target == "cpu" else (emit_cuda(module), (), ())
     t2 = time.process_time()
+    if prof:
+        prof.disable()
+        prof.dump_stats(profile)
     w = time.perf_counter()
-    build_shared_library(c, LINK_FLAGS)
+    if target == "cpu":
+        build_shared_library(c, flags, linked)
+    else:
+        _nvcc(c)
     cc = time.perf_counter() - w
     return {"pipeline_s": t1 - t0, "emit_s": t2 - t1, "cc_s": cc, "total_s": t2 - t0 + cc,
             "c_lines": c.count("\n")}  # fmt: skip
@@ -75,17 +101,20 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("program", choices=("fused", "unfused"))
     p.add_argument("sizes", type=int, nargs="+")
+    p.add_argument("--target", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--json")
+    p.add_argument("--profile", help="cProfile output of the last size")
     args = p.parse_args()
     os.environ["AICF_CACHE_DIR"] = tempfile.mkdtemp(prefix="aicf-bench-")  # cold
     make = fused_chain if args.program == "fused" else unfused_chain
     rows = []
     for n in args.sizes:
-        r = {"program": args.program, "ops": n, **measure(make(n))}
+        r = {"program": args.program, "target": args.target, "ops": n,
+             **measure(make(n), args.target, args.profile)}  # fmt: skip
         rows.append(r)
-        print(f"{args.program} {n:6d} ops: pipeline {r['pipeline_s']:7.2f} s  emit "
+        print(f"{args.program} {args.target} {n:6d} ops: pipeline {r['pipeline_s']:7.2f} s  emit "
               f"{r['emit_s']:6.2f} s  cc {r['cc_s']:7.2f} s  total {r['total_s']:7.2f} s  "
-              f"({r['c_lines']} lines of C)", flush=True)  # fmt: skip
+              f"({r['c_lines']} lines of source)", flush=True)  # fmt: skip
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -10,6 +10,8 @@ mlir-opt's habits hold: `--pass-pipeline='builtin.module(...)'` (and -p) take ML
 textual pipelines, `-` is stdin and `-o -` stdout, every chunk of --split-input-file
 runs (the exit code says whether all succeeded), --time-passes prints mlir-opt's
 report and --print-ir-after-all the IR after every pass, on stderr.
+`--verify-diagnostics` checks the diagnostics against the input's
+`// expected-error {{...}}` annotations, as mlir-opt does (aicf.tools.verify_diagnostics).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import io
 import sys
 import time
 from collections.abc import Sequence
@@ -44,6 +47,7 @@ from aicf.errors import AicfError
 from aicf.registry import AICF_PASSES
 from aicf.tools.pass_help import PIPELINE_HELP, pass_list
 from aicf.tools.pass_pipeline import parse_pass_pipeline
+from aicf.tools import verify_diagnostics as vd
 from aicf.tools.pass_timing import PassTimer
 
 
@@ -166,6 +170,15 @@ class AicfOptMain(xDSLOptMain):
     def run(self) -> bool:
         """xDSLOptMain.run, but every chunk of --split-input-file runs, even after one
         failed (its diagnostic is printed on stderr). Returns whether all succeeded."""
+        if self.args.verify_diagnostics:
+            stream, _ = self.get_input_stream()
+            data = stream.read()
+            if stream is not sys.stdin.buffer:
+                stream.close()
+            self.get_input_stream = lambda: (io.BytesIO(data), "mlir")  # type: ignore[method-assign]
+            if vd.has_annotations(data.decode("utf-8", "replace")):
+                return self._run_verify()
+            # no annotations: xDSL's meaning (print the diagnostic, exit 0)
         chunks, file_extension = self.prepare_input()
         output = self.prepare_output()
         ok = True
@@ -190,6 +203,32 @@ class AicfOptMain(xDSLOptMain):
             print("Failure, can't shrink")
             sys.exit(1)
         return ok
+
+    def _run_verify(self) -> bool:
+        """--verify-diagnostics with MLIR's meaning: each chunk's diagnostics must be
+        exactly its `expected-*` annotations (text and line)."""
+        chunks, ext = self.prepare_input()
+        output = self.prepare_output()
+        problems: list[str] = []
+        for i, (chunk, offset) in enumerate(chunks):
+            text = chunk.read()
+            expected = vd.expectations(text.decode("utf-8", "replace"), offset + 1)
+            printed = ""
+            try:
+                if i > 0:
+                    output.write("// -----\n")
+                module = self.parse_chunk(io.BytesIO(text), ext, offset)
+                if module is not None:
+                    self.apply_passes(module)
+                    output.write(self.output_resulting_program(module))
+            except Exception as e:
+                printed = error_message(e)
+                if printed is None:
+                    raise
+            problems += vd.check(expected, vd.diagnostics(printed), self.get_input_name())
+        if problems:
+            raise AicfError("--verify-diagnostics:\n" + "\n".join(problems))
+        return True
 
     def _run_chunk(self, chunk: IO[bytes], file_extension: str, offset: int,
                    output: IO[str]) -> bool:  # fmt: skip
@@ -243,6 +282,9 @@ def error_message(e: BaseException) -> str | None:
     if isinstance(e, RecursionError):  # a pass or the printer on a deeply nested program
         return f"error: {NESTED_TOO_DEEPLY}"
     return None
+
+
+failure_message = error_message  # the name the diagnostics checker's tests use
 
 
 def _report(e: BaseException) -> bool:

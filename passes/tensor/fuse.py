@@ -84,6 +84,8 @@ class _Candidate:
     score: float
     replaced: list[Group]
     made: list[tuple[Group, set[Operation]]]
+    # the made group's own estimate once applied, where the scoring computed it
+    seconds: float | None = None
 
 
 class _Fuser:
@@ -95,12 +97,21 @@ class _Fuser:
         self.unused = {op for op in block.ops if not any(r.uses for r in op.results)}
         self.home: dict[Operation, Group] = {}
         self.containing: dict[Operation, set[Group]] = {}
+        self.splats: set[Operation] = set()
         for op in block.ops:
             if is_splat_constant(op):
+                self.splats.add(op)
                 continue
             g = Group([op], fusible_op(op))
             self.home[op] = g
             self.containing[op] = {g}
+        # the graph does not change until `rewrite`: producers are looked up once
+        self.producers: dict[Operation, list[Operation]] = {
+            op: list(dict.fromkeys(o.owner for o in op.operands if o.owner in self.home))  # type: ignore[misc]
+            for op in self.home
+        }
+        # each live group's own estimate, until the next decision changes the groups
+        self.seconds_of: dict[Group, float | None] = {}
 
     # --- the group graph ---------------------------------------------------------------
 
@@ -115,9 +126,7 @@ class _Fuser:
         for op in g.ops:
             for v in op.operands:
                 owner = v.owner
-                if isinstance(owner, Operation) and (
-                    owner in g.members or is_splat_constant(owner)
-                ):
+                if owner in g.members or owner in self.splats:
                     continue
                 seen[v] = None
         return list(seen)
@@ -144,13 +153,7 @@ class _Fuser:
         return {op for op in g.ops if self.home[op] is g}
 
     def preds(self, ops: Iterable[Operation], members: set[Operation]) -> set[Group]:
-        out = set()
-        for op in ops:
-            for v in op.operands:
-                p = self._producer(v)
-                if p is not None and p not in members:
-                    out.add(self.home[p])
-        return out
+        return {self.home[p] for op in ops for p in self.producers[op] if p not in members}
 
     def creates_cycle(self, merged: set[Group], members: set[Operation]) -> bool:
         """Whether a group outside `merged` sits on a path between two of its groups.
@@ -188,10 +191,20 @@ class _Fuser:
         if len(inputs) > self.budget.max_inputs or len(g.ops) > self.budget.max_ops:
             return None
         try:
-            dom = analyze(g.ops, outputs)
+            dom = analyze(g.ops, outputs, checked=True)  # groups hold fusible ops only
         except NotFusible:
             return None
         return self.model.group_cost(dom, inputs, outputs)
+
+    def own_seconds(self, g: Group) -> float | None:
+        """The estimate of a live group as it is (memoised until the next `apply`)."""
+        if g not in self.seconds_of:
+            self.seconds_of[g] = self._seconds(self.cost(g, self.homed(g)))
+        return self.seconds_of[g]
+
+    def _before(self, *groups: Group) -> float | None:
+        own = [self.own_seconds(g) for g in groups]
+        return None if None in own else sum(own)  # type: ignore[arg-type]
 
     def _seconds(self, *costs: Cost | None) -> float | None:
         if any(c is None for c in costs):
@@ -204,21 +217,23 @@ class _Fuser:
     # --- decisions -------------------------------------------------------------------------
 
     def try_merge(self, p: Group, c: Group) -> _Candidate | None:
+        if len(p.members | c.members) > self.budget.max_ops:
+            return None  # (unless both are dead, then nothing is gained either)
         g = Group(self._ordered([*p.ops, *c.ops]), True)
         homed = self.homed(p) | self.homed(c)
-        if self.creates_cycle({p, c}, g.members):
-            return None
-        before = self._seconds(
-            self.cost(p, self.homed(p)), self.cost(c, self.homed(c))
-        )
+        # the costs first: an over-budget group is refused in O(its size), and the
+        # cycle check is the dearer test
+        before = self._before(p, c)
         after = self._seconds(self.cost(g, homed, {p, c}))
-        if before is None or after is None:
+        if before is None or after is None or self.creates_cycle({p, c}, g.members):
             return None
-        return _Candidate(before - after, [p, c], [(g, homed)])
+        return _Candidate(before - after, [p, c], [(g, homed)], after)
 
-    def try_recompute(self, p: Group, c: Group, v: SSAValue) -> _Candidate | None:
+    def try_recompute(self, p: Group, c: Group, v: SSAValue, merge: _Candidate | None) -> _Candidate | None:
         """Copy v's producer chain (elementwise, inside p) into c; p keeps it for
-        its other users."""
+        its other users. Not scored when the chain is all of p and merging p into c is
+        legal (`merge`): the merged kernel then reads, writes and computes no more
+        than the two kernels would (the cost is additive), so it wins anyway."""
         root = v.owner
         assert isinstance(root, Operation)
         cone: dict[Operation, None] = {}  # ordered, with O(1) membership
@@ -231,6 +246,8 @@ class _Fuser:
                 return None
             cone[op] = None
             stack.extend(o.owner for o in op.operands if isinstance(o.owner, Operation))
+        if merge is not None and len(cone) == len(p.members):
+            return None
         g = Group(self._ordered([*c.ops, *cone]), True)
         # p as it would be with v's readers in c served by the copy
         self.containing_swap(c, g)
@@ -240,7 +257,7 @@ class _Fuser:
             )
         finally:
             self.containing_swap(g, c)
-        before = self._seconds(self.cost(p, self.homed(p)), self.cost(c, self.homed(c)))
+        before = self._before(p, c)
         if before is None or after is None:
             return None
         return _Candidate(before - after, [c], [(g, self.homed(c))])
@@ -252,6 +269,7 @@ class _Fuser:
             self.containing.setdefault(op, set()).add(new)
 
     def apply(self, cand: _Candidate) -> None:
+        self.seconds_of.clear()
         for g in cand.replaced:
             for op in g.ops:
                 self.containing[op].discard(g)
@@ -260,6 +278,8 @@ class _Fuser:
                 self.containing[op].add(g)
             for op in homed:
                 self.home[op] = g
+        if cand.seconds is not None:  # a merge: its group was priced in this state
+            self.seconds_of[cand.made[0][0]] = cand.seconds
 
     def run(self) -> None:
         for c in list(self.block.ops):
@@ -272,9 +292,10 @@ class _Fuser:
                 p, cg = self.home[prod_op], self.home[c]
                 if p is cg or not p.fusible or prod_op in cg.members:
                     continue
+                merge = self.try_merge(p, cg)
                 options = [
                     x
-                    for x in (self.try_merge(p, cg), self.try_recompute(p, cg, v))
+                    for x in (merge, self.try_recompute(p, cg, v, merge))
                     if x is not None and x.score > 0
                 ]
                 if options:

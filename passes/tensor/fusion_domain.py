@@ -33,6 +33,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from math import prod
 
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
@@ -48,10 +49,12 @@ class NotFusible(Exception):
 
 
 def static_shape(v: SSAValue) -> tuple[int, ...] | None:
-    shape = t.ranked_shape(v.type)
-    if shape is None or any(d == rules.DYN for d in shape):
+    # on aicf-fuse's hot path (called for every member of every candidate group)
+    typ = v.type
+    if not isinstance(typ, TensorType):
         return None
-    return shape
+    shape = typ.get_shape()
+    return None if rules.DYN in shape else shape
 
 
 def is_splat_constant(op: Operation) -> bool:
@@ -195,14 +198,15 @@ def _output_kind(dom: GroupDomain, v: SSAValue) -> str:
     )
 
 
-def analyze(ops: Sequence[Operation], outputs: Iterable[SSAValue]) -> GroupDomain:
+def analyze(ops: Sequence[Operation], outputs: Iterable[SSAValue], *, checked: bool = False) -> GroupDomain:
     """The domain and maps of a group of `ops` (in program order) whose values in
-    `outputs` are used outside it. Raises NotFusible with the reason."""
-    members: set[SSAValue] = set()
-    for op in ops:
-        if not (fusible_op(op) or is_splat_constant(op)):
-            raise NotFusible(f"'{op.name}' cannot be fused")
-        members.update(op.results)
+    `outputs` are used outside it. Raises NotFusible with the reason. `checked`: the
+    caller knows every op passes `fusible_op` (aicf-fuse asks once per op, not once
+    per candidate group)."""
+    if not checked:
+        for op in ops:
+            if not (fusible_op(op) or is_splat_constant(op)):
+                raise NotFusible(f"'{op.name}' cannot be fused")
     reductions = [op for op in ops if isinstance(op, t.ReduceOp)]
     if reductions:
         shape = static_shape(reductions[0].input)

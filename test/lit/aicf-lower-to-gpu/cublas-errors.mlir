@@ -1,10 +1,10 @@
-// RUN: aicf-opt %s -p aicf-lower-to-gpu --split-input-file --verify-diagnostics | filecheck %s
+// RUN: aicf-opt %s -p aicf-lower-to-gpu --split-input-file --verify-diagnostics
 // A cuBLAS schedule whose parameters do not fit the nest is reported at the nest,
 // with the check that failed.
 
 func.func @bad_ld(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) attributes {aicf.num_outputs = 1 : i64} {
   // the schedule's lda (4) is shorter than a row of A (32)
-  // CHECK: {{.*}}cublas-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' cannot be run as cublas.gemm: lda = 4 must be >= max(1, 32) and < 2^31
+  // expected-error @+1 {{'aicf_loop.nest' cannot be run as cublas.gemm: lda = 4 must be >= max(1, 32) and < 2^31}}
   aicf_loop.nest domain = [64, 16, 32] iterators = [parallel, parallel, reduction]
       ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>)
       maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d2, d1), (d0, d1, d2) -> (d0, d1)] combiners = [add]
@@ -20,7 +20,7 @@ func.func @bad_ld(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16
 
 func.func @missing(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) attributes {aicf.num_outputs = 1 : i64} {
   // the nest's verifier checks the schedule kind's declared parameters
-  // CHECK: {{.*}}cublas-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' aicf.schedule: gpu.cublas_gemm needs a, b, m, n, k, batch
+  // expected-error @+1 {{'aicf_loop.nest' aicf.schedule: gpu.cublas_gemm needs a, b, m, n, k, batch}}
   aicf_loop.nest domain = [64, 16, 32] iterators = [parallel, parallel, reduction]
       ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>)
       maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d2, d1), (d0, d1, d2) -> (d0, d1)] combiners = [add]

@@ -1,9 +1,9 @@
-// RUN: aicf-opt %s -p aicf-lower-to-gpu --split-input-file --verify-diagnostics | filecheck %s
+// RUN: aicf-opt %s -p aicf-lower-to-gpu --split-input-file --verify-diagnostics
 // aicf-lower-to-gpu decides nothing: a nest without a schedule, or with one for another
 // target, is an error at the nest.
 
 func.func @unscheduled(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' has no aicf.schedule: run aicf-plan before aicf-lower-to-gpu
+  // expected-error @+1 {{'aicf_loop.nest' has no aicf.schedule: run aicf-plan before aicf-lower-to-gpu}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add] {
@@ -16,7 +16,7 @@ func.func @unscheduled(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf.
 // -----
 
 func.func @cpu_schedule(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' has a cpu.nest schedule, which is not for the GPU
+  // expected-error @+1 {{'aicf_loop.nest' has a cpu.nest schedule, which is not for the GPU}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
@@ -30,7 +30,7 @@ func.func @cpu_schedule(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf
 // -----
 
 func.func @wrong_shape(%x: memref<4x8xf32>, %y: memref<4x8xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' cannot be lowered to the GPU: gpu.matmul_tiled needs a matmul-shaped nest
+  // expected-error @+1 {{'aicf_loop.nest' cannot be lowered to the GPU: gpu.matmul_tiled needs a matmul-shaped nest}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, parallel]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4x8xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0, d1)]
@@ -44,7 +44,7 @@ func.func @wrong_shape(%x: memref<4x8xf32>, %y: memref<4x8xf32>) attributes {aic
 // -----
 
 func.func @partial_warp(%x: memref<6x1001xf32>, %y: memref<6xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' cannot be lowered to the GPU: gpu.rows block = 33: a block must be a multiple of the warp size 32 and at most 1024 threads
+  // expected-error @+1 {{'aicf_loop.nest' cannot be lowered to the GPU: gpu.rows block = 33: a block must be a multiple of the warp size 32 and at most 1024 threads}}
   aicf_loop.nest domain = [6, 1001] iterators = [parallel, reduction]
       ins(%x : memref<6x1001xf32>) outs(%y : memref<6xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
@@ -58,7 +58,7 @@ func.func @partial_warp(%x: memref<6x1001xf32>, %y: memref<6xf32>) attributes {a
 // -----
 
 func.func @split_without_combine(%x: memref<6x1001xf32>, %y: memref<6xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' cannot be lowered to the GPU: gpu.rows split = 2 needs a `combine` schedule for the second pass
+  // expected-error @+1 {{'aicf_loop.nest' cannot be lowered to the GPU: gpu.rows split = 2 needs a `combine` schedule for the second pass}}
   aicf_loop.nest domain = [6, 1001] iterators = [parallel, reduction]
       ins(%x : memref<6x1001xf32>) outs(%y : memref<6xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
@@ -72,7 +72,7 @@ func.func @split_without_combine(%x: memref<6x1001xf32>, %y: memref<6xf32>) attr
 // -----
 
 func.func @cub_wrong_op(%x: memref<6x1001xf32>, %y: memref<6xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' cannot be run as cub.reduce: the schedule's op/rows/cols do not match the nest (add of 6 rows of 1001)
+  // expected-error @+1 {{'aicf_loop.nest' cannot be run as cub.reduce: the schedule's op/rows/cols do not match the nest (add of 6 rows of 1001)}}
   aicf_loop.nest domain = [6, 1001] iterators = [parallel, reduction]
       ins(%x : memref<6x1001xf32>) outs(%y : memref<6xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
@@ -86,7 +86,7 @@ func.func @cub_wrong_op(%x: memref<6x1001xf32>, %y: memref<6xf32>) attributes {a
 // -----
 
 func.func @cublas_short_k(%a: memref<96x64xf32>, %b: memref<64x80xf32>, %c: memref<96x80xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' cannot be run as cublas.gemm: m*n*batch*loops = 7680 and k = 32 do not cover the nest's 7680 output points and 64-point reduction
+  // expected-error @+1 {{'aicf_loop.nest' cannot be run as cublas.gemm: m*n*batch*loops = 7680 and k = 32 do not cover the nest's 7680 output points and 64-point reduction}}
   aicf_loop.nest domain = [96, 80, 64] iterators = [parallel, parallel, reduction]
       ins(%a, %b : memref<96x64xf32>, memref<64x80xf32>) outs(%c : memref<96x80xf32>)
       maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d2, d1), (d0, d1, d2) -> (d0, d1)] combiners = [add]
@@ -101,7 +101,7 @@ func.func @cublas_short_k(%a: memref<96x64xf32>, %b: memref<64x80xf32>, %c: memr
 // -----
 
 func.func @matmul_threads(%a: memref<96x64xf32>, %b: memref<64x80xf32>, %c: memref<96x80xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' cannot be lowered to the GPU: gpu.matmul_tiled {{.*}}: threads = 7, but (bm/tm)*(bn/tn) = 256 threads compute the tile
+  // expected-error @+1 {{: threads = 7, but (bm/tm)*(bn/tn) = 256 threads compute the tile}}
   aicf_loop.nest domain = [96, 80, 64] iterators = [parallel, parallel, reduction]
       ins(%a, %b : memref<96x64xf32>, memref<64x80xf32>) outs(%c : memref<96x80xf32>)
       maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d2, d1), (d0, d1, d2) -> (d0, d1)] combiners = [add]

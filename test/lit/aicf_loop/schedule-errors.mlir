@@ -1,8 +1,8 @@
-// RUN: aicf-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: aicf-opt %s --split-input-file --verify-diagnostics
 // A schedule attribute is checked against its kind's declared parameters
 // (dialects/schedule.py) by the nest's verifier, at the nest.
 func.func @unknown_kind(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' aicf.schedule: unknown schedule kind 'gpu.magic' (known: {{.*}})
+  // expected-error @+1 {{'aicf_loop.nest' aicf.schedule: unknown schedule kind 'gpu.magic' (known:}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
@@ -16,7 +16,7 @@ func.func @unknown_kind(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf
 // -----
 
 func.func @no_kind(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' aicf.schedule needs kind = "..." (one of {{.*}})
+  // expected-error @+1 {{'aicf_loop.nest' aicf.schedule needs kind = "..." (one of}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
@@ -30,7 +30,7 @@ func.func @no_kind(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf.num_
 // -----
 
 func.func @missing_param(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' aicf.schedule: gpu.rows needs grid, split, unroll, minblocks
+  // expected-error @+1 {{'aicf_loop.nest' aicf.schedule: gpu.rows needs grid, split, unroll, minblocks}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
@@ -44,7 +44,7 @@ func.func @missing_param(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aic
 // -----
 
 func.func @mistyped_param(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' aicf.schedule: gpu.per_output parameter 'vec' must be an integer, got "four"
+  // expected-error @+1 {{'aicf_loop.nest' aicf.schedule: gpu.per_output parameter 'vec' must be an integer, got "four"}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
@@ -58,7 +58,7 @@ func.func @mistyped_param(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {ai
 // -----
 
 func.func @out_of_range(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' aicf.schedule: gpu.per_output parameter 'vec' must be at least 1, got 0
+  // expected-error @+1 {{'aicf_loop.nest' aicf.schedule: gpu.per_output parameter 'vec' must be at least 1, got 0}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
@@ -72,7 +72,7 @@ func.func @out_of_range(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf
 // -----
 
 func.func @not_a_choice(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' aicf.schedule: gpu.rows parameter 'mode' must be one of warp, block, split, got grid
+  // expected-error @+1 {{'aicf_loop.nest' aicf.schedule: gpu.rows parameter 'mode' must be one of warp, block, split, got grid}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
@@ -86,7 +86,7 @@ func.func @not_a_choice(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf
 // -----
 
 func.func @unknown_param(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' aicf.schedule: 'threads' is not a parameter of cpu.nest (parameters: parallel)
+  // expected-error @+1 {{'aicf_loop.nest' aicf.schedule: 'threads' is not a parameter of cpu.nest (parameters: parallel)}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
@@ -100,7 +100,7 @@ func.func @unknown_param(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aic
 // -----
 
 func.func @group_kind_on_nest(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' schedule kind gpu.members applies to a group, not a nest
+  // expected-error @+1 {{'aicf_loop.nest' schedule kind gpu.members applies to a group, not a nest}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
@@ -114,7 +114,7 @@ func.func @group_kind_on_nest(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes
 // -----
 
 func.func @bad_nested(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // CHECK: {{.*}}schedule-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.nest' aicf.schedule.combine: gpu.rows needs vec, mode, block, grid, split, unroll, minblocks
+  // expected-error @+1 {{'aicf_loop.nest' aicf.schedule.combine: gpu.rows needs vec, mode, block, grid, split, unroll, minblocks}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]

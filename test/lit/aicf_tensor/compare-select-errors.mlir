@@ -1,9 +1,9 @@
-// RUN: aicf-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: aicf-opt %s --split-input-file --verify-diagnostics
 // Verifier rules of the comparison, select, iota, erf, gelu and reduce_var ops; each
 // error names the op, its location and the types at fault.
 
 func.func @select_cond_not_i1(%c: tensor<4xf32>, %x: tensor<4xf32>) -> tensor<*xf32> {
-  // CHECK: {{.*}}compare-select-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.select' condition must be an i1 tensor, got tensor<4xf32>
+  // expected-error @+1 {{'aicf_tensor.select' condition must be an i1 tensor, got tensor<4xf32>}}
   %0 = aicf_tensor.select %c, %x, %x : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<*xf32>
   func.return %0 : tensor<*xf32>
 }
@@ -11,7 +11,7 @@ func.func @select_cond_not_i1(%c: tensor<4xf32>, %x: tensor<4xf32>) -> tensor<*x
 // -----
 
 func.func @select_shapes(%c: tensor<4xi1>, %x: tensor<5xf32>) -> tensor<*xf32> {
-  // CHECK: {{.*}}compare-select-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.select' shapes 4, 5, 5 are not broadcast-compatible (dimension -1: 4 vs 5)
+  // expected-error @+1 {{'aicf_tensor.select' shapes 4, 5, 5 are not broadcast-compatible (dimension -1: 4 vs 5)}}
   %0 = aicf_tensor.select %c, %x, %x : (tensor<4xi1>, tensor<5xf32>, tensor<5xf32>) -> tensor<*xf32>
   func.return %0 : tensor<*xf32>
 }
@@ -19,7 +19,7 @@ func.func @select_shapes(%c: tensor<4xi1>, %x: tensor<5xf32>) -> tensor<*xf32> {
 // -----
 
 func.func @compare_result_not_i1(%x: tensor<4xf32>) -> tensor<*xf32> {
-  // CHECK: {{.*}}compare-select-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.lt' result element type f32 does not match the inferred i1
+  // expected-error @+1 {{'aicf_tensor.lt' result element type f32 does not match the inferred i1}}
   %0 = aicf_tensor.lt %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<*xf32>
   func.return %0 : tensor<*xf32>
 }
@@ -27,7 +27,7 @@ func.func @compare_result_not_i1(%x: tensor<4xf32>) -> tensor<*xf32> {
 // -----
 
 func.func @compare_shapes(%x: tensor<4x8xf32>, %y: tensor<4xf32>) -> tensor<*xi1> {
-  // CHECK: {{.*}}compare-select-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.eq' shapes 4x8, 4 are not broadcast-compatible (dimension -1: 4 vs 8)
+  // expected-error @+1 {{'aicf_tensor.eq' shapes 4x8, 4 are not broadcast-compatible (dimension -1: 4 vs 8)}}
   %0 = aicf_tensor.eq %x, %y : (tensor<4x8xf32>, tensor<4xf32>) -> tensor<*xi1>
   func.return %0 : tensor<*xi1>
 }
@@ -35,7 +35,7 @@ func.func @compare_shapes(%x: tensor<4x8xf32>, %y: tensor<4xf32>) -> tensor<*xi1
 // -----
 
 func.func @bool_arithmetic(%m: tensor<4xi1>) -> tensor<*xi1> {
-  // CHECK: {{.*}}compare-select-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.add' arithmetic on i1 (bool) tensors is not defined; cast them to an integer or float type first
+  // expected-error @+1 {{'aicf_tensor.add' arithmetic on i1 (bool) tensors is not defined; cast them to an integer or float type first}}
   %0 = aicf_tensor.add %m, %m : (tensor<4xi1>, tensor<4xi1>) -> tensor<*xi1>
   func.return %0 : tensor<*xi1>
 }
@@ -43,7 +43,7 @@ func.func @bool_arithmetic(%m: tensor<4xi1>) -> tensor<*xi1> {
 // -----
 
 func.func @iota_dim() -> tensor<4x8xi32> {
-  // CHECK: {{.*}}compare-select-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.iota' dim 2 is out of range for rank 2
+  // expected-error @+1 {{'aicf_tensor.iota' dim 2 is out of range for rank 2}}
   %0 = aicf_tensor.iota dim = 2 : tensor<4x8xi32>
   func.return %0 : tensor<4x8xi32>
 }
@@ -51,7 +51,7 @@ func.func @iota_dim() -> tensor<4x8xi32> {
 // -----
 
 func.func @iota_unranked() -> tensor<*xi32> {
-  // CHECK: {{.*}}compare-select-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.iota' the result type must have a static shape
+  // expected-error @+1 {{'aicf_tensor.iota' the result type must have a static shape}}
   %0 = aicf_tensor.iota dim = 0 : tensor<*xi32>
   func.return %0 : tensor<*xi32>
 }
@@ -59,7 +59,7 @@ func.func @iota_unranked() -> tensor<*xi32> {
 // -----
 
 func.func @erf_int(%x: tensor<4xi32>) -> tensor<*xi32> {
-  // CHECK: {{.*}}compare-select-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.erf' operand must be a float tensor, got tensor<4xi32>
+  // expected-error @+1 {{'aicf_tensor.erf' operand must be a float tensor, got tensor<4xi32>}}
   %0 = aicf_tensor.erf %x : (tensor<4xi32>) -> tensor<*xi32>
   func.return %0 : tensor<*xi32>
 }
@@ -67,7 +67,7 @@ func.func @erf_int(%x: tensor<4xi32>) -> tensor<*xi32> {
 // -----
 
 func.func @gelu_form(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // CHECK: {{.*}}compare-select-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.gelu' approximate must be one of 'none', 'tanh', got 'fast'
+  // expected-error @+1 {{'aicf_tensor.gelu' approximate must be one of 'none', 'tanh', got 'fast'}}
   %0 = aicf_tensor.gelu %x approximate = "fast" : (tensor<4xf32>) -> tensor<4xf32>
   func.return %0 : tensor<4xf32>
 }
@@ -75,7 +75,7 @@ func.func @gelu_form(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @var_ddof(%x: tensor<4x8xf32>) -> tensor<*xf32> {
-  // CHECK: {{.*}}compare-select-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.reduce_var' ddof must be >= 0, got -1
+  // expected-error @+1 {{'aicf_tensor.reduce_var' ddof must be >= 0, got -1}}
   %0 = aicf_tensor.reduce_var %x axes = [1] ddof = -1 : (tensor<4x8xf32>) -> tensor<*xf32>
   func.return %0 : tensor<*xf32>
 }
@@ -83,7 +83,7 @@ func.func @var_ddof(%x: tensor<4x8xf32>) -> tensor<*xf32> {
 // -----
 
 func.func @var_axis(%x: tensor<4x8xf32>) -> tensor<*xf32> {
-  // CHECK: {{.*}}compare-select-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_tensor.reduce_var' axis 2 is out of range for rank 2
+  // expected-error @+1 {{'aicf_tensor.reduce_var' axis 2 is out of range for rank 2}}
   %0 = aicf_tensor.reduce_var %x axes = [2] : (tensor<4x8xf32>) -> tensor<*xf32>
   func.return %0 : tensor<*xf32>
 }

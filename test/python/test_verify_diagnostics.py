@@ -1,0 +1,87 @@
+"""`aicf-opt --verify-diagnostics` with MLIR's meaning: `expected-*` annotations are
+checked for severity, text and line; unexpected and missing diagnostics fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from aicf.tools.aicf_opt import main
+
+BAD_ADD = "  %0 = aicf_tensor.add %x, %b : (tensor<4x8xf32>, tensor<3xf32>) -> tensor<*xf32>"
+FUNC = """func.func @f(%x: tensor<4x8xf32>, %b: tensor<3xf32>) -> tensor<*xf32> {{
+{before}
+{op}
+  func.return %0 : tensor<*xf32>
+}}
+"""
+GOOD = """func.func @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+  func.return %x : tensor<4xf32>
+}
+"""
+MESSAGE = "{{'aicf_tensor.add' shapes 4x8, 3 are not broadcast-compatible}}"
+
+
+def run(tmp_path, capsys, text: str, *args: str) -> tuple[int, str]:
+    path = tmp_path / "in.mlir"
+    path.write_text(text)
+    rc = main([str(path), "--verify-diagnostics", *args])
+    captured = capsys.readouterr()
+    run.out = captured.out
+    return rc, captured.err
+
+
+@pytest.mark.parametrize("before, op", [
+    (f"  // expected-error @+1 {MESSAGE}", BAD_ADD),
+    (f"  // expected-error @below {MESSAGE}", BAD_ADD),
+    ("", f"{BAD_ADD} // expected-error {MESSAGE}"),
+    ("  // expected-error @+1 {{not broadcast-compatible}}", BAD_ADD),  # a substring
+])  # fmt: skip
+def test_expected_error_at_its_line_passes(tmp_path, capsys, before, op):
+    rc, err = run(tmp_path, capsys, FUNC.format(before=before, op=op))
+    assert rc == 0, err
+
+
+@pytest.mark.parametrize("before, op, words", [
+    (f"  // expected-error @+2 {MESSAGE}", BAD_ADD, ["unexpected error", "was not produced"]),
+    (f"  // expected-error @above {MESSAGE}", BAD_ADD, ["unexpected error", "at line 1 was not produced"]),
+    ("  // expected-error @+1 {{some other message}}", BAD_ADD, ["unexpected error", "was not produced"]),
+    (f"  // expected-warning @+1 {MESSAGE}", BAD_ADD, ["unexpected error", "expected warning"]),
+])  # fmt: skip
+def test_wrong_line_text_or_severity_fails(tmp_path, capsys, before, op, words):
+    rc, err = run(tmp_path, capsys, FUNC.format(before=before, op=op))
+    assert rc == 1
+    for w in words:
+        assert w in err, err
+    assert "Traceback" not in err
+
+
+def test_chunks_are_checked_one_by_one_with_file_lines(tmp_path, capsys):
+    ok = FUNC.format(before=f"  // expected-error @+1 {MESSAGE}", op=BAD_ADD)
+    text = "\n// -----\n".join([GOOD, ok, ok])
+    rc, err = run(tmp_path, capsys, text, "--split-input-file")
+    assert rc == 0, err
+    # an error nobody expects in the last chunk fails the run, at its file line
+    text = "\n// -----\n".join([ok, GOOD, FUNC.format(before="", op=BAD_ADD)])
+    rc, err = run(tmp_path, capsys, text, "--split-input-file")
+    assert rc == 1
+    assert f"in.mlir:{text.splitlines().index(BAD_ADD, 10) + 1}: unexpected error" in err
+
+
+def test_expected_error_that_does_not_happen_fails(tmp_path, capsys):
+    text = GOOD.replace("  func.return", "  // expected-error @+1 {{boom}}\n  func.return")
+    rc, err = run(tmp_path, capsys, text)
+    assert rc == 1
+    assert "in.mlir:2: expected error at line 3 was not produced: {{boom}}" in err
+
+
+def test_parse_errors_are_diagnostics_too(tmp_path, capsys):
+    text = GOOD.replace("  func.return %x", "  // expected-error @+1 {{use of undefined value %y}}\n  func.return %y")
+    rc, err = run(tmp_path, capsys, text)
+    assert rc == 0, err
+
+
+def test_an_input_without_annotations_keeps_xdsl_behaviour(tmp_path, capsys):
+    """xDSL's meaning (print the error, exit 0) for negative tests not yet annotated."""
+    rc, _ = run(tmp_path, capsys, FUNC.format(before="", op=BAD_ADD))
+    assert rc == 0
+    assert "not broadcast-compatible" in run.out
