@@ -45,7 +45,7 @@ from aicf.backend.cuda import tensor_maps
 from aicf.backend.cuda.emit import emit_cuda, kernel_symbol, kernels_of
 from aicf.backend.cuda.emit_async import needs_sm90a, tensor_maps_of
 from aicf.dialects import gpu
-from aicf.dialects.loop import NestOp
+from aicf.dialects.loop import GatherOp, NestOp
 from aicf.dtypes import f32_to_bf16_bits, numpy_dtype
 from aicf.errors import ArgumentError, CompileError, LaunchError
 from aicf.interop import as_array
@@ -58,7 +58,7 @@ def lower_to_gpu(module: ModuleOp) -> ModuleOp:
     from aicf.compiler import target_pipeline
 
     module = module.clone()
-    if any(isinstance(op, NestOp) for op in module.walk()):
+    if any(isinstance(op, NestOp | GatherOp) for op in module.walk()):
         run_pipeline(module, target_pipeline("cuda"))
     return module
 

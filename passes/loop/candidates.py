@@ -385,6 +385,8 @@ def gpu_group_candidates(group: GroupOp, name: str, t: GpuTarget) -> list[Candid
     if fused is not None:
         return fused
     gv = row_group.analyze(group, name)
+    if not isinstance(gv, str) and (gv.rows == 0 or gv.row_len == 0):
+        gv = "an empty row group (a zero extent): its members run as they are"  # found by the GPU fuzzer
     if isinstance(gv, str):
         return [
             Candidate("gpu.row_group", 1, reason=gv),
