@@ -486,7 +486,8 @@ class BodyEmitter:
             args = ", ".join(f"({wt}){a}" for a in ins)
             self.define(op, f"({ct}){f}({args})")
         elif n == "math.absi":
-            self.define(op, f"({ins[0]} < 0 ? -{ins[0]} : {ins[0]})")
+            # through the unsigned type: |INT_MIN| wraps to INT_MIN (NumPy's answer), not UB
+            self.define(op, f"({ins[0]} < 0 ? ({ct})((u{ct})0 - (u{ct}){ins[0]}) : {ins[0]})")
         elif n == "math.fpowi":
             f, wt = _libm("pow", ct)
             self.define(op, f"({ct}){f}(({wt}){ins[0]}, ({wt}){ins[1]})")

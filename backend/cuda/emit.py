@@ -388,6 +388,11 @@ class KernelPrinter:
         elif name in _BIN_I:
             a, b = op.operands
             self.define(op.results[0], f"{self.n(a)} {_BIN_I[name]} {self.n(b)}")
+        elif name == "math.absi":
+            # through the unsigned type: |INT_MIN| wraps to INT_MIN (NumPy's answer), not UB
+            x, ct = self.n(op.operands[0]), self.ctype(op.results[0].type)
+            ut = self.unsigned_of(op.results[0].type)
+            self.define(op.results[0], f"({x} < 0 ? ({ct})(({ut})0 - ({ut}){x}) : {x})")
         elif name in ("arith.divsi", "arith.remsi", "math.ipowi"):
             a, b = op.operands
             width = a.type.width.data if isinstance(a.type, IntegerType) else 64
