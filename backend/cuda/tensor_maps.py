@@ -23,8 +23,7 @@ from aicf.errors import LaunchError
 from aicf.lru import LruCache
 
 # CUtensorMapDataType (cuda.h)
-_DTYPES = {np.dtype(np.float16): 6, np.dtype(np.float32): 7}
-_BF16 = 9
+_FLOAT16, _FLOAT32, _BF16 = 6, 7, 9
 _SWIZZLE_128B = 3
 _L2_PROMOTION_128B = 2
 TMA_ALIGNMENT = 16  # global address and strides of a tensor map (bytes)
@@ -52,25 +51,14 @@ def _driver():
 
 
 def element_code(t) -> int:
-    """The CUtensorMapDataType of an element type (bf16 arrays travel as uint16 bits)."""
+    """The CUtensorMapDataType of an element type (bf16 arrays travel as uint16 bits,
+    so the kernel's type names it, not the array's dtype)."""
     from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type
 
-    if isinstance(t, BFloat16Type):
-        return _BF16
-    if isinstance(t, Float16Type):
-        return _DTYPES[np.dtype(np.float16)]
-    if isinstance(t, Float32Type):
-        return _DTYPES[np.dtype(np.float32)]
+    for cls, code in ((Float16Type, _FLOAT16), (Float32Type, _FLOAT32), (BFloat16Type, _BF16)):
+        if isinstance(t, cls):
+            return code
     raise LaunchError(f"no tensor map for element type {t}")
-
-
-def _dtype_code(dt: np.dtype) -> int:
-    if dt.name == "bfloat16" or str(dt) == "bfloat16":
-        return _BF16
-    code = _DTYPES.get(np.dtype(dt))
-    if code is None:
-        raise LaunchError(f"no tensor map for element type {dt}")
-    return code
 
 
 _MAPS: LruCache = LruCache(256)
@@ -81,12 +69,12 @@ class TensorMap(ctypes.Structure):
     _align_ = 64
 
 
-def encode(array, dims: tuple[int, ...], box: tuple[int, ...], dtype_code: int | None = None) -> TensorMap:
+def encode(array, dims: tuple[int, ...], box: tuple[int, ...], code: int) -> TensorMap:
     """The tensor map of `array` (a CuPy array) over its dims `dims`, innermost
-    first (the first must have unit stride), copying boxes of `box` elements."""
+    first (the first must have unit stride), copying boxes of `box` elements of the
+    element type `code` (element_code)."""
     ptr = array.data.ptr
     shape, strides = array.shape, array.strides
-    code = dtype_code if dtype_code is not None else _dtype_code(array.dtype)
     key = (ptr, shape, strides, code, dims, box)
     m = _MAPS.get(key)
     if m is not None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 
-from xdsl.dialects import memref
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     Float32Type,
     MemRefType,
@@ -44,7 +44,7 @@ from . import wgmma_space as ws
 from .builder import KernelBuilder, convert
 from .context import LoweringContext
 from .matmul import roles_of
-from .view import NestView, annotate, uses_64bit_index
+from .view import NestView, annotate, layout_offset, strides_of, uses_64bit_index
 
 F32 = Float32Type()
 SCHEDULE_ATTR = "aicf.schedule"
@@ -137,8 +137,8 @@ class _Kernel:
             first_m = kb.mul_i(kb.div_i(t, group), c.group_m)
             rows = kb.min_i(kb.sub_i(self.tiles_m, first_m), c.group_m)
             inner = kb.rem_i(t, group)
-            tm = kb.add_i(first_m, kb.v(_remu(inner, rows)))
-            tn = kb.v(_divu(inner, rows))
+            tm = kb.add_i(first_m, kb.v(arith.RemUIOp(inner, rows)))
+            tn = kb.v(arith.DivUIOp(inner, rows))
             self.m0 = kb.mul_i(tm, c.bm)
             self.n0 = kb.mul_i(tn, c.bn)
             coords = kb.delinearize(z, p.batch_extents) if p.batch_dims else []
@@ -191,7 +191,7 @@ class _Kernel:
                     kb.add(ga.MbarrierWaitOp(self.bars, self.empty(s), kb.rem_i(kb.add_i(use, 1), 2)))
                     return []
 
-                kb.if_(kb.v(_cmp_uge(use, kb.index(1))), wait_free)
+                kb.if_(kb.v(_uge(use, kb.index(1))), wait_free)
                 kb.add(ga.MbarrierArriveOp(self.bars, s, c.stage_bytes(p.elem_bytes)))
                 self.load_stage(kt, s)
                 return []
@@ -248,7 +248,7 @@ class _Kernel:
                 # stage goes back to the producer
                 kb.add(ga.WgmmaWaitOp(1))
                 prev = kb.rem_i(kb.add_i(s, c.stages - 1), c.stages)
-                kb.if_(kb.v(_and(kb.eq(self.t, 0), kb.v(_cmp_uge(kt, kb.index(1))))), release(prev))
+                kb.if_(kb.v(arith.AndIOp(kb.eq(self.t, 0), kb.v(_uge(kt, kb.index(1))))), release(prev))
                 return []
 
             kb.for_(0, self.kt_count, 1, [], body)
@@ -329,7 +329,7 @@ def _guarded(kb, at, m_dim, n_dim, m_limit, n_limit, plus: int, store) -> None:
     if not conds:
         store()
         return
-    ok = conds[0] if len(conds) == 1 else kb.v(_and(conds[0], conds[1]))
+    ok = conds[0] if len(conds) == 1 else kb.v(arith.AndIOp(conds[0], conds[1]))
     kb.if_(ok, store)
 
 
@@ -409,39 +409,17 @@ def _dims(at: dict) -> list[SSAValue]:
     return [at[d] for d in range(n)]
 
 
-def _pairs_ok(t: MemRefType, cmap, n_dim: int, n: int) -> bool:
-    from .view import strides_of
+def _uge(a, b) -> arith.CmpiOp:
+    return arith.CmpiOp(a, b, "uge")
 
+
+def _pairs_ok(t: MemRefType, cmap, n_dim: int, n: int) -> bool:
     strides = strides_of(t)
     pos = [x.position for x in cmap.results].index(n_dim)  # type: ignore[attr-defined]
     if strides is None or pos != len(strides) - 1 or strides[pos] != 1 or n % 2:
         return False
-    off = t.layout.get_offset() if hasattr(t.layout, "get_offset") else 0
+    off = layout_offset(t)
     return all(s is not None and s % 2 == 0 for i, s in enumerate(strides) if i != pos) and off is not None and off % 2 == 0
-
-
-def _remu(a, b):
-    from xdsl.dialects import arith
-
-    return arith.RemUIOp(a, b)
-
-
-def _divu(a, b):
-    from xdsl.dialects import arith
-
-    return arith.DivUIOp(a, b)
-
-
-def _cmp_uge(a, b):
-    from xdsl.dialects import arith
-
-    return arith.CmpiOp(a, b, "uge")
-
-
-def _and(a, b):
-    from xdsl.dialects import arith
-
-    return arith.AndIOp(a, b)
 
 
 def check(view: NestView, s: Schedule, lc: LoweringContext) -> tuple[ws.WgmmaProblem, ws.WgmmaConfig, int]:
