@@ -87,6 +87,7 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
+from aicf.backend.c.steps import StepTable, split_calls
 from aicf.backend.c_syntax import int_helper_call, int_helpers
 from aicf.backend.symbols import c_symbol, check_distinct
 from aicf.diagnostics import op_error
@@ -944,7 +945,9 @@ class ModuleEmitter:
         """The function, and each loop nest, group or gather of it as a step function
         of its own (`static`, never inlined) that the function calls in order: the C
         compiler's time grows faster than linearly with a function's size (GCC's
-        post-reload CSE: a 4-layer GPT-2 as one function took 24 s, as steps 4 s)."""
+        post-reload CSE: a 4-layer GPT-2 as one function took 24 s, as steps 4 s).
+        Identical steps are one function, and a long sequence of calls is split into
+        parts (backend/c/steps.py)."""
         st = FuncState()
         name = c_func_name(func.sym_name.data)
         decls: list[str] = []  # the arguments' pointers and strides, in every step too
@@ -967,7 +970,7 @@ class ModuleEmitter:
             decls.append(f"  {qual}{ct} *restrict a{i} = ({qual}{ct} *)bufs[{i}];")
             st.bufs[arg] = Buffer(f"a{i}", elt, shape, strides)
         body: list[str] = []
-        steps: list[str] = []
+        steps = StepTable(name)  # identical steps (repeated layers) are one function
         for op in func.body.block.ops:
             if not isinstance(op, NestOp | GroupOp | GatherOp) and op.name != "memref.copy":
                 body += self.emit_op(op, st)
@@ -975,11 +978,10 @@ class ModuleEmitter:
             st.in_step, st.own = True, []
             lines = self.emit_op(op, st)
             st.in_step = False
-            step = f"{name}_step{len(steps)}"
             outer = [(k, p) for k, p in enumerate(st.allocs) if p not in st.own]
-            steps.append(_step_function(step, decls, outer, st.own, lines))
-            body.append(f"if ({step}(bufs, strides, mem)) goto fail;")
+            body.append(steps.add(decls, outer, st.own, lines))
         n = max(len(st.allocs), 1)
+        body, parts = split_calls(name, body)
         lines = [
             f"int {name}(void *const *bufs, const int64_t *const *strides) {{",
             "  (void)strides;",
@@ -992,9 +994,9 @@ class ModuleEmitter:
             "}",
         ]
         # the entry first (prototypes of its steps before it), then the steps in order
-        self.lines.extend(step.split(" {\n", 1)[0] + ";" for step in steps)
+        self.lines.extend(f.split(" {\n", 1)[0] + ";" for f in (*parts, *steps.functions))
         self.lines.append("\n".join(lines) + "\n")
-        self.lines.extend(steps)
+        self.lines.extend((*parts, *steps.functions))
 
     def emit_group(self, group: GroupOp, st: FuncState) -> list[str]:
         """A fused row group, run per slice of its shared dims when possible: the
@@ -1148,29 +1150,6 @@ def emit_gather(op: GatherOp, st: FuncState) -> list[str]:
     loops = [Loop(d, e) for d, e in enumerate(out.shape)]
     head = f"/* {op.name} axis = {a} */"
     return [head, "{", *_loops_c(loops, body, "  "), "}"]
-
-
-def _step_function(name: str, decls: Sequence[str], outer: Sequence[tuple[int, str]],
-                   own: Sequence[str], lines: Sequence[str]) -> str:
-    """One step of a function: the arguments' declarations, the buffers allocated
-    before it (from `mem`, in allocation order), its own allocations (a group's
-    local buffers), freed if it fails."""
-    used = set(re.findall(r"\b[am]\d+(?:_s\d+|_mem)?\b", "\n".join(lines)))
-    out = [
-        f"static int __attribute__((noinline)) {name}(void *const *bufs, "
-        "const int64_t *const *strides, void **mem) {",
-        "  (void)bufs; (void)strides; (void)mem;",
-        *(d for d in decls if re.search(r"\b(a\d+(?:_s\d+)?) =", d)[1] in used),
-        *(f"  void *const {p}_mem = mem[{k}];" for k, p in outer if f"{p}_mem" in used),
-        *(f"  void *{p}_mem = NULL;" for p in own),
-        *("  " + s for s in lines),
-        "  return 0;",
-        "fail:",
-        *(f"  free({p}_mem);" for p in own),
-        "  return 1;",
-        "}",
-    ]
-    return "\n".join(out) + "\n"
 
 
 def _schedule_kind(sched: DictionaryAttr) -> str:

@@ -4,8 +4,9 @@ not by wall-clock time (the CI machine is shared and noisy).
 - aicf-fuse: the ops its cost model analyses and the groups its cycle check visits,
   for a chain of n and of 4n ops (bench/compile_time.py's programs);
 - the C emitter: no function of a long program is longer than a bound (gcc's time is
-  superlinear in a function's size), and the split program still computes the right
-  answer against NumPy float64."""
+  superlinear in a function's size), identical steps are one function (repeated
+  layers are compiled once), and the split program still computes the right answer
+  against NumPy float64."""
 
 from __future__ import annotations
 
@@ -19,11 +20,13 @@ import pytest
 import aicf
 from aicf.backend.c.emit import emit_c
 
-STEP_LINES = 200  # one nest (or group, gather, copy) per step function
+from aicf.backend.c.steps import PART_STATEMENTS
 from aicf.compiler import pipeline_for, run_pipeline
 from aicf.context import make_context
 from aicf.diagnostics import parse_module
 from aicf.passes.tensor import fuse
+
+STEP_LINES = 200  # one nest (or group, gather, copy) per step function
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from compile_time import fused_chain, unfused_chain  # noqa: E402
@@ -72,15 +75,30 @@ def function_lengths(c: str) -> list[int]:
     return lengths
 
 
-def test_long_programs_are_split_into_bounded_functions():
-    module = parse_module(make_context(), unfused_chain(120), "chain.mlir")
+def emitted(n: int) -> str:
+    module = parse_module(make_context(), unfused_chain(n), "chain.mlir")
     run_pipeline(module, pipeline_for("cpu"))
-    c = emit_c(module)
+    return emit_c(module)
+
+
+def test_long_programs_are_split_into_bounded_functions():
+    c = emitted(480)
     lengths = function_lengths(c)
-    assert len(lengths) > 60  # a step per nest, and the entry
-    assert max(lengths) <= max(STEP_LINES, 6 * 125)  # the entry: a call per step
+    assert len(lengths) > 8  # steps, parts and the entry
+    assert max(lengths) <= max(STEP_LINES, PART_STATEMENTS + 6)
     entry = c.split("int aicf_f(")[1].split("\n}\n")[0]
     assert "#pragma" not in entry and "for (" not in entry.replace("for (int k = 0; k <", "")
+    assert "aicf_f_part0(" in entry
+
+
+def test_repeated_steps_are_compiled_once():
+    """tanh(x @ w) repeated: the steps are the same few functions at any length (the C
+    compiler builds each once), and the source grows linearly (the calls)."""
+    small, big = emitted(120), emitted(480)
+    steps = [set(re.findall(r"static int __attribute__\(\(noinline\)\) (aicf_f_step\d+)\(", c))
+             for c in (small, big)]
+    assert steps[0] == steps[1] and 2 <= len(steps[0]) <= 6, steps
+    assert big.count("\n") <= 4.6 * small.count("\n")
 
 
 @pytest.mark.parametrize("n", [8, 120])
@@ -117,3 +135,21 @@ def test_split_program_with_failing_allocation_paths_and_reductions_matches_nump
     for _ in range(40):
         ref = np.tanh(ref - ref.sum(axis=0, keepdims=True))
     np.testing.assert_allclose(exe(x), ref, rtol=1e-4, atol=1e-5)
+
+
+def test_shared_steps_read_their_own_strided_arguments():
+    """Two identical nests over different strided views: one step function, called
+    with each view's pointer and run-time strides."""
+    src = """
+func.func @f(%x: tensor<64x32xf32>, %y: tensor<64x32xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %a = aicf_tensor.tanh %x : (tensor<64x32xf32>) -> tensor<*xf32>
+  %b = aicf_tensor.tanh %y : (tensor<64x32xf32>) -> tensor<*xf32>
+  func.return %a, %b : tensor<*xf32>, tensor<*xf32>
+}"""
+    exe = aicf.compile(src, target="cpu")
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((128, 32)).astype(np.float32)[::2]
+    y = rng.standard_normal((32, 64)).astype(np.float32).T
+    a, b = exe(x, y)
+    np.testing.assert_allclose(a, np.tanh(x.astype(np.float64)), rtol=2e-7 * 4, atol=1e-7)
+    np.testing.assert_allclose(b, np.tanh(y.astype(np.float64)), rtol=2e-7 * 4, atol=1e-7)
