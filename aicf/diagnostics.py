@@ -8,6 +8,7 @@ the same way (a FileLineColLoc).
 
 from __future__ import annotations
 
+import bisect
 import math
 
 from xdsl.dialects.builtin import (
@@ -115,11 +116,27 @@ class LocatedParser(Parser):
         span = self._current_token.span
         op = super().parse_operation()
         if not isinstance(op.location, FileLineColLoc):
-            loc = span.get_location()
+            line, col = self._line_col(span)
             op.location = FileLineColLoc(
-                StringAttr(loc.file), IntAttr(loc.line + self.line_offset), IntAttr(loc.col)
+                StringAttr(span.input.name), IntAttr(line + self.line_offset), IntAttr(col)
             )
         return op
+
+    def _line_col(self, span) -> tuple[int, int]:
+        """1-based line and column of the span's start, by bisecting the input's line
+        starts (xDSL's Span.get_location counts the newlines before it: quadratic in
+        the input when asked for every op)."""
+        starts = self.__dict__.get("_line_starts")
+        if starts is None:
+            text = span.input.content
+            starts = [0]
+            pos = text.find("\n")
+            while pos != -1:
+                starts.append(pos + 1)
+                pos = text.find("\n", pos + 1)
+            self.__dict__["_line_starts"] = starts
+        line = bisect.bisect_right(starts, span.start)
+        return line, span.start - starts[line - 1] + 1
 
 
 NESTED_TOO_DEEPLY = "the input is nested too deeply for aicf (Python's recursion limit)"

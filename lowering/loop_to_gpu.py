@@ -32,6 +32,7 @@ from aicf.lowering.gather_to_gpu import lower_gathers
 from aicf.lowering.gpu_schedules import LoweringContext, build_view
 from aicf.lowering.gpu_schedules.library import build_library_call
 from aicf.lowering.gpu_schedules.view import NestView, collapse, view_of
+from aicf.lowering.replay import LoweringReplay
 from aicf.target import GpuTarget, resolve_gpu_target
 
 
@@ -120,10 +121,11 @@ class LowerToGpuPass(ModulePass):
         for fn in list(op.ops):
             if not isinstance(fn, func.FuncOp):
                 continue
+            replay = LoweringReplay()  # identical nests (repeated layers) share kernels
             groups = [o for o in fn.walk() if isinstance(o, GroupOp)]
             for i, group in enumerate(groups):
-                lower_group(op, fn, group, i, target)
+                replay.lower(group, lambda: lower_group(op, fn, group, i, target))  # noqa: B023
             nests = [o for o in fn.walk() if isinstance(o, NestOp)]
             for i, nest in enumerate(nests):
-                lower_nest(op, fn, nest, i, target)
+                replay.lower(nest, lambda: lower_nest(op, fn, nest, i, target))  # noqa: B023
             lower_gathers(op, fn, target)

@@ -79,24 +79,35 @@ def group_candidates(group: GroupOp, t: CpuTarget) -> list[Candidate]:
 
 def plan_function(fn: func.FuncOp, t: CpuTarget, force: tuple[str, ...], explain: list[str] | None,
                   top: int = 5) -> None:  # fmt: skip
-    from aicf.passes.loop.plan import decide
+    from aicf.passes.loop.plan import CandidateMemo, decide, settled
 
     fname = fn.sym_name.data
+    memo = CandidateMemo()
     groups = [o for o in fn.walk() if isinstance(o, GroupOp)]
     for i, g in enumerate(groups):
-        decide(g, f"@{fname} group #{i}", group_candidates(g, t), t, force, explain, top)
+        if not settled(g, explain):
+            decide(g, f"@{fname} group #{i}", memo.get(g, (), lambda: group_candidates(g, t)), t, force, explain, top)
     for i, nest in enumerate(o for o in fn.walk() if isinstance(o, NestOp)):
+        if settled(nest, explain):
+            continue
         parent = nest.parent_op()
         inside = False
         if isinstance(parent, GroupOp):
             gs = parent.attributes.get("aicf.schedule")
             inside = gs is not None and bool(decode(gs).get("per_slice", False))
-        found = [nest_candidate(nest, t, inside)]
-        if not inside:
-            found += [f(nest, t) for f in CPU_LIBRARY_CANDIDATES]
-            if any(c.kind == "cpu.blas_gemm" and c.applies for c in found):
-                # a gemm as a plain nest: the measured naive-matmul rate prices it better
-                from aicf.cost.blas import predict_nest
-
-                found[0].cost = predict_nest(nest, t)
+        found = memo.get(nest, (inside,), lambda: nest_candidates(nest, t, inside))
         decide(nest, f"@{fname} nest #{i}", found, t, force, explain, top)
+
+
+def nest_candidates(nest: NestOp, t: CpuTarget, inside: bool) -> list[Candidate]:
+    """A nest's candidates: the generated loops, and outside a per-slice group the
+    library kernels."""
+    found = [nest_candidate(nest, t, inside)]
+    if not inside:
+        found += [f(nest, t) for f in CPU_LIBRARY_CANDIDATES]
+        if any(c.kind == "cpu.blas_gemm" and c.applies for c in found):
+            # a gemm as a plain nest: the measured naive-matmul rate prices it better
+            from aicf.cost.blas import predict_nest
+
+            found[0].cost = predict_nest(nest, t)
+    return found

@@ -26,6 +26,7 @@ Options:
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -36,6 +37,7 @@ from xdsl.passes import ModulePass
 from aicf.dialects.loop import GroupOp, NestOp
 from aicf.dialects.schedule import SCHEDULE_ATTR, schedule_of
 from aicf.lowering.loop_to_gpu import nest_view
+from aicf.structural import structural_key
 from aicf.passes.loop import candidates as cands
 from aicf.target import CpuTarget, GpuTarget, resolve_target
 
@@ -85,18 +87,43 @@ class Planner:
             cpu_candidates.plan_function(fn, self.target, self.force, explain, self.top)
             return
         fname = fn.sym_name.data
+        memo = CandidateMemo()
         groups = [o for o in fn.walk() if isinstance(o, GroupOp)]
         for i, group in enumerate(groups):
-            found = cands.gpu_group_candidates(group, f"{fname}_group{i}", self.target)
+            if settled(group, explain):
+                continue
+            found = memo.get(group, (), lambda: cands.gpu_group_candidates(group, f"{fname}_group{i}", self.target))
             self._decide(group, f"@{fname} group #{i}", found, explain)
         # nests are numbered as aicf-lower-to-gpu numbers them (their kernel names)
         for nest, i in _lowering_order(fn):
-            view = nest_view(fn, nest, i)
-            found = cands.gpu_nest_candidates(view, self.target)
+            if settled(nest, explain):
+                continue
+            found = memo.get(nest, (), lambda: cands.gpu_nest_candidates(nest_view(fn, nest, i), self.target))
             self._decide(nest, f"@{fname} nest #{i}", found, explain)
 
     def _decide(self, op, what: str, found: list[cands.Candidate], explain: list[str] | None) -> None:
         decide(op, what, found, self.target, self.force, explain, self.top)
+
+
+def settled(op, explain: list[str] | None) -> bool:
+    """A schedule is written and no explanation is asked for: nothing to weigh."""
+    return explain is None and schedule_of(op) is not None
+
+
+class CandidateMemo:
+    """The candidates of structurally identical nests and groups (aicf/structural.py:
+    the same computation on other buffers, as a model's repeated layers are) are
+    listed and priced once: they depend on the op alone and the target."""
+
+    def __init__(self) -> None:
+        self._found: dict[tuple, list[cands.Candidate]] = {}
+
+    def get(self, op, extra: tuple, compute: Callable[[], list[cands.Candidate]]) -> list[cands.Candidate]:
+        key = (structural_key(op), extra)
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = compute()
+        return found
 
 
 def decide(op, what: str, found: list[cands.Candidate], target, force: tuple[str, ...],

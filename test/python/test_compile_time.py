@@ -153,3 +153,21 @@ func.func @f(%x: tensor<64x32xf32>, %y: tensor<64x32xf32>) -> (tensor<*xf32>, te
     a, b = exe(x, y)
     np.testing.assert_allclose(a, np.tanh(x.astype(np.float64)), rtol=2e-7 * 4, atol=1e-7)
     np.testing.assert_allclose(b, np.tanh(y.astype(np.float64)), rtol=2e-7 * 4, atol=1e-7)
+
+
+def gpu_kernels(n: int) -> int:
+    """Kernels of the tanh(x @ w) chain of n ops lowered for sm_90 (no GPU needed)."""
+    from aicf.compiler import target_pipeline
+    from aicf.dialects.gpu import KernelOp
+
+    module = parse_module(make_context(), unfused_chain(n), "chain.mlir")
+    tp = target_pipeline("cuda", gpu="h100")
+    run_pipeline(module, pipeline_for("cuda", tune=False)[:-1] + tp[1:])
+    return sum(isinstance(op, KernelOp) for op in module.walk())
+
+
+def test_repeated_nests_share_their_gpu_kernels():
+    """The GPU lowering builds each distinct nest once (lowering/replay.py): the
+    kernels of a repeated layer do not grow with the number of layers."""
+    small, big = gpu_kernels(20), gpu_kernels(80)
+    assert 1 <= small <= 6 and big == small, (small, big)
