@@ -680,7 +680,14 @@ class ConstantOp(TensorOp):
         return self.value.type
 
     def is_splat(self) -> bool:
-        return len(set(self.value.get_values())) <= 1
+        """Every element has the same bits (compared as bytes: a big constant is not
+        decoded element by element on aicf-fuse's hot path)."""
+        data = self.value.data.data
+        n = len(self.value)
+        if n <= 1:
+            return True
+        size = len(data) // n
+        return data == data[:size] * n
 
     @classmethod
     def parse(cls, parser: Parser) -> ConstantOp:

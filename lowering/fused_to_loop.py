@@ -220,7 +220,7 @@ class _Body:
         if v in low.block_args:
             r = self.read(low.block_args[v], m)
         elif isinstance(op, t.ConstantOp):
-            value = op.value.get_values()[0]
+            value = next(op.value.iter_values())  # a splat: its first element, not all of it
             r = scalar.constant(self.b, value, t.element_type(v.type))
         elif isinstance(op, t.ReduceOp):
             r = self.read(low.red_bufs[op], m)

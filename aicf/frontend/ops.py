@@ -32,6 +32,7 @@ from aicf.dialects import tensor as T
 from aicf.dialects.shape_rules import FLOAT_RANK
 from aicf.frontend.tensor import I32_MAX, I32_MIN, Tensor, dtype_of
 from aicf.frontend.tracer import Tracer, current_tracer, located_error
+from aicf.passes.tensor.fold import MAX_FOLD_ELEMENTS
 
 __all__ = [
     "neg", "exp", "log", "sin", "cos", "tanh", "sqrt", "rsqrt", "abs", "relu", "gelu",
@@ -260,12 +261,19 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None) 
     if shape is not None:
         target = tuple(_int_list(shape, "an extent", T.ConstantOp.name))
     try:
-        array = np.broadcast_to(array, target)
+        full = np.broadcast_to(array, target)
     except ValueError:
         raise located_error(
             T.ConstantOp.name, f"cannot broadcast a value of shape {array.shape} to {target}"
         ) from None
-    return tracer.constant(array, TensorType(T.dtype_from_name(dtype), list(target)))
+    elt = T.dtype_from_name(dtype)
+    if full.size > MAX_FOLD_ELEMENTS and array.size < full.size:
+        # a constant is stored element by element (torch's full_like of an attention
+        # score tensor: 400 MB): keep the value small and broadcast it, as the
+        # constant folder would leave it (aicf-canonicalize's BroadcastSplat)
+        small = tracer.constant(array, TensorType(elt, list(array.shape)))
+        return _broadcast_to(small, target)
+    return tracer.constant(full, TensorType(elt, list(target)))
 
 
 def cast(x: Tensor, dtype: Any) -> Tensor:

@@ -58,7 +58,7 @@ def static_shape(v: SSAValue) -> tuple[int, ...] | None:
 
 
 def is_splat_constant(op: Operation) -> bool:
-    return isinstance(op, t.ConstantOp) and op.value.is_splat()
+    return isinstance(op, t.ConstantOp) and op.is_splat()
 
 
 def fusible_op(op: Operation) -> bool:
