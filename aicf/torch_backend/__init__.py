@@ -14,6 +14,14 @@ for the inputs' device (cpu or cuda); tensors cross through DLPack, without copi
 What is left to torch is named in one log line (logger `aicf.torch_backend`) with
 the reason, and in the `Report`. Inference only: a graph that needs gradients runs
 in torch, said in the same way.
+
+Tuning (timing matmul configurations on the GPU, passes/loop/tune.py) is off under
+torch.compile unless asked for, as inductor autotunes only under "max-autotune": a
+cold compile of GPT-2 small would otherwise spend tens of seconds timing kernels.
+`torch.compile(model, backend="aicf", mode="max-autotune")` tunes as `aicf.compile`'s
+default ("auto": matmuls of at least 2^31 FLOPs), `options={"tune": True | False |
+"auto"}` says it outright, and a set `AICF_TUNE` is obeyed. Tuning results are kept
+on disk, so a later process reuses them without timing anything.
 """
 
 from __future__ import annotations
@@ -71,14 +79,44 @@ def fallback_line(fallback: dict[str, str]) -> str:
     return ", ".join(f"{op} ({why})" for op, why in sorted(fallback.items()))
 
 
-def aicf_backend(gm, example_inputs):
+OPTIONS = ("tune",)
+"""Keys of `torch.compile(..., backend="aicf", options={...})`."""
+
+
+def tune_setting(mode: str | None, options: dict | None):
+    """What the backend passes as `aicf.compile(tune=)`: see the module docstring."""
+    import os
+
+    from aicf.errors import ArgumentError
+
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise ArgumentError(f"torch.compile(backend='aicf'): unknown option(s) {', '.join(unknown)} "
+                            f"(known: {', '.join(OPTIONS)})")
+    if "tune" in options:
+        from aicf.compiler import tune_pass
+
+        tune_pass(options["tune"])  # a bad value fails here, not as a partition left to torch
+        return options["tune"]
+    if mode == "max-autotune":
+        return "auto"
+    if os.environ.get("AICF_TUNE") is not None:
+        return None  # aicf.compile reads it
+    return False
+
+
+def aicf_backend(gm, example_inputs, mode: str | None = None, options: dict | None = None):
     """The dynamo backend (registered as "aicf" through the torch_dynamo_backends
-    entry point)."""
+    entry point). `mode` and `options` are torch.compile's (see the module docstring
+    for what they change)."""
     import torch
     from torch._decomp import core_aten_decompositions
     from torch._dynamo.backends.common import aot_autograd
 
     from aicf.torch_backend.partition import compile_graph
+
+    tune = tune_setting(mode, options)
 
     if torch.is_grad_enabled() and any(
         getattr(t, "requires_grad", False) for t in example_inputs
@@ -92,7 +130,7 @@ def aicf_backend(gm, example_inputs):
     def fw_compiler(aten_gm, aten_inputs):
         report = Report()
         t0 = time.perf_counter()
-        compiled = compile_graph(aten_gm, aten_inputs, report)
+        compiled = compile_graph(aten_gm, aten_inputs, report, tune=tune)
         report.compile_seconds = time.perf_counter() - t0
         _reports.append(report)
         if report.fallback:

@@ -140,7 +140,7 @@ class PartitionCall:
         return out if self.multiple else out[0]
 
 
-def _compile_partition(sub, vals: Sequence[Any], name: str):
+def _compile_partition(sub, vals: Sequence[Any], name: str, tune=None):
     import aicf
 
     specs = [aicf.TensorSpec(tuple(v.shape), dtype_name(v.dtype)) for v in vals]
@@ -150,11 +150,13 @@ def _compile_partition(sub, vals: Sequence[Any], name: str):
     fn.__name__ = name
     module = aicf.trace(fn, *specs)
     output = next(n for n in sub.graph.nodes if n.op == "output")
-    return PartitionCall(aicf.compile(module, target=target), isinstance(output.args[0], tuple | list)), target
+    exe = aicf.compile(module, target=target, tune=tune)
+    return PartitionCall(exe, isinstance(output.args[0], tuple | list)), target
 
 
-def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], report: Report):
-    """`gm` with its aicf partitions compiled (the rest stays torch's)."""
+def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], report: Report, tune=None):
+    """`gm` with its aicf partitions compiled (the rest stays torch's); `tune` as
+    `aicf.compile` takes it."""
     from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
     partitioner = CapabilityBasedPartitioner(gm, _support(report), allows_single_node_partition=True)
@@ -167,7 +169,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], repor
             op_name(n) for n in sub.graph.nodes if n.op == "call_function" and n.target is not operator.getitem
         )
         try:
-            call, report.target = _compile_partition(sub, [a.meta["val"] for a in node.args], node.target)
+            call, report.target = _compile_partition(sub, [a.meta["val"] for a in node.args], node.target, tune)
         except Exception as e:  # noqa: BLE001 - the partition runs in torch, and the log says why
             text = str(e).splitlines()[0] if str(e) else ""
             first = text if isinstance(e, AicfError) else f"{type(e).__name__}: {text}"

@@ -127,3 +127,45 @@ def test_fused_attention_ops_are_their_math(op, extra, causal):
     got = aicf.jit(f)(q.numpy(), k.numpy(), v.numpy())
     ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
     assert G.rel_err(torch.from_numpy(got), ref) < 1e-5
+
+
+def test_tuning_is_off_under_torch_compile_unless_asked(monkeypatch):
+    """A cold torch.compile does not time kernels (issue 9's compile-time bar) unless
+    the user asks: mode="max-autotune", options={"tune": ...} or AICF_TUNE."""
+    monkeypatch.delenv("AICF_TUNE", raising=False)
+    assert backend.tune_setting(None, None) is False
+    assert backend.tune_setting("max-autotune", None) == "auto"
+    assert backend.tune_setting(None, {"tune": True}) is True
+    assert backend.tune_setting("max-autotune", {"tune": False}) is False
+    monkeypatch.setenv("AICF_TUNE", "1")
+    assert backend.tune_setting(None, None) is None  # aicf.compile reads AICF_TUNE
+
+
+def test_compile_options_reach_aicf_compile(monkeypatch):
+    import aicf
+
+    seen = []
+    real = aicf.compile
+
+    def spy(module, **kw):
+        seen.append(kw.get("tune"))
+        return real(module, **kw)
+
+    monkeypatch.setattr(aicf, "compile", spy)
+    monkeypatch.delenv("AICF_TUNE", raising=False)
+    model, config = tiny_model()
+    idx = torch.randint(0, config.vocab_size, (1, 8))
+    with torch.no_grad():
+        torch.compile(model, backend="aicf", dynamic=False)(idx)
+        torch._dynamo.reset()
+        torch.compile(model, backend="aicf", dynamic=False, options={"tune": "auto"})(idx)
+    assert seen == [False, "auto"]
+
+
+@pytest.mark.parametrize("options, message", [({"tunes": True}, "unknown option(s) tunes"),
+                                              ({"tune": "fast"}, "tune must be True, False or 'auto'")])
+def test_bad_backend_options_are_named(options, message):
+    model, config = tiny_model()
+    idx = torch.randint(0, config.vocab_size, (1, 8))
+    with torch.no_grad(), pytest.raises(Exception, match=message.replace("(", r"\(").replace(")", r"\)")):
+        torch.compile(model, backend="aicf", dynamic=False, options=options)(idx)
