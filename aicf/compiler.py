@@ -33,6 +33,8 @@ from aicf.errors import AicfError, ArgumentError, CompileError
 from aicf.interop import as_array
 from aicf.logs import getLogger
 from aicf.lru import LruCache
+from aicf import program_cache
+from aicf.program_cache import LazyModule, module_of
 
 _compile_log = getLogger("compile")
 _passes_log = getLogger("passes")
@@ -257,9 +259,9 @@ class Executable:
     cpu target, CUDA for cuda), `entry`, `target`, `inputs` and `outputs` (ArgSpecs).
     """
 
-    def __init__(self, module: ModuleOp, entry: str, target: str, inputs, outputs, program,
+    def __init__(self, module: ModuleOp | LazyModule, entry: str, target: str, inputs, outputs, program,
                  source: str, debug: bool = False):  # fmt: skip
-        self.module = module
+        self._module = module
         self.entry = entry
         self.target = target
         self.inputs: tuple[ArgSpec, ...] = tuple(inputs)
@@ -268,6 +270,12 @@ class Executable:
         self.debug = debug
         self._program = program
         self.pipeline: list[str] = []  # the passes aicf.compile ran, as aicf-opt's -p takes them
+
+    @property
+    def module(self) -> ModuleOp:
+        """The lowered, loop-level IR (a program from the program cache parses it on
+        first use)."""
+        return module_of(self._module)
 
     def __repr__(self) -> str:
         ins = ", ".join(f"{a.name}: {a.mlir_type}" for a in self.inputs)
@@ -504,16 +512,7 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     cached = _CPU_MODULES.get(key) if key is not None else None
     if key is not None:
         _cache_log.debug("compiled cpu module %s", "hit" if cached is not None else "miss")
-    if cached is not None:
-        module = cached.module
-    else:
-        module = _load(src)
-    func = _select_entry(module, entry)
-    name = func.sym_name.data
     debug = _debug_default() if debug is None else debug
-    if cached is None and _has_dynamic_inputs(func):
-        return SpecializingExecutable(module, func.sym_name.data, target, debug, fuse, force)
-    arg_names = [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
     if tune is not None and target == "cuda":
         tune_pass(tune)  # a bad value fails here, before any work
     from aicf.math_precision import MATMUL_PRECISIONS, get_float32_matmul_precision
@@ -521,6 +520,28 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     precision = matmul_precision or get_float32_matmul_precision()
     if precision not in MATMUL_PRECISIONS:
         raise ArgumentError(f"matmul_precision must be one of {', '.join(MATMUL_PRECISIONS)}, got {precision!r}")
+    pkey = None
+    if cached is None and program_cache.enabled():
+        text = _program_text(src)
+        if text is not None:
+            tuning = (tune if tune is not None else os.environ.get("AICF_TUNE", "auto")) if target == "cuda" else None
+            pkey = program_cache.program_key(text, target, (
+                entry, fuse, force, str(tuning), precision, program_cache.target_description(target)))
+            record = program_cache.lookup(pkey)
+            if record is not None:
+                exe = _from_record(record, target, debug)
+                _compile_log.info("@%s for %s: %.1f ms (from the program cache)", exe.entry, target,
+                                  (time.perf_counter() - start) * 1e3)
+                return exe
+    if cached is not None:
+        module = cached.module
+    else:
+        module = _load(src)
+    func = _select_entry(module, entry)
+    name = func.sym_name.data
+    if cached is None and _has_dynamic_inputs(func):
+        return SpecializingExecutable(module, func.sym_name.data, target, debug, fuse, force)
+    arg_names = [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
     passes = pipeline_for(target, fuse, force, tensor_level=cached is None and _is_tensor_level(module),
                           tune=tune if tune is not None else (False if force else None),  # forced: as forced
                           matmul_precision=precision if precision != "highest" else "")
@@ -561,6 +582,8 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
         exe.pipeline = passes + tp[next(i for i, p in enumerate(tp) if p.startswith("aicf-plan")) + 1:]
     else:
         exe.pipeline = passes
+    if pkey is not None:
+        _store_program(pkey, exe, module)
     done = time.perf_counter()
     _compile_log.info("@%s for %s: %.1f ms (passes %.1f ms, build %.1f ms)", name, target,
                       (done - start) * 1e3, (passes_done - start) * 1e3,
@@ -568,7 +591,56 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     return exe
 
 
-def _compile_cuda(module: ModuleOp, entry: str):
+def _program_text(src) -> str | None:
+    """The program's text for the program cache's key: the MLIR text given, a file's
+    text, or the ModuleOp printed; None when it cannot be read (the compile says why)."""
+    if isinstance(src, ModuleOp):
+        return str(src)
+    if isinstance(src, os.PathLike) or (isinstance(src, str) and "\n" not in src and src.strip().endswith(".mlir")):
+        try:
+            return Path(src).read_text()
+        except (OSError, UnicodeDecodeError):
+            return None
+    return src if isinstance(src, str) else None
+
+
+def _store_program(pkey: str, exe: Executable, module: ModuleOp) -> None:
+    spec = [[a.name, a.dtype.str, list(a.shape), a.mlir_type] for a in (*exe.inputs, *exe.outputs)]
+    record = {"target": exe.target, "entry": exe.entry, "specs": spec, "num_inputs": len(exe.inputs),
+              "pipeline": exe.pipeline, "loop_module": str(module)}
+    if exe.target == "cpu":
+        cm = exe._program.cmodule
+        record["cpu"] = {"source": cm.source, "flags": list(cm.flags), "linked": list(cm.linked)}
+    else:
+        record["cuda"] = exe._program.artifact()
+    program_cache.store(pkey, record)
+
+
+def _from_record(record: dict, target: str, debug: bool) -> Executable:
+    """The executable a program-cache entry describes (aicf/program_cache.py)."""
+    name = record["entry"]
+    specs = [ArgSpec(n, np.dtype(dt), tuple(shape), t) for n, dt, shape, t in record["specs"]]
+    ins, outs = specs[: record["num_inputs"]], specs[record["num_inputs"]:]
+    loop = program_cache.LazyModule(record["loop_module"])
+    if target == "cpu":
+        from aicf.backend.c.runtime import CpuModule, CpuProgram
+
+        c = record["cpu"]
+        program = CpuProgram(CpuModule(loop, (c["source"], tuple(c["flags"]), tuple(c["linked"]))), name)
+        source = program.source
+    else:
+        _need_gpu()
+        from aicf.backend.cuda.program import CudaProgram
+
+        program = CudaProgram.cached(record["cuda"], name)
+        program.debug = debug
+        source = program.source
+    exe = Executable(loop, name, target, ins, outs, program, source, debug)
+    exe.pipeline = list(record["pipeline"])
+    return exe
+
+
+def _need_gpu() -> None:
     try:
         import cupy  # type: ignore[import-not-found]
 
@@ -582,6 +654,10 @@ def _compile_cuda(module: ModuleOp, entry: str):
         raise
     except Exception as e:  # CUDA driver missing or broken
         raise AicfError(f"target='cuda' cannot use the GPU: {e}") from None
+
+
+def _compile_cuda(module: ModuleOp, entry: str):
+    _need_gpu()
     from aicf.backend.cuda.program import compile_cuda
 
     program = compile_cuda(module, entry)

@@ -39,6 +39,7 @@ from aicf.backend.c.emit import c_func_name, emit_c_unit
 from aicf.dialects.loop import NestOp
 from aicf.diagnostics import verify_module
 from aicf.errors import AicfError
+from aicf.program_cache import LazyModule, module_of
 
 _FN_TYPE = ctypes.CFUNCTYPE(
     ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(ctypes.c_int64))
@@ -117,14 +118,21 @@ class CpuModule:
     built into one shared library. Strided variants of an entry are built on demand.
     (Fusion happened at the tensor level, by aicf-fuse.)"""
 
-    def __init__(self, module: ModuleOp):
-        self.module = module
-        self.source, flags, linked = emit_c_unit(module)
+    def __init__(self, module: ModuleOp | LazyModule, built: tuple[str, tuple[str, ...], tuple[str, ...]] | None = None):
+        """`built`: the (source, flags, linked) emit_c_unit gave for this module
+        before (the program cache), so it is not emitted again."""
+        self._module = module
+        self.source, self.flags, self.linked = built if built is not None else emit_c_unit(module_of(module))
         self._variants: dict[tuple[str, tuple[bool, ...]], ctypes._CFuncPtr] = {}
         self._libs: list[ctypes.CDLL] = []
         self._lock = threading.Lock()
         weakref.finalize(self, _close_all, self._libs)
-        self._libs.append(_load(build_shared_library(self.source, flags, linked)))
+        self._libs.append(_load(build_shared_library(self.source, self.flags, self.linked)))
+
+    @property
+    def module(self) -> ModuleOp:
+        """The loop-level module (from the program cache: parsed on first use)."""
+        return module_of(self._module)
 
     def function(self, entry: str, strided: tuple[bool, ...]):
         key = (entry, strided)
@@ -156,11 +164,12 @@ class CpuProgram:
         if isinstance(cmodule, ModuleOp):
             cmodule = CpuModule(cmodule)
         self.cmodule = cmodule
-        self.module = cmodule.module
         self.source = cmodule.source
         self.entry = entry
-        self.func = find_func(self.module, entry)
-        self.num_args = len(self.func.args)
+
+    @property
+    def module(self) -> ModuleOp:
+        return self.cmodule.module
 
     def _variant(self, strided: tuple[bool, ...]):
         return self.cmodule.function(self.entry, strided)

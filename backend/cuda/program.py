@@ -49,6 +49,18 @@ from aicf.dialects.loop import GatherOp, NestOp
 from aicf.dtypes import f32_to_bf16_bits, numpy_dtype
 from aicf.errors import ArgumentError, CompileError, LaunchError
 from aicf.interop import as_array
+from aicf.program_cache import LazyModule, module_of
+
+
+def parse_type(text: str):
+    from xdsl.parser import Parser
+
+    from aicf.context import make_context
+
+    return _TYPES.get(text) or _TYPES.setdefault(text, Parser(make_context(), text).parse_type())
+
+
+_TYPES: dict = {}
 
 
 def lower_to_gpu(module: ModuleOp) -> ModuleOp:
@@ -63,45 +75,82 @@ def lower_to_gpu(module: ModuleOp) -> ModuleOp:
     return module
 
 
+def kernel_facts(op: gpu.KernelOp) -> dict:
+    """What a run needs of a kernel besides its code, as JSON (what the program cache
+    keeps, so a cached program runs without parsing kernel bodies): its name, index
+    width, parameter types (as text), the tensor maps it reads (argument index, dims,
+    box, element code), the vector alignment each argument needs, bytes and flops."""
+    args = list(op.args)
+    # (argument index, dims, box) of each tensor-map parameter (backend/cuda/tensor_maps.py)
+    maps = [(i, list(d), list(b), tensor_maps.element_code(args[i].type.get_element_type()))
+            for i, d, b in tensor_maps_of(op)]
+    align: dict[int, int] = {}
+    for i, _, _, _ in maps:
+        align[i] = max(align.get(i, 1), tensor_maps.TMA_ALIGNMENT)
+    for o in op.walk():
+        if isinstance(o, gpu.LoadVectorOp | gpu.StoreVectorOp) and o.memref in args:
+            vt = o.result.type if isinstance(o, gpu.LoadVectorOp) else o.value.type
+            nbytes = vt.get_shape()[0] * numpy_dtype(vt.get_element_type()).itemsize
+            i = args.index(o.memref)
+            align[i] = max(align.get(i, 1), nbytes)
+    b = op.attributes.get("aicf.bytes")
+    f = op.attributes.get("aicf.flops")
+    return {
+        "name": op.kernel_name,
+        "index_bits": op.index_bits,
+        "params": [str(a.type) for a in args],
+        "maps": maps,
+        "vector_align": sorted(align.items()),
+        "bytes": b.value.data if b is not None else 0,  # type: ignore[attr-defined]
+        "flops": f.value.data if f is not None else 0,  # type: ignore[attr-defined]
+        "sm90a": needs_sm90a(op.walk()),
+    }
+
+
 class _Kernel:
-    def __init__(self, op: gpu.KernelOp, fn):
-        self.op = op
+    def __init__(self, facts: dict, params: list, fn):
         self.fn = fn
-        self.name = op.kernel_name
-        self.index_dtype = np.int64 if op.index_bits == 64 else np.int32
-        self.vector_align: dict[int, int] = {}
-        args = list(op.args)
-        # (argument index, dims, box) of each tensor-map parameter (backend/cuda/tensor_maps.py)
-        self.maps = [(i, d, b, tensor_maps.element_code(args[i].type.get_element_type()))
-                     for i, d, b in tensor_maps_of(op)]
-        for i, _, _, _ in self.maps:
-            self.vector_align[i] = max(self.vector_align.get(i, 1), tensor_maps.TMA_ALIGNMENT)
-        for o in op.walk():
-            if isinstance(o, gpu.LoadVectorOp | gpu.StoreVectorOp) and o.memref in args:
-                vt = o.result.type if isinstance(o, gpu.LoadVectorOp) else o.value.type
-                nbytes = vt.get_shape()[0] * numpy_dtype(vt.get_element_type()).itemsize
-                i = args.index(o.memref)
-                self.vector_align[i] = max(self.vector_align.get(i, 1), nbytes)
-        self.params = [a.type for a in args]
-        b = op.attributes.get("aicf.bytes")
-        f = op.attributes.get("aicf.flops")
-        self.nbytes = b.value.data if b is not None else 0  # type: ignore[attr-defined]
-        self.flops = f.value.data if f is not None else 0  # type: ignore[attr-defined]
+        self.name = facts["name"]
+        self.index_dtype = np.int64 if facts["index_bits"] == 64 else np.int32
+        self.maps = [(i, tuple(d), tuple(b), c) for i, d, b, c in facts["maps"]]
+        self.vector_align: dict[int, int] = dict(facts["vector_align"])
+        self.params = params
+        self.nbytes = facts["bytes"]
+        self.flops = facts["flops"]
+
+
+def _entry_func(module: ModuleOp, entry: str | None) -> func.FuncOp:
+    funcs = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+    if not funcs:
+        raise CompileError("no function to run")
+    if entry is None:
+        return funcs[-1] if len(funcs) > 1 and not any(f.sym_name.data == "main" for f in funcs) else next(
+            (f for f in funcs if f.sym_name.data == "main"), funcs[0])
+    fn = next((f for f in funcs if f.sym_name.data == entry), None)
+    if fn is None:
+        raise CompileError(f"no function @{entry}")
+    return fn
+
+
+def host_part(module: ModuleOp) -> ModuleOp:
+    """The module without its kernels: the host functions and globals a run reads."""
+    return ModuleOp([op.clone() for op in module.ops if not isinstance(op, gpu.KernelOp)])
 
 
 class CudaProgram:
-    def __init__(self, module: ModuleOp, entry: str | None = None, sync: str | rt.SyncPolicy = "event-record"):
-        self.module = lower_to_gpu(module)
-        funcs = [op for op in self.module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
-        if not funcs:
-            raise CompileError("no function to run")
-        if entry is None:
-            fn = funcs[-1] if len(funcs) > 1 and not any(f.sym_name.data == "main" for f in funcs) else next(
-                (f for f in funcs if f.sym_name.data == "main"), funcs[0])
-        else:
-            fn = next((f for f in funcs if f.sym_name.data == entry), None)
-            if fn is None:
-                raise CompileError(f"no function @{entry}")
+    def __init__(self, module: ModuleOp, entry: str | None = None, sync: str | rt.SyncPolicy = "event-record",
+                 *, _cached: dict | None = None):
+        if _cached is None:
+            self._module: ModuleOp | LazyModule = lower_to_gpu(module)
+            self._host: ModuleOp | LazyModule = self._module
+            self.source = emit_cuda(self.module)
+            self._facts: list[dict] | None = None  # read from the kernels when loaded
+        else:  # a program from the program cache (aicf/program_cache.py)
+            self._module = LazyModule(_cached["gpu_module"], verify=False)
+            self._host = LazyModule(_cached["host_module"], verify=False)
+            self.source = _cached["source"]
+            self._facts = _cached["kernels"]
+        fn = _entry_func(module_of(self._host), entry)
         self.func = fn
         self.entry = fn.sym_name.data
         attr = fn.attributes.get("aicf.num_outputs")
@@ -109,7 +158,6 @@ class CudaProgram:
         self.arg_types = list(fn.function_type.inputs.data)
         self.num_inputs = len(self.arg_types) - self.num_outputs
         self.sync = rt.SyncPolicy(sync)
-        self.source = emit_cuda(self.module)
         self._mod = None
         self._kernels: dict[str, _Kernel] = {}
         self._globals: dict[str, object] = {}
@@ -118,23 +166,46 @@ class CudaProgram:
         self.debug = False  # poison the outputs it allocates (NaN), so unwritten elements show
         self.last_event = None
 
+    @classmethod
+    def cached(cls, record: dict, entry: str, sync: str | rt.SyncPolicy = "event-record") -> CudaProgram:
+        """The program `artifact()` described, without lowering or parsing its kernels."""
+        return cls(None, entry, sync, _cached=record)  # type: ignore[arg-type]
+
+    @property
+    def module(self) -> ModuleOp:
+        """The GPU-level module (a cached program parses it on first use)."""
+        return module_of(self._module)
+
+    def kernel_facts(self) -> list[dict]:
+        if self._facts is None:
+            self._facts = [kernel_facts(k) for k in kernels_of(self.module)]
+        return self._facts
+
+    def artifact(self) -> dict:
+        """What the program cache keeps of this program (see `cached`)."""
+        return {"source": self.source, "gpu_module": str(self.module),
+                "host_module": str(host_part(self.module)), "kernels": self.kernel_facts()}
+
     # -- setup -----------------------------------------------------------------------------
     def _load(self) -> None:
         if self._mod is None:
             arch = None
-            if needs_sm90a(o for k in kernels_of(self.module) for o in k.walk()):
+            facts = self.kernel_facts()
+            if any(k["sm90a"] for k in facts):
                 if rt.cupy().cuda.Device().compute_capability != "90":
                     raise CompileError("this program has Hopper kernels (wgmma, bulk tensor copies): it needs an "
                                        "sm_90 GPU; compile it for the device you run on (target='gpu')")
                 arch = "sm_90a"
             self._mod = rt.load_module(self.source, arch)
-            for k in kernels_of(self.module):
-                self._kernels[k.kernel_name] = _Kernel(k, self._mod.get_function(kernel_symbol(k.kernel_name)))
+            for k in facts:
+                params = [parse_type(t) for t in k["params"]]
+                self._kernels[k["name"]] = _Kernel(k, params, self._mod.get_function(kernel_symbol(k["name"])))
 
     def _global(self, name: str, t: MemRefType):
         cp = rt.cupy()
         if name not in self._globals:
-            g = next((op for op in self.module.walk() if isinstance(op, memref.GlobalOp) and op.sym_name.data == name), None)
+            host = module_of(self._host)
+            g = next((op for op in host.ops if isinstance(op, memref.GlobalOp) and op.sym_name.data == name), None)
             if g is None or not isinstance(g.initial_value, DenseIntOrFPElementsAttr):
                 raise CompileError(f"global @{name} has no dense initial value")
             dt = numpy_dtype(t.get_element_type())

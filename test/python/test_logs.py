@@ -31,10 +31,10 @@ PROGRAM = textwrap.dedent(
 )
 
 
-def run(tmp_path, spec: str) -> subprocess.CompletedProcess:
+def run(tmp_path, spec: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", PROGRAM],
-        env={**os.environ, "AICF_LOG": spec, "AICF_CACHE_DIR": str(tmp_path / "cache")},
+        env={**os.environ, "AICF_LOG": spec, "AICF_CACHE_DIR": str(tmp_path / "cache"), **env},
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
 
@@ -69,12 +69,22 @@ def test_components_are_off_by_default_and_go_to_stderr_when_named(tmp_path):
                "(sin exp reduce_sum)" in line for line in lines), first.stderr  # fmt: skip
     assert any(line.startswith("[aicf.cache] c miss: ") for line in lines), first.stderr
     assert any(line.startswith("[aicf.cache] c store: ") for line in lines), first.stderr
+    assert any(line.startswith("[aicf.cache] programs store: ") for line in lines), first.stderr
     assert not any(line.startswith(("[aicf.passes]", "[aicf.plan]")) for line in lines)
 
-    # a second process finds the library on disk; hits are DEBUG
+    # a second process finds the compiled program on disk and runs no pass; hits are DEBUG
     again = run(tmp_path, "+cache,plan,passes,compile")
     lines = again.stderr.splitlines()
+    assert any(line.startswith("[aicf.cache] programs hit: ") for line in lines), again.stderr
     assert any(line.startswith("[aicf.cache] c hit: ") for line in lines), again.stderr
+    assert not any(line.startswith(("[aicf.passes]", "[aicf.plan]")) for line in lines), again.stderr
+    assert any(line.startswith("[aicf.compile] @f for cpu: ") and "program cache" in line for line in lines)
+
+    # without the program cache it finds the library on disk after running the passes
+    again = run(tmp_path, "+cache,plan,passes,compile", AICF_PROGRAM_CACHE="0")
+    lines = again.stderr.splitlines()
+    assert any(line.startswith("[aicf.cache] c hit: ") for line in lines), again.stderr
+    assert not any("programs" in line for line in lines), again.stderr
     assert any(line.startswith("[aicf.plan] <string>:") and "cpu." in line for line in lines)
     assert any(line.startswith("[aicf.passes] aicf-fuse{target=cpu}: ") for line in lines)
     assert any(line.startswith("[aicf.compile] @f for cpu: ") for line in lines)

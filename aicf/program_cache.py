@@ -1,0 +1,130 @@
+"""The compiled-program cache: a process that compiles a program it (or another
+process) compiled before skips the passes, the emitter and the build.
+
+`aicf.compile` looks the program up first, under a key of its canonical text (the
+MLIR text given, or the printed ModuleOp), the target and its description (GPU
+name, or the host CPU and its cores), every compile option, and the compiler itself
+(a hash of aicf's own source files and the versions of xDSL and NumPy, so any
+change to the compiler misses). An entry (`programs/<key>.json` in the disk cache,
+backend/disk_cache.py: private, digest-checked, size-bounded) holds what the
+executable needs: the entry's argument specs, the pipeline run, the emitted source
+(its build is in the `c` or `cuda` cache), and the IR as text: the loop-level module
+(`exe.module`) and for cuda the GPU-level module, both parsed only when something
+asks for them (explain, a strided variant), and the host function alone with each
+kernel's launch facts, which is all a run needs (parsing a GPT-2's 20k GPU ops
+would take seconds).
+
+Programs with dynamic extents are cached per specialisation (each is a static
+program). Set AICF_PROGRAM_CACHE=0 to turn the lookup and the stores off.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+
+FORMAT = 1
+
+
+def enabled() -> bool:
+    return os.environ.get("AICF_PROGRAM_CACHE", "1").strip().lower() not in ("0", "off", "false", "no")
+
+
+@functools.cache
+def compiler_id() -> str:
+    """aicf's source (every .py file of its packages), and the versions of what it
+    computes with: a cached program is reused only by the compiler that made it."""
+    import numpy
+    import xdsl
+
+    import aicf
+    import aicf.backend
+    import aicf.dialects
+    import aicf.lowering
+    import aicf.passes
+
+    h = hashlib.sha256()
+    roots = [Path(aicf.__file__).parent, *(Path(p) for m in (aicf.backend, aicf.dialects, aicf.lowering,
+                                                               aicf.passes) for p in m.__path__)]
+    for root in sorted(set(roots)):
+        for f in sorted(root.rglob("*.py")):
+            h.update(str(f.relative_to(root)).encode())
+            h.update(f.read_bytes())
+    for v in (aicf.__version__, getattr(xdsl, "__version__", "?"), numpy.__version__):
+        h.update(str(v).encode())
+    return h.hexdigest()[:32]
+
+
+def program_key(text: str, target: str, options: Sequence[object]) -> str:
+    """The key of `text` compiled for `target` (its description included in
+    `options`) with `options`."""
+    h = hashlib.sha256()
+    for part in (f"aicf-program-{FORMAT}", compiler_id(), target, repr(tuple(options)), text):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+def target_description(target: str) -> str:
+    """What the compiled program depends on of the machine: the GPU description (its
+    name, e.g. the H100's), or the host CPU's (cores, caches) that the cpu planner
+    prices with."""
+    from aicf.target import resolve_target
+
+    return repr(resolve_target("cpu" if target == "cpu" else "gpu"))
+
+
+def lookup(key: str) -> dict | None:
+    if not enabled():
+        return None
+    from aicf.backend import disk_cache
+
+    path = disk_cache.lookup("programs", key, ".json")  # logs the miss or hit
+    if path is None:
+        return None
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if record.get("format") != FORMAT:
+        return None
+    return record
+
+
+def store(key: str, record: dict) -> None:
+    if not enabled():
+        return
+    from aicf.backend import disk_cache
+
+    disk_cache.store("programs", key, ".json", json.dumps({"format": FORMAT, **record}).encode())
+
+
+class LazyModule:
+    """A module kept as text until something needs its ops."""
+
+    def __init__(self, text: str, name: str = "<cached program>", verify: bool = True):
+        self.text = text
+        self.name = name
+        self.verify = verify
+        self._module: ModuleOp | None = None
+
+    def get(self) -> ModuleOp:
+        if self._module is None:
+            from aicf.context import make_context
+            from aicf.diagnostics import LocatedParser, parse_module
+
+            if self.verify:
+                self._module = parse_module(make_context(), self.text, self.name)
+            else:  # our own output, checked when it was written: parse only
+                self._module = LocatedParser(make_context(), self.text, self.name).parse_module()
+        return self._module
+
+
+def module_of(m: ModuleOp | LazyModule) -> ModuleOp:
+    return m.get() if isinstance(m, LazyModule) else m

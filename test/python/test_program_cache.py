@@ -1,0 +1,144 @@
+"""The compiled-program cache (aicf/program_cache.py): a second compile of the same
+program, target and options is built from the disk entry without running a pass;
+anything that changes the result misses; the IR it keeps is parsed only when asked
+for; a cached cuda program is what the compiled one was."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import aicf
+from aicf import compiler, program_cache
+from aicf.program_cache import LazyModule
+from gpu_support import cp, gpu
+
+SRC = """
+func.func @f(%x: tensor<64x32xf32>, %b: tensor<32xf32>) -> tensor<*xf32> {
+  %0 = aicf_tensor.add %x, %b : (tensor<64x32xf32>, tensor<32xf32>) -> tensor<*xf32>
+  %1 = aicf_tensor.tanh %0 : (tensor<*xf32>) -> tensor<*xf32>
+  %2 = aicf_tensor.reduce_sum %1 axes = [0] : (tensor<*xf32>) -> tensor<*xf32>
+  func.return %2 : tensor<*xf32>
+}
+"""
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("AICF_PROGRAM_CACHE", raising=False)
+    compiler._CPU_MODULES.clear()  # the in-memory cache of compiled text, in front of this one
+    yield tmp_path / "programs"
+    compiler._CPU_MODULES.clear()
+
+
+def entries(d) -> int:
+    return len(list(d.glob("*.json"))) if d.exists() else 0
+
+
+def inputs():
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((64, 32)).astype(np.float32), rng.standard_normal(32).astype(np.float32)
+
+
+def reference(x, b):
+    return np.tanh(x.astype(np.float64) + b).sum(axis=0)
+
+
+def test_a_second_compile_runs_no_pass(cache, monkeypatch):
+    first = aicf.compile(SRC, target="cpu")
+    assert entries(cache) == 1
+    compiler._CPU_MODULES.clear()
+
+    def no_pass(*args, **kwargs):
+        raise AssertionError("a cached program ran a pass")
+
+    monkeypatch.setattr(compiler, "run_pipeline", no_pass)
+    again = aicf.compile(SRC, target="cpu")
+    assert isinstance(again._module, LazyModule)  # nothing parsed yet
+    x, b = inputs()
+    np.testing.assert_allclose(again(x, b), reference(x, b), rtol=1e-5)
+    assert again.pipeline == first.pipeline and again.source == first.source
+    assert [(a.name, a.dtype, a.shape) for a in again.inputs] == [(a.name, a.dtype, a.shape) for a in first.inputs]
+    assert str(again.module) == str(first.module)  # parsed on demand
+    assert "cpu.nest" in again.explain()
+
+
+def test_a_cached_program_takes_strided_views(cache):
+    aicf.compile(SRC, target="cpu")
+    compiler._CPU_MODULES.clear()
+    again = aicf.compile(SRC, target="cpu")
+    x, b = inputs()
+    xt = np.ascontiguousarray(x.T).T  # column-major: the strided variant, built from the kept IR
+    np.testing.assert_allclose(again(xt, b), reference(x, b), rtol=1e-5)
+
+
+def test_what_changes_the_program_misses(cache, monkeypatch):
+    aicf.compile(SRC, target="cpu")
+    aicf.compile(SRC, target="cpu", fuse=False)
+    aicf.compile(SRC.replace("tanh", "sin"), target="cpu")
+    assert entries(cache) == 3
+    compiler._CPU_MODULES.clear()
+    monkeypatch.setattr(program_cache, "compiler_id", lambda: "another aicf")
+    aicf.compile(SRC, target="cpu")
+    assert entries(cache) == 4
+
+
+def test_module_input_is_keyed_on_its_text(cache):
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+
+    module = parse_module(make_context(), SRC, "f.mlir")
+    aicf.compile(module, target="cpu")
+    aicf.compile(module, target="cpu")
+    assert entries(cache) == 1
+    x, b = inputs()
+    np.testing.assert_allclose(aicf.compile(module.clone(), target="cpu")(x, b), reference(x, b), rtol=1e-5)
+
+
+def test_it_can_be_turned_off(cache, monkeypatch):
+    monkeypatch.setenv("AICF_PROGRAM_CACHE", "0")
+    aicf.compile(SRC, target="cpu")
+    assert entries(cache) == 0
+
+
+def test_a_corrupt_entry_is_rebuilt(cache):
+    aicf.compile(SRC, target="cpu")
+    (entry,) = cache.glob("*.json")
+    entry.write_text("{}")  # its digest no longer matches
+    compiler._CPU_MODULES.clear()
+    x, b = inputs()
+    np.testing.assert_allclose(aicf.compile(SRC, target="cpu")(x, b), reference(x, b), rtol=1e-5)
+
+
+def test_a_cached_cuda_program_is_the_compiled_one():
+    """Without a GPU: the cached form (host function and kernel facts, no kernel
+    bodies parsed) holds what the compiled program holds."""
+    from aicf.backend.cuda.emit import kernels_of
+    from aicf.backend.cuda.program import CudaProgram
+    from aicf.compiler import pipeline_for, run_pipeline
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+
+    module = parse_module(make_context(), SRC, "f.mlir")
+    run_pipeline(module, pipeline_for("cuda", tune=False))
+    prog = CudaProgram(module, "f")
+    cached = CudaProgram.cached(prog.artifact(), "f")
+    assert (cached.entry, cached.num_inputs, cached.num_outputs) == (prog.entry, prog.num_inputs, prog.num_outputs)
+    assert cached.arg_types == prog.arg_types and cached.source == prog.source
+    assert [op.name for op in cached.func.body.block.ops] == [op.name for op in prog.func.body.block.ops]
+    assert cached.kernel_facts() == prog.kernel_facts()
+    assert {f["name"] for f in cached.kernel_facts()} == {k.kernel_name for k in kernels_of(prog.module)}
+    assert isinstance(cached._module, LazyModule) and str(cached.module) == str(prog.module)
+
+
+@gpu
+@pytest.mark.gpu
+def test_a_cached_cuda_program_runs(cache, monkeypatch):
+    first = aicf.compile(SRC, target="cuda")
+    monkeypatch.setattr(compiler, "run_pipeline", lambda *a, **k: pytest.fail("a cached program ran a pass"))
+    again = aicf.compile(SRC, target="cuda")
+    x, b = inputs()
+    np.testing.assert_allclose(cp.asnumpy(again(x, b)), reference(x, b), rtol=1e-4)
+    np.testing.assert_allclose(cp.asnumpy(again(x, b)), cp.asnumpy(first(x, b)), rtol=1e-6)
+    assert "kernel" in again.explain()
