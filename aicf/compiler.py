@@ -30,6 +30,7 @@ from aicf.context import make_context
 from aicf.diagnostics import decode_source, op_error, parse_module, verify_module
 from aicf.dtypes import as_bf16_bits, numpy_dtype
 from aicf.errors import AicfError, ArgumentError, CompileError
+from aicf.gc_pause import fewer_collections
 from aicf.interop import as_array
 from aicf.logs import getLogger
 from aicf.lru import LruCache
@@ -172,6 +173,11 @@ def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = (), ma
 def run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
     """Apply passes (`name` or `name{opt=value ...}`, as aicf-opt's -p takes them) in
     place, verifying after each; failures become CompileError."""
+    with fewer_collections():
+        _run_pipeline(module, passes)
+
+
+def _run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
     from xdsl.transforms import get_all_passes
     from xdsl.utils.arg_spec import parse_pipeline
 

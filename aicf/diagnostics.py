@@ -244,9 +244,12 @@ def parse_module(ctx, text: str, name: str = "<input>") -> ModuleOp:
     location on malformed or invalid input."""
     from xdsl.utils.exceptions import ParseError
 
-    try:
-        module = LocatedParser(ctx, text, name).parse_module()
-    except ParseError as e:
-        raise CompileError(format_parse_error(e)) from None
-    verify_module(module)
+    from aicf.gc_pause import fewer_collections
+
+    with fewer_collections():
+        try:
+            module = LocatedParser(ctx, text, name).parse_module()
+        except ParseError as e:
+            raise CompileError(format_parse_error(e)) from None
+        verify_module(module)
     return module

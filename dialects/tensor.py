@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import abc
+import functools
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -101,6 +102,7 @@ def dtype_name(t: Attribute) -> str:
     return name
 
 
+@functools.cache  # types are immutable values: one per name (verifiers ask for every op)
 def dtype_from_name(name: str) -> Attribute:
     for cls, n in _DTYPE_NAMES.items():
         if n == name:
@@ -229,15 +231,20 @@ class TensorOp(IRDLOperation, abc.ABC):
 
     def inferred_type(self) -> Attribute:
         """The result type the rules give, unranked if an operand is unranked."""
+        return make_tensor(*self._inferred_parts())
+
+    def _inferred_parts(self) -> tuple[Attribute, tuple[int, ...] | None]:
+        """inferred_type's element type and shape (None: unranked), without building
+        the type (the verifier asks for every op after every pass)."""
         shapes = [ranked_shape(o.type) for o in self.operands]
         elt = self.infer_element_type()
         if any(s is None for s in shapes):
-            return make_tensor(elt, None)
+            return elt, None
         try:
             shape = self.infer_shape(shapes)  # type: ignore[arg-type]
         except rules.ShapeError as e:
             raise VerifyException(f"'{self.name}': {e}") from None
-        return make_tensor(elt, shape)
+        return elt, tuple(shape)
 
     def verify_(self) -> None:
         for v in (*self.operands, *self.results):
@@ -252,14 +259,18 @@ class TensorOp(IRDLOperation, abc.ABC):
                     rules.check_extents(shape)
                 except rules.ShapeError as e:
                     raise VerifyException(f"'{self.name}': {e}") from None
-        inferred = self.inferred_type()
+        if type(self).inferred_type is TensorOp.inferred_type:
+            ielt, ishape = self._inferred_parts()
+        else:
+            inferred = self.inferred_type()
+            ielt, ishape = element_type(inferred), ranked_shape(inferred)
         declared = self.results[0].type
-        if element_type(declared) != element_type(inferred):
+        if element_type(declared) != ielt:
             raise VerifyException(
                 f"'{self.name}': result element type {element_type(declared)} "
-                f"does not match the inferred {element_type(inferred)}"
+                f"does not match the inferred {ielt}"
             )
-        ishape, dshape = ranked_shape(inferred), ranked_shape(declared)
+        dshape = ranked_shape(declared)
         if ishape is not None and dshape is not None:
             if not rules.compatible(ishape, dshape):
                 raise VerifyException(

@@ -29,6 +29,7 @@ final nest over D. A group without reductions is one nest over D.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from math import prod
@@ -76,12 +77,31 @@ def fusible_op(op: Operation) -> bool:
 
 
 def normalize(m: AffineMap, domain: Sequence[int]) -> AffineMap:
-    """Dims of extent 1 are always index 0: spell them so, so maps compare equal."""
+    """Dims of extent 1 are always index 0: spell them so, so maps compare equal.
+    (Memoised, as the maps below: aicf-fuse analyses every candidate group, and the
+    same few maps recur over a whole program.)"""
+    return _normalize(m, tuple(domain))
+
+
+@functools.lru_cache(maxsize=8192)
+def _normalize(m: AffineMap, domain: tuple[int, ...]) -> AffineMap:
     dims = [
         AffineExpr.constant(0) if domain[i] == 1 else AffineExpr.dimension(i)
         for i in range(len(domain))
     ]
     return m.replace_dims_and_symbols(dims, [], len(domain), 0)
+
+
+@functools.lru_cache(maxsize=8192)
+def _broadcast_on(shape: tuple[int, ...], domain: tuple[int, ...]) -> AffineMap:
+    """A `shape`-d value computed over `domain`, normalised."""
+    return _normalize(broadcast_map(shape, domain), domain)
+
+
+@functools.lru_cache(maxsize=8192)
+def _read_map(operand: tuple[int, ...], result: tuple[int, ...], m: AffineMap, domain: tuple[int, ...]) -> AffineMap:
+    """Where an op of `result` shape computed at `m` reads its `operand`-shaped input."""
+    return _normalize(broadcast_map(operand, result).compose(m), domain)
 
 
 def fits(shape: Sequence[int], domain: Sequence[int]) -> bool:
@@ -127,7 +147,7 @@ class GroupDomain:
         return tuple(self.shape[i] for i in self.kept)
 
     def identity(self) -> AffineMap:
-        return normalize(AffineMap.identity(len(self.shape)), self.shape)
+        return _identity(self.shape)
 
     def written_by_reduction(self, v: SSAValue) -> bool:
         """A sum/max output is stored by its reduction nest; a mean needs scaling."""
@@ -169,6 +189,11 @@ class GroupDomain:
             seen[op] = None
             stack.extend(op.operands)
         return list(seen)
+
+
+@functools.lru_cache(maxsize=1024)
+def _identity(shape: tuple[int, ...]) -> AffineMap:
+    return normalize(AffineMap.identity(len(shape)), shape)
 
 
 def _output_kind(dom: GroupDomain, v: SSAValue) -> str:
@@ -264,7 +289,7 @@ def analyze(ops: Sequence[Operation], outputs: Iterable[SSAValue], *, checked: b
         if same:
             m = same[0]
         elif fits(rshape, shape):
-            m = normalize(broadcast_map(rshape, shape), shape)
+            m = _broadcast_on(rshape, shape)
         else:
             raise NotFusible(
                 f"'{op.name}' of shape {rules.fmt(rshape)} does not fit the domain "
@@ -273,7 +298,7 @@ def analyze(ops: Sequence[Operation], outputs: Iterable[SSAValue], *, checked: b
         for o, mo in anchored:
             oshape = static_shape(o)
             assert oshape is not None
-            read = normalize(broadcast_map(oshape, rshape).compose(m), shape)
+            read = _read_map(oshape, rshape, m, shape)
             if read != mo:
                 raise NotFusible(
                     f"'{op.name}' reads a group value at {read}, but it is computed at {mo}"
