@@ -54,6 +54,7 @@ from aicf.cost.fusion import Cost, CostModel, FusionBudget
 from aicf.diagnostics import location_of
 from aicf.logs import getLogger
 from aicf.passes.tensor.fusion_domain import (
+    GroupDomain,
     NotFusible,
     analyze,
     fusible_op,
@@ -72,6 +73,7 @@ class Group:
         self.ops = list(ops)
         self.fusible = fusible
         self.members = set(ops)
+        self.domain: GroupDomain | None = None  # its analysis, once priced
 
     def __repr__(self) -> str:
         return f"Group({[op.name for op in self.ops]})"
@@ -182,18 +184,21 @@ class _Fuser:
 
     # --- costs ---------------------------------------------------------------------------
 
-    def cost(self, g: Group, homed: set[Operation], gone: Iterable[Group] = ()) -> Cost | None:
-        """The estimate of g as one kernel, None if it is not a legal group."""
+    def cost(self, g: Group, homed: set[Operation], gone: Iterable[Group] = (),
+             prefix: Group | None = None) -> Cost | None:
+        """The estimate of g as one kernel, None if it is not a legal group. `prefix`:
+        a group whose ops begin g's (its analysis is resumed, not redone)."""
         outputs = self.outputs(g, homed, gone)
         if not outputs and all(op in homed for op in g.ops):
             return Cost(0, 0, 0, 0)  # nobody reads it any more
         inputs = self.inputs(g)
         if len(inputs) > self.budget.max_inputs or len(g.ops) > self.budget.max_ops:
             return None
-        try:
-            dom = analyze(g.ops, outputs, checked=True)  # groups hold fusible ops only
+        try:  # groups hold fusible ops only
+            dom = analyze(g.ops, outputs, checked=True, prefix=prefix.domain if prefix is not None else None)
         except NotFusible:
             return None
+        g.domain = dom
         return self.model.group_cost(dom, inputs, outputs)
 
     def own_seconds(self, g: Group) -> float | None:
@@ -224,7 +229,8 @@ class _Fuser:
         # the costs first: an over-budget group is refused in O(its size), and the
         # cycle check is the dearer test
         before = self._before(p, c)
-        after = self._seconds(self.cost(g, homed, {p, c}))
+        prefix = p if g.ops[: len(p.ops)] == p.ops else None  # c after p: a chain grows
+        after = self._seconds(self.cost(g, homed, {p, c}, prefix))
         if before is None or after is None or self.creates_cycle({p, c}, g.members):
             return None
         return _Candidate(before - after, [p, c], [(g, homed)], after)

@@ -131,6 +131,9 @@ class GroupDomain:
     levels: dict[Operation, int]  # reduction -> 1-based level
     full_outputs: list[SSAValue] = field(default_factory=list)
     kept_outputs: list[SSAValue] = field(default_factory=list)
+    # the forward pass's state after the group's ops (`analyze(prefix=)` resumes it)
+    depth: dict[SSAValue, int] = field(default_factory=dict)
+    size: int = 0
 
     @property
     def kept(self) -> tuple[int, ...]:
@@ -223,41 +226,86 @@ def _output_kind(dom: GroupDomain, v: SSAValue) -> str:
     )
 
 
-def analyze(ops: Sequence[Operation], outputs: Iterable[SSAValue], *, checked: bool = False) -> GroupDomain:
+def analyze(ops: Sequence[Operation], outputs: Iterable[SSAValue], *, checked: bool = False,
+            prefix: GroupDomain | None = None) -> GroupDomain:
     """The domain and maps of a group of `ops` (in program order) whose values in
     `outputs` are used outside it. Raises NotFusible with the reason. `checked`: the
     caller knows every op passes `fusible_op` (aicf-fuse asks once per op, not once
-    per candidate group)."""
+    per candidate group). `prefix`: the domain of the group `ops[:prefix.size]`; when
+    the ops after it leave the domain's shape and axes as they are, its forward pass
+    is resumed rather than redone (aicf-fuse grows a chain's group one op at a time:
+    linear, not quadratic in the group's size)."""
     if not checked:
         for op in ops:
             if not (fusible_op(op) or is_splat_constant(op)):
                 raise NotFusible(f"'{op.name}' cannot be fused")
+    if prefix is not None:
+        resumed = _resume(prefix, ops)
+        if resumed is not None:
+            return _classify_outputs(resumed, outputs)
+    shape, axes = _shape_and_axes(ops)
+    return _classify_outputs(_forward(GroupDomain(shape, tuple(axes), {}, {}), ops), outputs)
+
+
+def _shape_and_axes(ops: Sequence[Operation]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     reductions = [op for op in ops if isinstance(op, t.ReduceOp)]
     if reductions:
         shape = static_shape(reductions[0].input)
         axes = reductions[0].reduced_axes()
         assert shape is not None
-        for r in reductions[1:]:
-            if static_shape(r.input) != shape:
-                raise NotFusible(
-                    f"reductions over different domains ({rules.fmt(shape)} and "
-                    f"{rules.fmt(static_shape(r.input) or ())})"
-                )
-            if r.reduced_axes() != axes:
-                raise NotFusible(
-                    f"reductions over different axes ({list(axes)} and {list(r.reduced_axes())})"
-                )
+        _same_reductions(reductions[1:], shape, axes)
+        return tuple(shape), tuple(axes)
+    try:
+        shape = rules.broadcast_shapes(
+            *(static_shape(op.results[0]) or () for op in ops if not is_splat_constant(op))
+        )
+    except rules.ShapeError as e:
+        raise NotFusible(str(e)) from None
+    return tuple(shape), ()
+
+
+def _same_reductions(reductions: Iterable[Operation], shape: tuple[int, ...], axes) -> None:
+    for r in reductions:
+        assert isinstance(r, t.ReduceOp)
+        if static_shape(r.input) != shape:
+            raise NotFusible(
+                f"reductions over different domains ({rules.fmt(shape)} and "
+                f"{rules.fmt(static_shape(r.input) or ())})"
+            )
+        if r.reduced_axes() != axes:
+            raise NotFusible(
+                f"reductions over different axes ({list(axes)} and {list(r.reduced_axes())})"
+            )
+
+
+def _resume(prefix: GroupDomain, ops: Sequence[Operation]) -> GroupDomain | None:
+    """`_forward` over `ops` continued from `prefix` (the domain of ops[:prefix.size]),
+    or None when the later ops change the domain's shape or axes (then the whole
+    group is analysed again)."""
+    new = ops[prefix.size:]
+    reductions = [op for op in new if isinstance(op, t.ReduceOp)]
+    if prefix.axes:
+        _same_reductions(reductions, prefix.shape, prefix.axes)
+        shape = prefix.shape
+    elif reductions:
+        return None  # the first reduction sets the domain
     else:
         try:
-            shape = rules.broadcast_shapes(
-                *(static_shape(op.results[0]) or () for op in ops if not is_splat_constant(op))
-            )
+            shape = tuple(rules.broadcast_shapes(
+                prefix.shape, *(static_shape(op.results[0]) or () for op in new if not is_splat_constant(op))
+            ))
         except rules.ShapeError as e:
             raise NotFusible(str(e)) from None
-        axes = ()
+    if shape != prefix.shape:
+        return None
+    dom = GroupDomain(shape, prefix.axes, dict(prefix.maps), dict(prefix.levels),
+                      depth=dict(prefix.depth), size=prefix.size)
+    return _forward(dom, new)
 
-    dom = GroupDomain(shape, tuple(axes), {}, {})
-    depth: dict[SSAValue, int] = {}  # how many reduction levels a value sits on
+
+def _forward(dom: GroupDomain, ops: Sequence[Operation]) -> GroupDomain:
+    """Each op's map over the domain (and each reduction's level), in program order."""
+    shape, axes, depth = dom.shape, dom.axes, dom.depth
     for op in ops:
         res = op.results[0]
         rshape = static_shape(res)
@@ -304,6 +352,11 @@ def analyze(ops: Sequence[Operation], outputs: Iterable[SSAValue], *, checked: b
                     f"'{op.name}' reads a group value at {read}, but it is computed at {mo}"
                 )
         dom.maps[res] = m
+    dom.size += len(ops)
+    return dom
+
+
+def _classify_outputs(dom: GroupDomain, outputs: Iterable[SSAValue]) -> GroupDomain:
     for v in dict.fromkeys(outputs):
         if _output_kind(dom, v) == "full":
             dom.full_outputs.append(v)

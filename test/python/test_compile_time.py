@@ -171,3 +171,38 @@ def test_repeated_nests_share_their_gpu_kernels():
     kernels of a repeated layer do not grow with the number of layers."""
     small, big = gpu_kernels(20), gpu_kernels(80)
     assert 1 <= small <= 6 and big == small, (small, big)
+
+
+ANALYZED = """
+func.func @f(%x: tensor<8x16xf32>, %r: tensor<16xf32>, %c: tensor<8x1xf32>) -> (tensor<8x16xf32>, tensor<8x1xf32>, tensor<8x16xf32>) {
+  %a = aicf_tensor.sin %x : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  %b = aicf_tensor.add %a, %r : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  %s = aicf_tensor.reduce_sum %b axes = [1] keepdims : (tensor<8x16xf32>) -> tensor<8x1xf32>
+  %m = aicf_tensor.mul %s, %c : (tensor<8x1xf32>, tensor<8x1xf32>) -> tensor<8x1xf32>
+  %d = aicf_tensor.sub %b, %m : (tensor<8x16xf32>, tensor<8x1xf32>) -> tensor<8x16xf32>
+  %e = aicf_tensor.exp %d : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  func.return %a, %m, %e : tensor<8x16xf32>, tensor<8x1xf32>, tensor<8x16xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("k", range(1, 6))
+def test_a_resumed_analysis_is_the_whole_one(k):
+    """aicf-fuse grows a chain's group by resuming the analysis of its first ops
+    (fusion_domain.analyze(prefix=)): the same domain as analysing the whole group,
+    whether the later ops keep the prefix's domain or change it (the reduction)."""
+    from aicf.passes.tensor import fusion_domain
+    from aicf.passes.tensor.fusion_domain import analyze
+
+    module = parse_module(make_context(), ANALYZED, "f.mlir")
+    ops = list(module.ops.first.body.block.ops)[:-1]
+    outputs = [ops[0].results[0], ops[3].results[0], ops[5].results[0]]
+
+    def facts(dom):
+        return (dom.shape, dom.axes, dom.maps, dom.levels, dom.full_outputs, dom.kept_outputs, dom.depth, dom.size)
+
+    whole = analyze(ops, outputs)
+    prefix = analyze(ops[:k], [])
+    assert facts(analyze(ops, outputs, prefix=prefix)) == facts(whole)
+    # resumed once the reduction (which sets the domain) is in the prefix
+    assert (fusion_domain._resume(prefix, ops) is not None) == (k >= 3)
