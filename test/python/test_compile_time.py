@@ -206,3 +206,42 @@ def test_a_resumed_analysis_is_the_whole_one(k):
     assert facts(analyze(ops, outputs, prefix=prefix)) == facts(whole)
     # resumed once the reduction (which sets the domain) is in the prefix
     assert (fusion_domain._resume(prefix, ops) is not None) == (k >= 3)
+
+
+def compile_cpu_seconds(src: str) -> float:
+    """Process CPU time of parse, the cpu pipeline and the C emitter (not the C build):
+    steadier than wall time on a shared machine."""
+    import time
+
+    t = time.process_time()
+    module = parse_module(make_context(), src, "chain.mlir")
+    run_pipeline(module, pipeline_for("cpu"))
+    emit_c(module)
+    return time.process_time() - t
+
+
+@pytest.mark.parametrize("make, n", [(fused_chain, 500), (unfused_chain, 100)])
+def test_the_whole_compile_grows_linearly(make, n):
+    """4x the ops, about 4x the time (measured 3.9-4.0x; a quadratic part shows as
+    much more: the fusion pass's sibling scan gave 6.6x on its own). The best of two
+    runs each, and a bound with room for a loaded machine."""
+    compile_cpu_seconds(make(50))  # imports and first-use caches
+    small = min(compile_cpu_seconds(make(n)) for _ in range(2))
+    big = min(compile_cpu_seconds(make(4 * n)) for _ in range(2))
+    assert big <= 6.0 * small, (small, big)
+
+
+def test_parsing_asks_no_span_for_its_line(monkeypatch):
+    """The parser gives every op its line by bisecting the line starts: xDSL's
+    Span.get_location counts the newlines from the start of the input, which over a
+    module's ops is quadratic (4 of 12 s parsing GPT-2's GPU module)."""
+    from xdsl.utils.lexer import Span
+
+    def counting(self):
+        raise AssertionError("Span.get_location on a successful parse")
+
+    monkeypatch.setattr(Span, "get_location", counting)
+    module = parse_module(make_context(), unfused_chain(20), "chain.mlir")
+    ops = list(module.ops.first.body.block.ops)
+    assert [op.location.line.data for op in ops[:3]] == [2, 3, 4]
+    assert ops[0].location.column.data == 3 and ops[0].location.filename.data == "chain.mlir"
