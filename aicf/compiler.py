@@ -638,7 +638,7 @@ def _from_record(record: dict, target: str, debug: bool) -> Executable:
         _need_gpu()
         from aicf.backend.cuda.program import CudaProgram
 
-        program = CudaProgram.cached(record["cuda"], name)
+        program = CudaProgram.cached(record["cuda"], name, loop)
         program.debug = debug
         source = program.source
     exe = Executable(loop, name, target, ins, outs, program, source, debug)

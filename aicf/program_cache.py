@@ -9,10 +9,10 @@ change to the compiler misses). An entry (`programs/<key>.json` in the disk cach
 backend/disk_cache.py: private, digest-checked, size-bounded) holds what the
 executable needs: the entry's argument specs, the pipeline run, the emitted source
 (its build is in the `c` or `cuda` cache), and the IR as text: the loop-level module
-(`exe.module`) and for cuda the GPU-level module, both parsed only when something
-asks for them (explain, a strided variant), and the host function alone with each
-kernel's launch facts, which is all a run needs (parsing a GPT-2's 20k GPU ops
-would take seconds).
+(`exe.module`), parsed only when something asks for it (explain, a strided variant;
+for cuda the GPU-level module is lowered from it again then), and for cuda the host
+function alone with each kernel's launch facts, which is all a run needs (parsing
+or printing a GPT-2's 20k GPU ops would take seconds).
 
 Programs with dynamic extents are cached per specialisation (each is a static
 program). Set AICF_PROGRAM_CACHE=0 to turn the lookup and the stores off.
@@ -24,7 +24,7 @@ import functools
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
@@ -106,15 +106,20 @@ def store(key: str, record: dict) -> None:
 
 
 class LazyModule:
-    """A module kept as text until something needs its ops."""
+    """A module kept as text (or as the way to make it: `load`) until something needs
+    its ops."""
 
-    def __init__(self, text: str, name: str = "<cached program>", verify: bool = True):
+    def __init__(self, text: str = "", name: str = "<cached program>", verify: bool = True,
+                 load: Callable[[], ModuleOp] | None = None):
         self.text = text
         self.name = name
         self.verify = verify
+        self.load = load
         self._module: ModuleOp | None = None
 
     def get(self) -> ModuleOp:
+        if self._module is None and self.load is not None:
+            self._module = self.load()
         if self._module is None:
             from aicf.context import make_context
             from aicf.diagnostics import LocatedParser, parse_module

@@ -64,14 +64,21 @@ _TYPES: dict = {}
 
 
 def lower_to_gpu(module: ModuleOp) -> ModuleOp:
-    """A copy of a loop-level module at the GPU level (verified, as after any pass)."""
-    from aicf.compiler import run_pipeline
-
-    from aicf.compiler import target_pipeline
+    """A copy of a loop-level module at the GPU level (verified, as after any pass).
+    A module `aicf.compile` planned already (every nest and group has its schedule)
+    goes straight to the GPU lowering: grouping epilogues and planning again would
+    change nothing."""
+    from aicf.compiler import run_pipeline, target_pipeline
+    from aicf.dialects.loop import GroupOp
+    from aicf.dialects.schedule import schedule_of
 
     module = module.clone()
-    if any(isinstance(op, NestOp | GatherOp) for op in module.walk()):
-        run_pipeline(module, target_pipeline("cuda"))
+    ops = [op for op in module.walk() if isinstance(op, NestOp | GroupOp | GatherOp)]
+    if ops:
+        passes = target_pipeline("cuda")
+        if all(schedule_of(op) is not None for op in ops if not isinstance(op, GatherOp)):
+            passes = passes[next(i for i, p in enumerate(passes) if p.startswith("aicf-plan")) + 1:]
+        run_pipeline(module, passes)
     return module
 
 
@@ -146,7 +153,8 @@ class CudaProgram:
             self.source = emit_cuda(self.module)
             self._facts: list[dict] | None = None  # read from the kernels when loaded
         else:  # a program from the program cache (aicf/program_cache.py)
-            self._module = LazyModule(_cached["gpu_module"], verify=False)
+            loop = _cached["loop_module"]  # lowered again only if its GPU IR is asked for
+            self._module = LazyModule(load=lambda: lower_to_gpu(module_of(loop)))
             self._host = LazyModule(_cached["host_module"], verify=False)
             self.source = _cached["source"]
             self._facts = _cached["kernels"]
@@ -167,9 +175,12 @@ class CudaProgram:
         self.last_event = None
 
     @classmethod
-    def cached(cls, record: dict, entry: str, sync: str | rt.SyncPolicy = "event-record") -> CudaProgram:
-        """The program `artifact()` described, without lowering or parsing its kernels."""
-        return cls(None, entry, sync, _cached=record)  # type: ignore[arg-type]
+    def cached(cls, record: dict, entry: str, loop_module: ModuleOp | LazyModule,
+               sync: str | rt.SyncPolicy = "event-record") -> CudaProgram:
+        """The program `artifact()` described (of `loop_module`, lowered again only if
+        something asks for the GPU-level module), without lowering or parsing its
+        kernels."""
+        return cls(None, entry, sync, _cached={**record, "loop_module": loop_module})  # type: ignore[arg-type]
 
     @property
     def module(self) -> ModuleOp:
@@ -183,8 +194,7 @@ class CudaProgram:
 
     def artifact(self) -> dict:
         """What the program cache keeps of this program (see `cached`)."""
-        return {"source": self.source, "gpu_module": str(self.module),
-                "host_module": str(host_part(self.module)), "kernels": self.kernel_facts()}
+        return {"source": self.source, "host_module": str(host_part(self.module)), "kernels": self.kernel_facts()}
 
     # -- setup -----------------------------------------------------------------------------
     def _load(self) -> None:

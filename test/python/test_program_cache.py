@@ -123,7 +123,7 @@ def test_a_cached_cuda_program_is_the_compiled_one():
     module = parse_module(make_context(), SRC, "f.mlir")
     run_pipeline(module, pipeline_for("cuda", tune=False))
     prog = CudaProgram(module, "f")
-    cached = CudaProgram.cached(prog.artifact(), "f")
+    cached = CudaProgram.cached(prog.artifact(), "f", module)
     assert (cached.entry, cached.num_inputs, cached.num_outputs) == (prog.entry, prog.num_inputs, prog.num_outputs)
     assert cached.arg_types == prog.arg_types and cached.source == prog.source
     assert [op.name for op in cached.func.body.block.ops] == [op.name for op in prog.func.body.block.ops]
