@@ -87,21 +87,9 @@ class StepTable:
         arg_decls = [re.sub(r"\b(bufs|strides)\[(\d+)\]", lambda m: f"{m[1]}[{pos[int(m[2])]}]", d)
                      for d in arg_decls]
         slots = [(k, p) for k, p in outer if f"{p}_mem" in used]
-        out = [
-            "static int __attribute__((noinline)) STEP(void *const *bufs, "
-            "const int64_t *const *strides, void **mem) {",
-            "  (void)bufs; (void)strides; (void)mem;",
-            *arg_decls,
-            *(f"  void *const {p}_mem = mem[{j}];" for j, (_, p) in enumerate(slots)),
-            *(f"  void *{p}_mem = NULL;" for p in own),
-            *("  " + s for s in lines),
-            "  return 0;",
-            "fail:",
-            *(f"  free({p}_mem);" for p in own),
-            "  return 1;",
-            "}",
-        ]
-        body = canonical_names("\n".join(out) + "\n")
+        decls = [*arg_decls, *(f"  void *const {p}_mem = mem[{j}];" for j, (_, p) in enumerate(slots)),
+                 *(f"  void *{p}_mem = NULL;" for p in own)]
+        body = canonical_names(_function("STEP", decls, lines, own))
         step = self._by_body.get(body)
         if step is None:
             step = self._by_body[body] = f"{self.name}_step{len(self.functions)}"
@@ -128,15 +116,23 @@ def split_calls(name: str, body: Sequence[str]) -> tuple[list[str], list[str]]:
     calls, parts = [], []
     for start in range(0, len(body), PART_STATEMENTS):
         part = f"{name}_part{len(parts)}"
-        parts.append("\n".join([
-            f"static int __attribute__((noinline)) {part}(void *const *bufs, "
-            "const int64_t *const *strides, void **mem) {",
-            "  (void)bufs; (void)strides; (void)mem;",
-            *("  " + s for s in body[start:start + PART_STATEMENTS]),
-            "  return 0;",
-            "fail:",
-            "  return 1;",
-            "}",
-        ]) + "\n")
+        parts.append(_function(part, [], body[start:start + PART_STATEMENTS]))
         calls.append(f"if ({part}(bufs, strides, mem)) goto fail;")
     return calls, parts
+
+
+def _function(name: str, decls: Sequence[str], lines: Sequence[str], own: Sequence[str] = ()) -> str:
+    """A `static noinline` function of the steps' signature: `decls` (indented
+    already), then `lines`; 0 on success, 1 after freeing `own` on failure."""
+    return "\n".join([
+        f"static int __attribute__((noinline)) {name}(void *const *bufs, "
+        "const int64_t *const *strides, void **mem) {",
+        "  (void)bufs; (void)strides; (void)mem;",
+        *decls,
+        *("  " + s for s in lines),
+        "  return 0;",
+        "fail:",
+        *(f"  free({p}_mem);" for p in own),
+        "  return 1;",
+        "}",
+    ]) + "\n"
