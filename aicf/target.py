@@ -207,6 +207,9 @@ class CpuTarget:
     """Fork and join of one OpenMP parallel loop over all cores."""
 
     kind: str = "cpu"
+    slice_stack_bytes: int = 1 << 14
+    """The most stack a per-slice row group's local buffers may take in one thread (the
+    slice's values stay in L1 and well inside any thread's stack)."""
 
     @property
     def dgemm_flops_per_core(self) -> float:

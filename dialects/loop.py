@@ -494,6 +494,41 @@ class GroupOp(IRDLOperation):
     def nests(self) -> tuple[NestOp, ...]:
         return tuple(op for op in self.body.block.ops if isinstance(op, NestOp))
 
+    def slice_locals(self) -> dict[SSAValue, set[int]] | str:
+        """The group-local buffers and, for each, the positions its shared dims index,
+        when the group can run one slice of its shared dims at a time (each slice
+        running every member, its group-local values private to the slice); else why it
+        cannot:
+        - a member that, with the shared dims fixed, still has a parallel dim inside a
+          reduced dim (it accumulates into a whole buffer);
+        - a group-local buffer used after the group."""
+        from xdsl.dialects import memref
+        from xdsl.ir.affine import AffineDimExpr
+
+        k = len(self.shared_extents)
+        if k == 0:
+            return "no shared dims"
+        for nest in self.nests:
+            red = nest.reduction_dims
+            if red and any(d not in red for d in range(red[0], len(nest.extents))):
+                return f"{nest.name} has a parallel dim inside a reduced one"
+        inside = set(self.body.block.ops)
+        out: dict[SSAValue, set[int]] = {}
+        for op in self.body.block.ops:
+            if not isinstance(op, memref.AllocOp):
+                continue
+            v = op.memref
+            if any(u.operation not in inside for u in v.uses):
+                return "a group-local buffer is used after the group"
+            sliced: set[int] = set()
+            for nest in self.nests:
+                for operand, m in zip((*nest.inputs, *nest.outputs), nest.maps):
+                    if operand is v:
+                        sliced |= {p for p, e in enumerate(m.results)
+                                   if isinstance(e, AffineDimExpr) and e.position < k}
+            out[v] = sliced
+        return out
+
     def verify_(self) -> None:
         from xdsl.dialects import memref
         from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr

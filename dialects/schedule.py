@@ -205,6 +205,9 @@ register_kind(ScheduleKind(
     {
         # leading loops collapsed into the OpenMP parallel loop (0: one thread)
         "parallel": Param(INT, minimum=0),
+        # a reduction's accumulator type per output, comma-separated ("f64,i64");
+        # absent: each output's own element type
+        "acc": Param(STR, optional=True),
     },
     "a C loop nest, OpenMP over its leading parallel loops",
 ))
@@ -224,6 +227,7 @@ register_kind(ScheduleKind(
         # the cpu.nest `parallel` of the loop nest run instead when a run-time strided
         # view is not a BLAS matrix
         "fallback_parallel": Param(INT, minimum=0, optional=True),
+        "fallback_acc": Param(STR, optional=True),
     },
     "OpenBLAS sgemm/dgemm (scipy-openblas32) calls, one thread each, as OpenMP tasks",
 ))

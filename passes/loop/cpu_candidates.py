@@ -11,7 +11,6 @@ from collections.abc import Callable
 
 from xdsl.dialects import func
 
-from aicf.backend.c.emit import per_slice_locals
 from aicf.cost import cpu as ccost
 from aicf.dialects.loop import GroupOp, NestOp
 from aicf.dialects.schedule import Schedule, decode
@@ -28,12 +27,41 @@ def _limit(nest: NestOp) -> int:
     return max(min(red), 1)
 
 
+def accumulators(nest: NestOp) -> str:
+    """A reduction's accumulator types: sums and products of floats in f64, of integers
+    in i64 (NumPy's integer sum; float sums stay within an ulp of the exact one for the
+    lengths we see, at the price of a conversion per element the vector units absorb),
+    max and min in the output's own type. Empty for an elementwise nest."""
+    from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, BFloat16Type, IntegerType
+
+    from aicf.dialects.loop import Combiner
+
+    if not nest.reduction_dims:
+        return ""
+    out = []
+    for v, c in zip(nest.yield_op.values, nest.combiner_kinds):
+        t = v.type
+        if c in (Combiner.ADD, Combiner.MUL) and isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type):
+            out.append("f64")
+        elif c in (Combiner.ADD, Combiner.MUL) and isinstance(t, IntegerType) and t.width.data > 1:
+            out.append("i64")
+        elif isinstance(t, BFloat16Type):
+            out.append("f32")  # a storage type in C: max/min compare its values in f32
+        else:
+            out.append(str(t))
+    return ",".join(out)
+
+
 def nest_candidate(nest: NestOp, t: CpuTarget, inside_slice: bool) -> Candidate:
     points = nest.num_points()
     instr = ccost.instructions_per_point([nest])
     k = 0 if inside_slice else ccost.parallel_loops(t, nest.extents, _limit(nest), instr)
     cost = ccost.nest_time(t, points, t.cores if k else 1, instr)
-    s = Schedule("cpu.nest", {"parallel": k, "est_ns": int(round(cost * 1e9))})
+    params: dict[str, object] = {"parallel": k}
+    acc = accumulators(nest)
+    if acc:
+        params["acc"] = acc
+    s = Schedule("cpu.nest", {**params, "est_ns": int(round(cost * 1e9))})
     why = "inside a per-slice group: the slice loop is the parallel one" if inside_slice else (
         "parallel" if k else "too little work to share among threads")
     return Candidate("cpu.nest", 0, s, cost, reason=why)
@@ -51,8 +79,9 @@ def blas_candidate(nest: NestOp, t: CpuTarget) -> Candidate:
     p = replace(p, tasks_n=blas.column_tasks(p, t))
     cost = blas.predict(p, nest, t)
     fallback = nest_candidate(nest, t, inside_slice=False).schedule["parallel"]  # type: ignore[index]
+    extra = {"fallback_acc": accumulators(nest)} if nest.reduction_dims else {}
     attr = p.attr(blas_ns=round(cost * 1e9), nest_ns=round(blas.predict_nest(nest, t) * 1e9),
-                  fallback_parallel=fallback)
+                  fallback_parallel=fallback, **extra)
     return Candidate("cpu.blas_gemm", -1, decode(attr), cost,
                      reason=f"{p.calls} call(s) x {'x'.join(map(str, p.sizes))} in {p.calls * p.tasks_n} tasks")
 
@@ -60,10 +89,30 @@ def blas_candidate(nest: NestOp, t: CpuTarget) -> Candidate:
 CPU_LIBRARY_CANDIDATES: list[Callable[[NestOp, CpuTarget], Candidate]] = [blas_candidate]
 
 
+def _slice_locals(group: GroupOp, t: CpuTarget) -> dict | str:
+    """The group's per-slice local buffers (GroupOp.slice_locals), or why it cannot
+    run per slice, also when they would not fit the stack budget of a thread."""
+    from xdsl.dialects.builtin import MemRefType
+
+    locals_ = group.slice_locals()
+    if isinstance(locals_, str):
+        return locals_
+    nbytes = 0
+    for v, sliced in locals_.items():
+        mt = v.type
+        assert isinstance(mt, MemRefType)
+        elt = mt.get_element_type()
+        width = max(getattr(elt, "bitwidth", 64), 8) // 8
+        nbytes += width * math.prod(1 if p in sliced else d for p, d in enumerate(mt.get_shape()))
+    if nbytes > t.slice_stack_bytes:
+        return f"{nbytes} bytes of group-local buffers per slice > {t.slice_stack_bytes} on the stack"
+    return locals_
+
+
 def group_candidates(group: GroupOp, t: CpuTarget) -> list[Candidate]:
     shared = group.shared_extents
     points = max((m.num_points() for m in group.nests), default=0)
-    locals_ = per_slice_locals(group)
+    locals_ = _slice_locals(group, t)
     big = ccost.worth_parallel(t, points, ccost.instructions_per_point(group.nests))
     members = Candidate("cpu.group", 0, Schedule("cpu.group", {"parallel": 0, "per_slice": False}),
                         reason="member nests one after another")
