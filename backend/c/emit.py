@@ -74,7 +74,9 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
     StringAttr,
 )
+from xdsl.dialects import memref
 from xdsl.dialects.func import FuncOp
+from xdsl.dialects.func import ReturnOp as FuncReturnOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -85,7 +87,7 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
-from aicf.backend.cstyle import Language, ScalarPrinter, half_bits, int_helpers
+from aicf.backend.cstyle import Language, ScalarPrinter, dispatch_table, half_bits, int_helpers
 from aicf.backend.symbols import c_symbol, check_distinct
 from aicf.diagnostics import op_error
 from aicf.dialects.loop import Combiner, GatherOp, GroupOp, NestOp, YieldOp
@@ -809,7 +811,7 @@ class ModuleEmitter:
         body: list[str] = []
         steps: list[str] = []
         for op in func.body.block.ops:
-            if not isinstance(op, NestOp | GroupOp | GatherOp) and op.name != "memref.copy":
+            if not isinstance(op, NestOp | GroupOp | GatherOp | memref.CopyOp):
                 body += self.emit_op(op, st)
                 continue
             st.in_step, st.own = True, []
@@ -895,81 +897,109 @@ class ModuleEmitter:
                               lambda: NestEmitter(nest, st).emit())  # fmt: skip
 
     def emit_op(self, op: Operation, st: FuncState) -> list[str]:
-        n = op.name
-        if isinstance(op, NestOp):
-            head = f"/* {n} domain = {list(op.extents)} */"
-            sched = op.attributes.get("aicf.schedule")
-            if isinstance(sched, DictionaryAttr) and _schedule_kind(sched) == "cpu.blas_gemm":
-                return [head, *self.emit_scheduled(op, sched, st)]
-            return [head, *NestEmitter(op, st).emit()]
-        if isinstance(op, GroupOp):
-            return self.emit_group(op, st)
-        if isinstance(op, GatherOp):
-            return emit_gather(op, st)
-        if n == "memref.alloc" or n == "memref.alloca":
-            t = op.results[0].type
-            assert isinstance(t, MemRefType)
-            if op.operands:
-                raise op_error(op, "dynamic allocations are not supported by the cpu target")
-            shape = static_shape(t, op)
-            elt = t.get_element_type()
-            ct = c_type(elt, op)
-            st.counter[0] += 1
-            p = f"m{st.counter[0]}"
-            st.allocs.append(p)
-            if st.in_step:
-                st.own.append(p)
-            st.bufs[op.results[0]] = Buffer(f"(({ct} *){p}_mem)", elt, shape, identity_strides(shape))
-            ref = st.mem_ref(p)
-            return [
-                f"{ref} = aicf_alloc({max(math.prod(shape), 1)} * sizeof({ct}));",
-                f"if (!{ref}) goto fail;",
-            ]
-        if n == "memref.dealloc":
-            buf = st.bufs[op.operands[0]]
-            m = re.match(r"\(\(.* \*\)(m\d+)_mem\)", buf.ptr)
-            if m is None:
-                raise op_error(op, "frees a buffer that was not allocated in this function")
-            ref = st.mem_ref(m.group(1))
-            return [f"free({ref}); {ref} = NULL;"]
-        if n == "memref.get_global":
-            name = op.name_.root_reference.data  # type: ignore[attr-defined]
-            if name not in self.globals:
-                raise op_error(op, f"refers to an unknown global @{name}")
-            st.bufs[op.results[0]] = self.globals[name]
-            return []
-        if n in ("memref.collapse_shape", "memref.expand_shape", "memref.cast",
-                 "memref.reinterpret_cast"):  # fmt: skip
-            src = st.bufs[op.operands[0]]
-            t = op.results[0].type
-            assert isinstance(t, MemRefType)
-            shape = static_shape(t, op)
-            if n != "memref.cast" and src.strides != identity_strides(src.shape):
-                raise op_error(op, "needs a contiguous source on the cpu target")
-            if n == "memref.cast" and has_runtime_strides(t):
-                st.bufs[op.results[0]] = src
-            else:
-                st.bufs[op.results[0]] = Buffer(src.ptr, src.elt, shape, identity_strides(shape))
-            return []
-        if n == "memref.copy":
-            src, dst = (st.bufs[v] for v in op.operands)
-            r = len(dst.shape)
-            idx = [f"c{d}" for d in range(r)]
-            lines = []
-            pad = ""
-            for d in range(r):
-                if d == r - 1:
-                    lines.append(pad + "#pragma omp simd")
-                lines.append(f"{pad}for (int64_t c{d} = 0; c{d} < {dst.shape[d]}; ++c{d})")
-                pad += "  "
-            lines.append(f"{pad}{dst.at(idx)} = {convert(src.at(idx), src.elt, dst.elt)};")
-            return ["{", *("  " + s for s in lines), "}"]
-        if n == "func.return":
-            if op.operands:
-                raise op_error(op, "returns values: the loop level is destination-passing "
-                               "(run aicf-lower-to-loops)")
-            return []
-        raise op_error(op, "is not supported by the cpu target")
+        printer = FUNCTION_PRINTERS.get(type(op))
+        if printer is None:
+            raise op_error(op, "is not supported by the cpu target")
+        return printer(self, op, st)
+
+
+# --- the loop-level ops of a function body (the scalar ones are backend/cstyle.py's) -----
+
+FUNCTION_PRINTERS, prints = dispatch_table()
+
+
+@prints(NestOp)
+def _nest(em: ModuleEmitter, op: NestOp, st: FuncState) -> list[str]:
+    head = f"/* {op.name} domain = {list(op.extents)} */"
+    sched = op.attributes.get("aicf.schedule")
+    if isinstance(sched, DictionaryAttr) and _schedule_kind(sched) == "cpu.blas_gemm":
+        return [head, *em.emit_scheduled(op, sched, st)]
+    return [head, *NestEmitter(op, st).emit()]
+
+
+prints(GroupOp)(lambda em, op, st: em.emit_group(op, st))
+prints(GatherOp)(lambda em, op, st: emit_gather(op, st))
+
+
+@prints(memref.AllocOp, memref.AllocaOp)
+def _alloc(em: ModuleEmitter, op: Operation, st: FuncState) -> list[str]:
+    t = op.results[0].type
+    assert isinstance(t, MemRefType)
+    if op.operands:
+        raise op_error(op, "dynamic allocations are not supported by the cpu target")
+    shape = static_shape(t, op)
+    elt = t.get_element_type()
+    ct = c_type(elt, op)
+    st.counter[0] += 1
+    p = f"m{st.counter[0]}"
+    st.allocs.append(p)
+    if st.in_step:
+        st.own.append(p)
+    st.bufs[op.results[0]] = Buffer(f"(({ct} *){p}_mem)", elt, shape, identity_strides(shape))
+    ref = st.mem_ref(p)
+    return [
+        f"{ref} = aicf_alloc({max(math.prod(shape), 1)} * sizeof({ct}));",
+        f"if (!{ref}) goto fail;",
+    ]
+
+
+@prints(memref.DeallocOp)
+def _dealloc(em: ModuleEmitter, op: Operation, st: FuncState) -> list[str]:
+    buf = st.bufs[op.operands[0]]
+    m = re.match(r"\(\(.* \*\)(m\d+)_mem\)", buf.ptr)
+    if m is None:
+        raise op_error(op, "frees a buffer that was not allocated in this function")
+    ref = st.mem_ref(m.group(1))
+    return [f"free({ref}); {ref} = NULL;"]
+
+
+@prints(memref.GetGlobalOp)
+def _get_global(em: ModuleEmitter, op: memref.GetGlobalOp, st: FuncState) -> list[str]:
+    name = op.name_.root_reference.data
+    if name not in em.globals:
+        raise op_error(op, f"refers to an unknown global @{name}")
+    st.bufs[op.results[0]] = em.globals[name]
+    return []
+
+
+@prints(memref.CollapseShapeOp, memref.ExpandShapeOp, memref.CastOp, memref.ReinterpretCastOp)
+def _view(em: ModuleEmitter, op: Operation, st: FuncState) -> list[str]:
+    src = st.bufs[op.operands[0]]
+    t = op.results[0].type
+    assert isinstance(t, MemRefType)
+    shape = static_shape(t, op)
+    cast = isinstance(op, memref.CastOp)
+    if not cast and src.strides != identity_strides(src.shape):
+        raise op_error(op, "needs a contiguous source on the cpu target")
+    if cast and has_runtime_strides(t):
+        st.bufs[op.results[0]] = src
+    else:
+        st.bufs[op.results[0]] = Buffer(src.ptr, src.elt, shape, identity_strides(shape))
+    return []
+
+
+@prints(memref.CopyOp)
+def _copy(em: ModuleEmitter, op: Operation, st: FuncState) -> list[str]:
+    src, dst = (st.bufs[v] for v in op.operands)
+    r = len(dst.shape)
+    idx = [f"c{d}" for d in range(r)]
+    lines = []
+    pad = ""
+    for d in range(r):
+        if d == r - 1:
+            lines.append(pad + "#pragma omp simd")
+        lines.append(f"{pad}for (int64_t c{d} = 0; c{d} < {dst.shape[d]}; ++c{d})")
+        pad += "  "
+    lines.append(f"{pad}{dst.at(idx)} = {convert(src.at(idx), src.elt, dst.elt)};")
+    return ["{", *("  " + s for s in lines), "}"]
+
+
+@prints(FuncReturnOp)
+def _return(em: ModuleEmitter, op: Operation, st: FuncState) -> list[str]:
+    if op.operands:
+        raise op_error(op, "returns values: the loop level is destination-passing "
+                       "(run aicf-lower-to-loops)")
+    return []
 
 
 def emit_gather(op: GatherOp, st: FuncState) -> list[str]:
