@@ -88,7 +88,6 @@ def main() -> None:
     prog = exe._program
     res = {
         "aicf exe(x)": synced_us(lambda: exe(x), sync),
-        "aicf exe(x, out)": synced_us(lambda: exe(x, y), sync),
         "aicf program(x, out)": synced_us(lambda: prog(x, y), sync),
         "cupy.sin(x)": synced_us(lambda: cp.sin(x), sync),
     }
