@@ -344,9 +344,15 @@ class Executable:
         return checked
 
     def __call__(self, *arrays):
-        arrays = self.check_arguments(arrays)
         if self.target == "cuda":
-            return self._program(*arrays)
+            plan = self._program._plan
+            if plan and len(arrays) == len(self.inputs) and all(type(a) is plan[3] for a in arrays):
+                # CuPy arrays: the program's launch plan checks dtype, shape and layout
+                # itself and sends anything else through its general path, which says
+                # what is wrong (the lean call path: no per-call message building here)
+                return self._program(*arrays)
+            return self._program(*self.check_arguments(arrays))
+        arrays = self.check_arguments(arrays)
         outs = []
         for spec in self.outputs:
             o = np.empty(spec.shape, spec.dtype)

@@ -31,11 +31,11 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum(-1, keepdims=True)
 
 
-def test_graphs_are_off_unless_asked(monkeypatch):
+def test_graphs_are_on_unless_turned_off(monkeypatch):
     monkeypatch.delenv("AICF_CUDA_GRAPHS", raising=False)
-    assert graphs_default() is False
-    monkeypatch.setenv("AICF_CUDA_GRAPHS", "1")
     assert graphs_default() is True
+    monkeypatch.setenv("AICF_CUDA_GRAPHS", "0")
+    assert graphs_default() is False
 
 
 @gpu
