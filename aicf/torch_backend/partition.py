@@ -177,6 +177,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], repor
         fused.delete_submodule(node.target)
         fused.add_submodule(node.target, _as_module(call))
         report.partitions.append(counted)
+        report.executables.append(call.exe)
     fused.recompile()
     return fused
 

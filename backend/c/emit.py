@@ -90,7 +90,7 @@ from xdsl.ir.affine import (
 from aicf.backend.c_syntax import int_helper_call, int_helpers
 from aicf.backend.symbols import c_symbol, check_distinct
 from aicf.diagnostics import op_error
-from aicf.dialects.loop import Combiner, GatherOp, GroupOp, NestOp, YieldOp
+from aicf.dialects.loop import AttentionOp, Combiner, GatherOp, GroupOp, NestOp, YieldOp
 from aicf.dialects.schedule import Schedule, schedule_of
 from aicf.errors import CompileError
 
@@ -969,7 +969,7 @@ class ModuleEmitter:
         body: list[str] = []
         steps: list[str] = []
         for op in func.body.block.ops:
-            if not isinstance(op, NestOp | GroupOp | GatherOp) and op.name != "memref.copy":
+            if not isinstance(op, NestOp | GroupOp | GatherOp | AttentionOp) and op.name != "memref.copy":
                 body += self.emit_op(op, st)
                 continue
             st.in_step, st.own = True, []
@@ -1066,6 +1066,10 @@ class ModuleEmitter:
             return self.emit_group(op, st)
         if isinstance(op, GatherOp):
             return emit_gather(op, st)
+        if isinstance(op, AttentionOp):
+            from aicf.backend.c.attention import emit_attention
+
+            return emit_attention(op, st)
         if n == "memref.alloc" or n == "memref.alloca":
             t = op.results[0].type
             assert isinstance(t, MemRefType)
