@@ -57,7 +57,10 @@ class _Builder:
 
     def add(self, op: Operation) -> SSAValue:
         if isinstance(op, T.TensorOp) and not isinstance(op, T.ConstantOp | T.IotaOp | T.CastOp):
-            op.results[0].type = op.inferred_type()
+            typed = type(op).create(operands=list(op.operands), properties=dict(op.properties),
+                                    result_types=[op.inferred_type()])  # fmt: skip
+            op.drop_all_references()
+            op = typed
         op.location = self.location
         self.ops.append(op)
         return op.results[0]

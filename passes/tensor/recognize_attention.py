@@ -117,7 +117,7 @@ def _only_readers(v: SSAValue, readers: Sequence[Operation], what: str) -> None:
     """`v` is read by `readers` and nothing else: the op replaces all of them."""
     others = [u.operation for u in v.uses if u.operation not in readers]
     if others:
-        raise NearMiss(f"{what} is also read by {_reader(others[0])}", v.owner if isinstance(v.owner, Operation) else None)
+        raise NearMiss(f"{what}: also read by {_reader(others[0])}", v.owner if isinstance(v.owner, Operation) else None)
 
 
 def _last_axis(op: T.ReduceOp) -> bool:
@@ -263,8 +263,8 @@ def _set_mask(m: Match, mask: SSAValue, negate: bool, what: str, at: Operation) 
 def _through_add(op: T.AddOp, m: Match) -> Match:
     """s + mask: try each side as the scores."""
     if m.outer != 1.0:
-        raise NearMiss("the mask is added before the scale, which would scale it too "
-                       "(the op adds it after)", op)  # fmt: skip
+        raise NearMiss("the mask is added before the scale, which would scale it too: "
+                       "the op adds it after", op)  # fmt: skip
     first: NearMiss | None = None
     for path, mask in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
         try:
