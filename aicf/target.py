@@ -247,7 +247,7 @@ _MEASURED_BLAS_CALL_S = 0.1e-6
 _MEASURED_PARALLEL_REGION_S = 2e-6
 # the emitted cpu.attention, f32, head dim 64, sequence 1024, one thread (bench/NOTES.md,
 # "CPU attention")
-_MEASURED_ATTENTION_FLOPS_PER_CORE = 8e9
+_MEASURED_ATTENTION_FLOPS_PER_CORE = 50e9
 
 
 def _cpuinfo() -> dict[str, str]:

@@ -97,10 +97,12 @@ def attention_key_steps(sq: int, sk: int, causal: bool) -> int:
 
 def attention_tiles(t: CpuTarget, tasks_per_q_tile: int, sq: int, sk: int, d: int, dv: int,
                     elt_bytes: int) -> tuple[int, int] | str:  # fmt: skip
-    """(block_q, block_k): the K and V tiles a row walks stay in L1 (each is read once
-    per query of the tile), the query tile and its accumulators in L2, and there are
-    tiles enough to share among the threads; or why no tiling fits the stack."""
-    bk = next((b for b in ATTENTION_BLOCK_K if b * (d + dv) * elt_bytes <= t.l1d_bytes * 3 // 4), 1)
+    """(block_q, block_k): the K and V tiles the rows walk fill L1 (each is read once
+    per query of the tile; 64 x 64 measured best for head dim 64 on a 32 KiB L1,
+    bench/NOTES.md "CPU attention"), the query tile and its accumulators stay in L2,
+    and there are tiles enough to share among the threads; or why no tiling fits the
+    stack."""
+    bk = next((b for b in ATTENTION_BLOCK_K if b * (d + dv) * elt_bytes <= t.l1d_bytes), 1)
     bk = min(bk, max(sk, 1))
     want = t.cores * CHUNKS_PER_CORE // 4
     for bq in ATTENTION_BLOCK_Q:

@@ -211,8 +211,9 @@ def _attention(q: Tensor, k: Tensor, v: Tensor, mask: Any, dropout_p: float, is_
     entirely gives 0)."""
     if dropout_p:
         raise AicfError(f"attention with dropout_p={dropout_p} (inference only)")
-    return ops.attention(q, k, v, mask if isinstance(mask, Tensor) else None, scale=scale,
-                         causal=is_causal)
+    if mask is not None and not isinstance(mask, Tensor):
+        raise AicfError(f"attention with an attn_mask of type {type(mask).__name__}")
+    return ops.attention(q, k, v, mask, scale=scale, causal=is_causal)
 
 
 def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):

@@ -5,7 +5,7 @@ loops over the batch dims and the query tiles are shared among OpenMP threads):
 
     Q tile -> f32 (f64 for f64) on the stack; m = -inf, l = 0, acc = 0 per row
     for each tile of `block_k` keys (causal: only up to the tile's last query):
-        K and V tiles -> f32 on the stack
+        K (transposed: the products run along the keys) and V tiles -> f32 on the stack
         s = scale * Q K^T (+ mask, -inf where masked or j > i)      block_q x block_k
         m' = max(m, max_j s); p = exp(s - m'); l = l e^(m - m') + sum_j p;
         acc = acc e^(m - m') + p V                                  (the online softmax)
@@ -88,7 +88,7 @@ def emit_attention(op: AttentionOp, st: FuncState) -> list[str]:
         "const int64_t i0 = qt * %d;" % bq,
         f"const int64_t nq = {sq} - i0 < {bq} ? {sq} - i0 : {bq};",
         f"{ct} qt_[{bq}][{max(d, 1)}], acc[{bq}][{max(dv, 1)}], s[{bq}][{bk}], "
-        f"kt_[{bk}][{max(d, 1)}], vt_[{bk}][{max(dv, 1)}];",
+        f"kt_[{max(d, 1)}][{bk}], vt_[{bk}][{max(dv, 1)}];",
         f"{ct} mrow[{bq}], lrow[{bq}];",
         "for (int64_t i = 0; i < nq; ++i) {",
         f"  for (int64_t c = 0; c < {d}; ++c) qt_[i][c] = {load(q, qoff, qs, 'i0 + i', 'c')};",
@@ -98,22 +98,39 @@ def emit_attention(op: AttentionOp, st: FuncState) -> list[str]:
         f"const int64_t kend = {'i0 + nq < %d ? i0 + nq : %d' % (sk, sk) if op.is_causal else sk};",
         f"for (int64_t j0 = 0; j0 < kend; j0 += {bk}) {{",
         f"  const int64_t nk = kend - j0 < {bk} ? kend - j0 : {bk};",
+        f"  if (nk < {bk}) for (int64_t c = 0; c < {d}; ++c) for (int64_t j = nk; j < {bk}; ++j) kt_[c][j] = 0;",
         "  for (int64_t j = 0; j < nk; ++j) {",
-        f"    for (int64_t c = 0; c < {d}; ++c) kt_[j][c] = {load(k, koff, ks, 'j0 + j', 'c')};",
+        f"    for (int64_t c = 0; c < {d}; ++c) kt_[c][j] = {load(k, koff, ks, 'j0 + j', 'c')};",
         f"    for (int64_t e = 0; e < {dv}; ++e) vt_[j][e] = {load(v, voff, vs, 'j0 + j', 'e')};",
         "  }",
+        # s = Q K^T, vectorised along the keys (K's tile is stored transposed: no
+        # horizontal sum per score), over the whole tile width (a constant trip
+        # count; the columns past nk are zeros, never read)
+        *("  " + x for x in _row_blocks(lambda rows: [
+            "#pragma omp simd",
+            f"for (int64_t j = 0; j < {bk}; ++j) {{ " + " ".join(f"s[{r}][j] = 0;" for r in rows) + " }",
+            f"for (int64_t c = 0; c < {d}; ++c) {{",
+            *(f"  const {ct} q{n} = qt_[{r}][c];" for n, r in enumerate(rows)),
+            "  #pragma omp simd",
+            f"  for (int64_t j = 0; j < {bk}; ++j) {{ "
+            + " ".join(f"s[{r}][j] += q{n} * kt_[c][j];" for n, r in enumerate(rows)) + " }",
+            "}",
+        ])),
+        # the online softmax, a row at a time: the row max as a vectorised max with a
+        # NaN flag (a NaN score makes the row NaN), then p = exp(s - max)
         "  for (int64_t i = 0; i < nq; ++i) {",
         "    " + f"{ct} mx = mrow[i];",
+        "    int nan = mx != mx;",
+        "    #pragma omp simd reduction(max:mx) reduction(|:nan)",
         "    for (int64_t j = 0; j < nk; ++j) {",
-        f"      {ct} dot = 0;",
-        "      #pragma omp simd reduction(+:dot)",
-        f"      for (int64_t c = 0; c < {d}; ++c) dot += qt_[i][c] * kt_[j][c];",
-        f"      {ct} x = dot * {float_literal(op.scale_value, 'double')};",
+        f"      {ct} x = s[i][j] * ({ct}){float_literal(op.scale_value, 'double')};",
         *("      " + s for s in _mask_lines(op, st, ct_attr, ninf, batch, nb, sq, sk)),
-        *([f"      if (j0 + j > i0 + i) x = {ninf};"] if op.is_causal else []),
+        *([f"      x = j0 + j > i0 + i ? {ninf} : x;"] if op.is_causal else []),
         "      s[i][j] = x;",
-        "      mx = (x > mx || x != x) ? x : mx;",
+        "      nan |= x != x;",
+        "      mx = x > mx ? x : mx;",
         "    }",
+        f"    if (nan) mx = ({ct})NAN;",
         f"    const {ct} shift = mx == {ninf} ? 0 : mx;",
         f"    const {ct} corr = {exp}(mrow[i] - shift);",
         f"    {ct} lsum = 0;",
@@ -125,12 +142,16 @@ def emit_attention(op: AttentionOp, st: FuncState) -> list[str]:
         "    lrow[i] = lrow[i] * corr + lsum; mrow[i] = mx;",
         "    #pragma omp simd",
         f"    for (int64_t e = 0; e < {dv}; ++e) acc[i][e] *= corr;",
-        "    for (int64_t j = 0; j < nk; ++j) {",
-        f"      const {ct} p = s[i][j];",
-        "      #pragma omp simd",
-        f"      for (int64_t e = 0; e < {dv}; ++e) acc[i][e] += p * vt_[j][e];",
-        "    }",
         "  }",
+        # acc += p V, vectorised along the value dims
+        *("  " + x for x in _row_blocks(lambda rows: [
+            "for (int64_t j = 0; j < nk; ++j) {",
+            *(f"  const {ct} p{n} = s[{r}][j];" for n, r in enumerate(rows)),
+            "  #pragma omp simd",
+            f"  for (int64_t e = 0; e < {dv}; ++e) {{ "
+            + " ".join(f"acc[{r}][e] += p{n} * vt_[j][e];" for n, r in enumerate(rows)) + " }",
+            "}",
+        ])),
         "}",
         "for (int64_t i = 0; i < nq; ++i) {",
         f"  const {ct} inv = lrow[i] == 0 ? 0 : 1 / lrow[i];",
@@ -153,6 +174,19 @@ def emit_attention(op: AttentionOp, st: FuncState) -> list[str]:
     return [head, "{", *("  " + s for s in lines), "}"]
 
 
+ROWS = 4
+"""Query rows whose products share each load of a K or V tile row (register blocking:
+one load feeds ROWS multiply-adds)."""
+
+
+def _row_blocks(body) -> list[str]:
+    """`body(rows)` for the tile's rows in blocks of ROWS, then one at a time."""
+    out = ["{", "  int64_t i = 0;", f"  for (; i + {ROWS} <= nq; i += {ROWS}) {{"]
+    out += ["    " + x for x in body(["i"] + [f"i + {r}" for r in range(1, ROWS)])]
+    out += ["  }", "  for (; i < nq; ++i) {", *("    " + x for x in body(["i"])), "  }", "}"]
+    return out
+
+
 def _mask_lines(op: AttentionOp, st: FuncState, ct_attr, ninf: str, batch: Sequence[str], nb: int,
                 sq: int, sk: int) -> list[str]:  # fmt: skip
     """The mask's effect on the score x at query i0 + i, key j0 + j."""
@@ -169,5 +203,5 @@ def _mask_lines(op: AttentionOp, st: FuncState, ct_attr, ninf: str, batch: Seque
     terms = [t for t in (off, f"(i0 + i) * {r}" if r != "0" else "", f"(j0 + j) * {c}" if c != "0" else "") if t and t != "0"]
     value = f"{m.ptr}[{' + '.join(terms) or '0'}]"
     if m.elt == IntegerType(1):
-        return [f"if (!{value}) x = {ninf};"]
+        return [f"x = {value} ? x : {ninf};"]
     return [f"x += {convert(value, m.elt, ct_attr)};"]

@@ -140,7 +140,7 @@ class DecomposeAttention(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: T.AttentionOp, rewriter: PatternRewriter, /) -> None:
         ops = decompose(op)
-        rewriter.replace_matched_op(ops, [ops[-1].results[0]])
+        rewriter.replace(op, ops, [ops[-1].results[0]])
 
 
 @dataclass(frozen=True)

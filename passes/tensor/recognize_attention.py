@@ -419,7 +419,7 @@ class MatchAttention(RewritePattern):
             where = f" ({e.at.name} at {location_of(e.at)})" if e.at is not None and e.at is not op else ""
             op.attributes[REPORT_ATTR] = StringAttr(f"not matched: {e.reason}{where}")
             return
-        rewriter.replace_matched_op(ops, [ops[-1].results[0]])
+        rewriter.replace(op, ops, [ops[-1].results[0]])
 
 
 def _rebuild(op: T.AttentionOp, rewriter: PatternRewriter, note: str, **changes) -> None:
@@ -434,7 +434,7 @@ def _rebuild(op: T.AttentionOp, rewriter: PatternRewriter, note: str, **changes)
     old_note = old.data if isinstance(old, StringAttr) else "given"
     new.attributes[REPORT_ATTR] = StringAttr(f"{old_note}; {note}")
     new.location = op.location
-    rewriter.replace_matched_op(new)
+    rewriter.replace(op, new)
 
 
 class FoldOperandTranspose(RewritePattern):
