@@ -12,11 +12,14 @@ The spellings it takes (each a piece of the match, in any combination):
 - the masks: s + m with a float tensor m (added after the scale: a mask added before
   it would be scaled too, which the op cannot say); where(keep, s, -inf) or
   where(drop, -inf, s) with an i1 tensor; a causal mask (query i keeps keys j <= i,
-  torch's is_causal) built as an iota comparison (torch.tril, np.tril, aten's
-  is_causal) or given as a constant (np.tri; `(1 - np.tri(n)) * -1e10`), which becomes
-  the op's `causal` flag (`FoldCausalMask`); at most one other mask besides it;
+  torch's is_causal), whatever computes it from no argument (constants and iotas:
+  np.tri, `(1 - np.tri(n)) * -1e10`, torch.tril's and aten's arange comparisons; it is
+  evaluated at compile time, up to MAX_MASK_ELEMENTS), becomes the op's `causal` flag
+  (`FoldCausalMask`); at most one other mask besides it;
 - the transposes: K^T as transpose/swapaxes/permute (`FoldOperandTranspose` folds any
-  transpose of Q, K or V into the op's layout), or K given as [..., D, Sk].
+  transpose of Q, K or V into the op's layout), or K given as [..., D, Sk];
+- the products as torch writes a matmul of 4-D tensors: a bmm of views that merge the
+  batch dims, viewed back (`MatmulThroughBatchReshapes`, next to a softmax only).
 
 Exactness. Every result the program computes as a number the op computes too, up to
 the rounding of a fused kernel (x / c is multiplied by 1 / c; f16 scores go through
@@ -141,28 +144,55 @@ def _is_widening(op: T.CastOp) -> bool:
 # --- causal masks ----------------------------------------------------------------------------
 
 
-def _index_axis(v: SSAValue, rank: int, scores: tuple[int, ...]) -> int | None:
-    """The scores axis (counted from the end: -2 or -1) whose index `v` holds at every
-    element (an iota, perhaps cast or plus 0), broadcast against the scores."""
-    op = v.owner
-    while True:
-        if isinstance(op, T.CastOp):
-            op = op.input.owner
-        elif isinstance(op, T.AddOp | T.SubOp) and splat_value(op.rhs) == 0 and _shape(op.lhs) == _shape(op.result):
-            op = op.lhs.owner
-        else:
-            break
-    if not isinstance(op, T.IotaOp):
-        return None
-    shape = _shape(op.result)
-    axis = op.dim_value - len(shape)  # from the end
-    if axis not in (-2, -1) or len(shape) > rank or shape[axis] != scores[axis]:
-        return None
-    return axis
+MAX_MASK_OPS = 64
+MAX_MASK_ELEMENTS = 1 << 24
+"""The largest mask expression evaluated at compile time to see whether it is causal."""
 
 
-_PREDICATES = {T.GeOp: np.greater_equal, T.LeOp: np.less_equal, T.GtOp: np.greater,
-               T.LtOp: np.less, T.EqOp: np.equal, T.NeOp: np.not_equal}  # fmt: skip
+def mask_value(v: SSAValue) -> np.ndarray | None:
+    """The value of `v` if it depends on no argument (a constant, or iotas, constants
+    and elementwise or layout ops on them: torch.tril's and np.tril's comparisons of
+    aranges, aten's is_causal), computed as the op semantics say; else None."""
+    from aicf.interpreters.tensor import FOLD, run_op
+
+    values: dict[SSAValue, np.ndarray] = {}
+    order: list[Operation] = []
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        op = x.owner
+        if x in values or op in order:
+            continue
+        if not isinstance(op, T.TensorOp) or isinstance(op, T.MatmulOp | T.AttentionOp):
+            return None
+        shape = _shape(x)
+        if math.prod(shape) > MAX_MASK_ELEMENTS or len(order) >= MAX_MASK_OPS:
+            return None
+        order.append(op)
+        stack.extend(op.operands)
+    for op in _producers_first(order):
+        (values[op.results[0]],) = run_op(op, [values[o] for o in op.operands], FOLD)
+    return values[v]
+
+
+def _producers_first(ops: list[Operation]) -> list[Operation]:
+    """`ops` (a value's producers) with every op after those it reads."""
+    members = set(ops)
+    seen: set[Operation] = set()
+    out: list[Operation] = []
+
+    def visit(op: Operation) -> None:
+        if op in seen:
+            return
+        seen.add(op)
+        for o in op.operands:
+            if o.owner in members:
+                visit(o.owner)  # type: ignore[arg-type]
+        out.append(op)
+
+    for op in ops:
+        visit(op)
+    return out
 
 
 def _causal_pattern(sq: int, sk: int, keep: bool) -> np.ndarray:
@@ -171,38 +201,33 @@ def _causal_pattern(sq: int, sk: int, keep: bool) -> np.ndarray:
     return tri if keep else ~tri
 
 
+def _trailing(values: np.ndarray, scores: tuple[int, ...]) -> np.ndarray | None:
+    """`values` broadcast against the scores, as [..., Sq, Sk] (its own leading dims)."""
+    sq, sk = scores[-2:]
+    if values.ndim < 2:
+        values = values.reshape((1,) * (2 - values.ndim) + values.shape)
+    try:
+        return np.broadcast_to(values, (*values.shape[:-2], sq, sk))
+    except ValueError:
+        return None
+
+
 def causal_flags(v: SSAValue, scores: tuple[int, ...], keep: bool) -> bool:
     """Whether i1 `v`, broadcast against scores [..., Sq, Sk], is true exactly where a
     causal mask keeps (j <= i; `keep`) or exactly where it drops (j > i)."""
-    sq, sk = scores[-2:]
-    op = v.owner
-    if isinstance(op, T.ConstantOp):
-        values = to_numpy(op.value).astype(np.bool_)
-        if values.ndim < 2 or values.shape[-2:] != (sq, sk):
-            return False
-        return bool((values == _causal_pattern(sq, sk, keep)).all())
-    cls = type(op)
-    if cls not in _PREDICATES:
+    values = mask_value(v)
+    if values is None or (values := _trailing(values.astype(np.bool_), scores)) is None:
         return False
-    sides = [_index_axis(x, len(scores), scores) for x in (op.lhs, op.rhs)]  # type: ignore[union-attr]
-    if None in sides or sides[0] == sides[1]:
-        return False
-    i, j = np.indices((sq, sk))
-    a, b = (i if s == -2 else j for s in sides)
-    return bool((_PREDICATES[cls](a, b) == _causal_pattern(sq, sk, keep)).all())
+    return bool((values == _causal_pattern(*scores[-2:], keep)).all())
 
 
 def causal_additive(v: SSAValue, scores: tuple[int, ...]) -> bool:
-    """Whether float `v` is a constant causal additive mask: 0 where j <= i and -inf or
-    at most MASKED_AT_MOST where j > i, along its trailing dims [Sq, Sk]."""
-    op = v.owner
-    if not isinstance(op, T.ConstantOp):
+    """Whether float `v` (depending on no argument) is a causal additive mask: 0 where
+    j <= i and -inf or at most MASKED_AT_MOST where j > i."""
+    values = mask_value(v)
+    if values is None or (values := _trailing(values.astype(np.float64), scores)) is None:
         return False
-    values = to_numpy(op.value).astype(np.float64)
-    sq, sk = scores[-2:]
-    if values.ndim < 2 or values.shape[-2:] != (sq, sk):
-        return False
-    keep = _causal_pattern(sq, sk, True)
+    keep = _causal_pattern(*scores[-2:], True)
     return bool((values[..., keep] == 0).all() and (values[..., ~keep] <= MASKED_AT_MOST).all())
 
 
@@ -271,7 +296,7 @@ def _through_add(op: T.AddOp, m: Match) -> Match:
             if _dtype(mask) not in rules.FLOAT_RANK:
                 raise NearMiss(f"the added mask is {_dtype(mask)}, not a float tensor", op)
             if causal_additive(mask, _shape(path)):
-                inner = replace(m, causal=True).note("causal (constant additive mask)")
+                inner = replace(m, causal=True).note("causal (additive mask)")
             else:
                 inner = _set_mask(m, mask, False, "additive mask", op)
             return match_scores(path, inner, op)
@@ -296,7 +321,7 @@ def _through_select(op: T.SelectOp, m: Match) -> Match:
     causal = causal_flags(op.cond, _shape(path), keep)
     if fill == -math.inf or (causal and fill <= MASKED_AT_MOST):
         if causal:
-            how = "constant i1 mask" if isinstance(op.cond.owner, T.ConstantOp) else "iota comparison"
+            how = "constant i1 mask" if isinstance(op.cond.owner, T.ConstantOp) else "computed i1 mask"
             inner = replace(m, causal=True).note(f"causal ({how})")
         else:
             inner = _set_mask(m, op.cond, not keep, "i1 mask", op)
@@ -422,6 +447,47 @@ class MatchAttention(RewritePattern):
         rewriter.replace(op, ops, [ops[-1].results[0]])
 
 
+def _feeds_softmax(v: SSAValue, steps: int = 8) -> bool:
+    """Whether `v` reaches a row max or an exp through single-use elementwise ops
+    (the scores on their way to a softmax)."""
+    for _ in range(steps):
+        users = [u.operation for u in v.uses]
+        if any(isinstance(u, T.ReduceMaxOp | T.ExpOp) for u in users):
+            return True
+        if len(users) != 1 or not isinstance(users[0], T.MulOp | T.DivOp | T.AddOp | T.SelectOp | T.CastOp):
+            return False
+        v = users[0].results[0]
+    return False
+
+
+class MatmulThroughBatchReshapes(RewritePattern):
+    """reshape(matmul(reshape(a), reshape(b))) -> matmul(a, b) when the reshapes only
+    merge a's and b's equal leading dims into one batch dim and split it back (torch's
+    matmul of 4-D tensors as bmm of views): the same products, and the attention's
+    operands in sight. Only next to a softmax (the product of the weights, or scores
+    on their way to one), so other matmuls keep their form."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: T.ReshapeOp, rewriter: PatternRewriter, /) -> None:
+        mm = op.input.owner
+        if not isinstance(mm, T.MatmulOp) or not op.input.has_one_use():
+            return
+        ra, rb = mm.lhs.owner, mm.rhs.owner
+        if not (isinstance(ra, T.ReshapeOp) and isinstance(rb, T.ReshapeOp)):
+            return
+        a, b = ra.input, rb.input
+        sa, sb, sm, sr = _shape(a), _shape(b), _shape(mm.result), _shape(op.result)
+        if len(sm) != 3 or sa[:-2] != sb[:-2] or sa[:-2] != sr[:-2] or math.prod(sa[:-2]) != sm[0]:
+            return
+        if sa[-2:] != _shape(mm.lhs)[-2:] or sb[-2:] != _shape(mm.rhs)[-2:] or sr[-2:] != sm[-2:]:
+            return
+        if not (looks_like_softmax(a) or _feeds_softmax(op.result)):
+            return
+        new = T.MatmulOp(a, b, op.result.type)
+        new.location = mm.location
+        rewriter.replace(op, new)
+
+
 def _rebuild(op: T.AttentionOp, rewriter: PatternRewriter, note: str, **changes) -> None:
     """Replace `op` by an attention with some operands or properties changed."""
     args = dict(q=op.q, k=op.k, v=op.v, mask=op.mask, scale=op.scale_value, causal=op.is_causal,
@@ -485,7 +551,8 @@ def scores_shape(op: T.AttentionOp) -> tuple[int, ...]:
 
 class FoldCausalMask(RewritePattern):
     """attention(mask = causal) -> attention causal, for an i1 mask true where j <= i
-    or a constant additive mask 0 there and -inf (or at most MASKED_AT_MOST) above,
+    or an additive mask 0 there and -inf (or at most MASKED_AT_MOST) above (computed
+    from no argument),
     when dropping the mask keeps the result's shape."""
 
     @op_type_rewrite_pattern
@@ -531,7 +598,8 @@ class RecognizeAttentionPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
-                [MatchAttention(), FoldOperandTranspose(), FoldOperandScale(), FoldCausalMask()]
+                [MatmulThroughBatchReshapes(), MatchAttention(), FoldOperandTranspose(),
+                 FoldOperandScale(), FoldCausalMask()]
             )
         ).rewrite_module(op)
         dce(op)
