@@ -19,20 +19,9 @@ import argparse
 import json
 import math
 import os
-import sys
 import time
 
-
-def _set_threads(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(add_help=False)
-    ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
-    n = ap.parse_known_args(argv)[0].threads
-    os.environ["OMP_NUM_THREADS"] = str(n)
-    os.environ["OPENBLAS_NUM_THREADS"] = str(n)
-    return n
-
-
-THREADS = _set_threads(sys.argv[1:])
+from cpu_matmul import THREADS  # noqa: E402,F401 (sets the thread counts from --threads first)
 
 import numpy as np  # noqa: E402
 

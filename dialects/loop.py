@@ -61,7 +61,6 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_operand_def,
-    opt_prop_def,
     prop_def,
     region_def,
     traits_def,
@@ -82,6 +81,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from aicf.dialects.affine_intervals import DivisionByZero, expr_range
+from aicf.dialects.tensor import AttentionProperties
 
 
 class Iterator(str, Enum):
@@ -605,6 +605,30 @@ class GroupOp(IRDLOperation):
         return op
 
 
+def print_ins_outs(printer: Printer, inputs: Sequence[SSAValue], output: SSAValue) -> None:
+    """` ins(%a, %b : type, type) outs(%o : type)` (gather, attention)."""
+    for word, values in (("ins", inputs), ("outs", (output,))):
+        printer.print_string(f" {word}(")
+        printer.print_list(values, printer.print_ssa_value)
+        printer.print_string(" : ")
+        printer.print_list([v.type for v in values], printer.print_attribute)
+        printer.print_string(")")
+
+
+def parse_operand_group(parser: Parser, keyword: str, counts: tuple[int, ...]) -> list[SSAValue]:
+    """`keyword(%a, %b : type, type)` with one of `counts` operands."""
+    pos = parser.pos
+    parser.parse_keyword(keyword)
+    parser.parse_punctuation("(")
+    names = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
+    parser.parse_punctuation(":")
+    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+    parser.parse_punctuation(")")
+    if len(names) not in counts or len(types) != len(names):
+        parser.raise_error(f"expected {' or '.join(map(str, counts))} operand(s) with their types", pos, parser.pos)
+    return [parser.resolve_operand(a, t) for a, t in zip(names, types)]
+
+
 class GatherMemoryEffect(MemoryEffect):
     """Reads the source and the indices, writes the output (it has no results:
     without these, dce would delete it)."""
@@ -678,15 +702,8 @@ class GatherOp(IRDLOperation):
             )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" axis = {self.axis_value} ins(")
-        printer.print_list((self.source, self.indices), printer.print_ssa_value)
-        printer.print_string(" : ")
-        printer.print_list((self.source.type, self.indices.type), printer.print_attribute)
-        printer.print_string(") outs(")
-        printer.print_ssa_value(self.output)
-        printer.print_string(" : ")
-        printer.print_attribute(self.output.type)
-        printer.print_string(")")
+        printer.print_string(f" axis = {self.axis_value}")
+        print_ins_outs(printer, (self.source, self.indices), self.output)
         printer.print_op_attributes(self.attributes)
 
     @classmethod
@@ -695,23 +712,8 @@ class GatherOp(IRDLOperation):
         parser.parse_punctuation("=")
         axis = parser.parse_integer(False)
 
-        def group(n: int) -> list[SSAValue]:
-            pos = parser.pos
-            parser.parse_punctuation("(")
-            names = parser.parse_comma_separated_list(
-                Parser.Delimiter.NONE, parser.parse_unresolved_operand
-            )
-            parser.parse_punctuation(":")
-            types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-            parser.parse_punctuation(")")
-            if len(names) != n or len(types) != n:
-                parser.raise_error(f"expected {n} operand(s) with their types", pos, parser.pos)
-            return [parser.resolve_operand(a, t) for a, t in zip(names, types)]
-
-        parser.parse_keyword("ins")
-        source, indices = group(2)
-        parser.parse_keyword("outs")
-        (output,) = group(1)
+        source, indices = parse_operand_group(parser, "ins", (2,))
+        (output,) = parse_operand_group(parser, "outs", (1,))
         op = cls(source, indices, output, axis)
         op.attributes.update(parser.parse_optional_attr_dict())
         return op
@@ -730,7 +732,7 @@ class AttentionMemoryEffect(MemoryEffect):
 
 
 @irdl_op_definition
-class AttentionOp(IRDLOperation):
+class AttentionOp(AttentionProperties, IRDLOperation):
     """`aicf_tensor.attention` over buffers (the same semantics: see its entry), written
     into `output`. Not a nest: its softmax runs over a reduction (the keys) of a
     reduction (the head dim), which a nest's one combiner per output cannot state.
@@ -748,14 +750,7 @@ class AttentionOp(IRDLOperation):
     v = operand_def(MemRefType)
     mask = opt_operand_def(MemRefType)
     output = operand_def(MemRefType)
-    scale = prop_def(FloatAttr)
-    causal = opt_prop_def(UnitAttr)
-    q_perm = opt_prop_def(DenseArrayBase)
-    k_perm = opt_prop_def(DenseArrayBase)
-    v_perm = opt_prop_def(DenseArrayBase)
     traits = traits_def(AttentionMemoryEffect())
-
-    PERMS: ClassVar[tuple[str, ...]] = ("q_perm", "k_perm", "v_perm")
 
     def __init__(self, inputs: Sequence[SSAValue], output: SSAValue, properties: dict[str, Attribute]):
         q, k, v, *mask = inputs
@@ -764,20 +759,6 @@ class AttentionOp(IRDLOperation):
     @property
     def inputs(self) -> tuple[SSAValue, ...]:
         return (self.q, self.k, self.v) + (() if self.mask is None else (self.mask,))
-
-    @property
-    def scale_value(self) -> float:
-        return self.scale.value.data
-
-    @property
-    def is_causal(self) -> bool:
-        return self.causal is not None
-
-    def perms(self) -> tuple[tuple[int, ...] | None, ...]:
-        return tuple(
-            None if (p := self.properties.get(n)) is None else tuple(p.get_values())  # type: ignore[union-attr]
-            for n in self.PERMS
-        )
 
     def logical_shapes(self) -> tuple[tuple[int, ...], ...]:
         """Q [batch..., Sq, D], K [batch..., Sk, D] and V [batch..., Sk, Dv] as read."""
@@ -790,8 +771,6 @@ class AttentionOp(IRDLOperation):
         return tuple(out)
 
     def verify_(self) -> None:
-        import math
-
         from aicf.dialects.schedule import verify_schedule
         from aicf.dialects.shape_rules import ShapeError, attention_shape, fmt
 
@@ -806,8 +785,8 @@ class AttentionOp(IRDLOperation):
             m = self.mask.type.get_element_type()  # type: ignore[union-attr]
             if not (isinstance(m, AnyFloat) or m == IntegerType(1)):
                 raise VerifyException(f"the mask must be i1 or float, got {m}")
-        if not isinstance(self.scale.type, Float64Type) or not math.isfinite(self.scale_value):
-            raise VerifyException(f"scale must be a finite f64, got {self.scale}")
+        if (why := self.verify_scale()) is not None:
+            raise VerifyException(why)
         shape = lambda x: tuple(x.type.get_shape())  # noqa: E731
         try:
             want = attention_shape(shape(self.q), shape(self.k), shape(self.v),
@@ -826,15 +805,7 @@ class AttentionOp(IRDLOperation):
         for name, perm in zip(self.PERMS, self.perms()):
             if perm is not None:
                 printer.print_string(f" {name} = [{', '.join(map(str, perm))}]")
-        printer.print_string(" ins(")
-        printer.print_list(self.inputs, printer.print_ssa_value)
-        printer.print_string(" : ")
-        printer.print_list([x.type for x in self.inputs], printer.print_attribute)
-        printer.print_string(") outs(")
-        printer.print_ssa_value(self.output)
-        printer.print_string(" : ")
-        printer.print_attribute(self.output.type)
-        printer.print_string(")")
+        print_ins_outs(printer, self.inputs, self.output)
         printer.print_op_attributes(self.attributes)
 
     @classmethod
@@ -852,24 +823,8 @@ class AttentionOp(IRDLOperation):
             )
             props[name] = DenseArrayBase.from_list(i64, values)
 
-        def group(what: str, counts: tuple[int, ...]) -> list[SSAValue]:
-            pos = parser.pos
-            parser.parse_keyword(what)
-            parser.parse_punctuation("(")
-            names = parser.parse_comma_separated_list(
-                Parser.Delimiter.NONE, parser.parse_unresolved_operand
-            )
-            parser.parse_punctuation(":")
-            types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-            parser.parse_punctuation(")")
-            if len(names) not in counts or len(types) != len(names):
-                parser.raise_error(
-                    f"expected {' or '.join(map(str, counts))} operand(s) with their types", pos, parser.pos
-                )
-            return [parser.resolve_operand(a, t) for a, t in zip(names, types)]
-
-        inputs = group("ins", (3, 4))
-        (output,) = group("outs", (1,))
+        inputs = parse_operand_group(parser, "ins", (3, 4))
+        (output,) = parse_operand_group(parser, "outs", (1,))
         op = cls(inputs, output, props)
         op.attributes.update(parser.parse_optional_attr_dict())
         return op

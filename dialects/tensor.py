@@ -968,8 +968,43 @@ class MatmulOp(TensorOp):
         return rules.matmul_shape(*shapes)
 
 
+class AttentionProperties:
+    """What aicf_tensor.attention and aicf_loop.attention share: the scale, the causal
+    flag and the operands' layouts (as transpose's `perm`), and their readers."""
+
+    scale = prop_def(FloatAttr)
+    causal = opt_prop_def(UnitAttr)
+    q_perm = opt_prop_def(DenseArrayBase)
+    k_perm = opt_prop_def(DenseArrayBase)
+    v_perm = opt_prop_def(DenseArrayBase)
+    PERMS: ClassVar[tuple[str, ...]] = ("q_perm", "k_perm", "v_perm")
+
+    @property
+    def scale_value(self) -> float:
+        return self.scale.value.data  # type: ignore[attr-defined]
+
+    @property
+    def is_causal(self) -> bool:
+        return self.causal is not None
+
+    def perms(self) -> tuple[tuple[int, ...] | None, ...]:
+        """The layout of Q, K and V (None: as stored)."""
+        return tuple(
+            None if (p := self.properties.get(n)) is None else tuple(p.get_values())  # type: ignore[attr-defined]
+            for n in self.PERMS
+        )
+
+    def verify_scale(self) -> str | None:
+        """Why the scale is not a finite f64, or None."""
+        import math
+
+        if not isinstance(self.scale.type, Float64Type) or not math.isfinite(self.scale_value):  # type: ignore[attr-defined]
+            return f"scale must be a finite f64, got {self.scale}"
+        return None
+
+
 @irdl_op_definition
-class AttentionOp(ListPropsFormat, TensorOp):
+class AttentionOp(ListPropsFormat, AttentionProperties, TensorOp):
     """Scaled dot-product attention, softmax(Q K^T * scale + mask) V, as one op.
 
     `aicf-recognize-attention` builds it from its spellings in separate ops;
@@ -1003,14 +1038,9 @@ class AttentionOp(ListPropsFormat, TensorOp):
     v = operand_def(AnyTensor)
     mask = opt_operand_def(AnyTensor)
     result = result_def(AnyTensor)
-    scale = prop_def(FloatAttr)
-    causal = opt_prop_def(UnitAttr)
-    q_perm = opt_prop_def(DenseArrayBase)
-    k_perm = opt_prop_def(DenseArrayBase)
-    v_perm = opt_prop_def(DenseArrayBase)
     traits = traits_def(Pure())
     FLOAT_PROPS: ClassVar[tuple[str, ...]] = ("scale",)
-    LIST_PROPS: ClassVar[tuple[str, ...]] = ("q_perm", "k_perm", "v_perm")
+    LIST_PROPS: ClassVar[tuple[str, ...]] = AttentionProperties.PERMS
     FLAG_PROPS: ClassVar[tuple[str, ...]] = ("causal",)
     FLOAT_TYPES: ClassVar[tuple[str, ...]] = ("f16", "bf16", "f32", "f64")
 
@@ -1039,28 +1069,11 @@ class AttentionOp(ListPropsFormat, TensorOp):
             result_types=[result_type or UnrankedTensorType(element_type(q.type))],
         )
 
-    @property
-    def scale_value(self) -> float:
-        return self.scale.value.data
-
-    @property
-    def is_causal(self) -> bool:
-        return self.causal is not None
-
-    def perms(self) -> tuple[tuple[int, ...] | None, ...]:
-        """The layout of Q, K and V (None: as stored)."""
-        return tuple(
-            None if (p := self.properties.get(n)) is None else tuple(p.get_values())  # type: ignore[union-attr]
-            for n in self.LIST_PROPS
-        )
-
     def infer_shape(self, shapes):
         mask = shapes[3] if len(shapes) > 3 else None
         return rules.attention_shape(shapes[0], shapes[1], shapes[2], mask, self.perms())
 
     def verify_(self) -> None:
-        import math
-
         dtypes = [dtype_name(element_type(x.type)) for x in (self.q, self.k, self.v)]
         if dtypes[0] not in self.FLOAT_TYPES or len(set(dtypes)) > 1:
             raise VerifyException(
@@ -1074,8 +1087,8 @@ class AttentionOp(ListPropsFormat, TensorOp):
                     f"'{self.name}': the mask must be i1 (true keeps) or a float tensor "
                     f"(added to the scores), got {m}"
                 )
-        if not isinstance(self.scale.type, Float64Type) or not math.isfinite(self.scale_value):
-            raise VerifyException(f"'{self.name}': scale must be a finite f64, got {self.scale}")
+        if (why := self.verify_scale()) is not None:
+            raise VerifyException(f"'{self.name}': {why}")
         super().verify_()
 
 
