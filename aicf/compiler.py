@@ -44,12 +44,18 @@ TENSOR_PIPELINE: list[str] = [
     "canonicalize",  # our patterns and constant folding, through xDSL's driver
     "cse",
     "aicf-cleanup-reshapes",
+    "aicf-recognize-attention",
     "aicf-fuse",
     "aicf-lower-to-loops",
     "aicf-fold-view-copies",
 ]
 """Passes (names in aicf.registry.AICF_PASSES or xDSL's) from the tensor level to the
-loop level, in order. `compile(..., fuse=False)` leaves out aicf-fuse."""
+loop level, in order. `compile(..., fuse=False)` leaves out aicf-fuse; the cuda
+target runs DECOMPOSE_ATTENTION after aicf-recognize-attention."""
+
+DECOMPOSE_ATTENTION = "aicf-decompose-attention"
+"""The cuda target's attention until the GPU has a schedule of its own: batched
+matmul, softmax (one row group after aicf-fuse), batched matmul."""
 
 """Passes over the loop level for the cpu target (nests that keep an `aicf.schedule`
 are left alone, so a hand-written schedule is what runs)."""
@@ -144,6 +150,8 @@ def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tens
                     continue
                 p = f"aicf-fuse{{target={'cpu' if target == 'cpu' else 'gpu'}}}"
             passes.append(p)
+            if p == "aicf-recognize-attention" and target == "cuda":
+                passes.append(DECOMPOSE_ATTENTION)
     tp = target_pipeline(target, force=force, matmul_precision=matmul_precision)
     upto = next(i for i, p in enumerate(tp) if p.startswith("aicf-plan"))
     step = tune_pass(tune) if target == "cuda" else None
@@ -278,12 +286,18 @@ class Executable:
         """Why the program runs as it does: the passes run, then per nest and group the
         planner's candidates for this target (generated and library kernels), the
         guards that failed and why, their predicted times, and the schedule taken;
-        then each kernel (cuda) or loop nest (cpu) as built. Fusion decisions:
-        `aicf-opt -p 'aicf-fuse{explain=true}'`."""
+        then each kernel (cuda) or loop nest (cpu) as built. Attention: each
+        softmax(..) @ V aicf-recognize-attention made one op, and each it did not,
+        with why. Fusion decisions: `aicf-opt -p 'aicf-fuse{explain=true}'`."""
+        from xdsl.dialects.builtin import ArrayAttr
+
         from aicf.passes.loop.plan import explain_module
         from aicf.target import resolve_target
 
         lines = [repr(self), "pipeline: " + ",".join(self.pipeline)]
+        notes = self.module.attributes.get("aicf.attention")
+        if isinstance(notes, ArrayAttr):
+            lines += ["attention:", *(f"  {n.data}" for n in notes)]  # type: ignore[attr-defined]
         lines.append(explain_module(self.module, resolve_target("cpu" if self.target == "cpu" else "gpu"), top))
         if self.target == "cuda":
             from aicf.backend.cuda.emit import kernels_of

@@ -23,6 +23,18 @@ def _fuse():
     return FusePass
 
 
+def _recognize_attention():
+    from aicf.passes.tensor.recognize_attention import RecognizeAttentionPass
+
+    return RecognizeAttentionPass
+
+
+def _decompose_attention():
+    from aicf.passes.tensor.decompose_attention import DecomposeAttentionPass
+
+    return DecomposeAttentionPass
+
+
 def _lower_to_loops():
     from aicf.lowering.tensor_to_loop import LowerToLoopsPass
 
@@ -93,6 +105,8 @@ AICF_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "aicf-cleanup-reshapes": _cleanup_reshapes,
     "aicf-lower-to-gpu": _lower_to_gpu,
     "aicf-fuse": _fuse,
+    "aicf-recognize-attention": _recognize_attention,
+    "aicf-decompose-attention": _decompose_attention,
     "aicf-fold-view-copies": _fold_view_copies,
     "aicf-fuse-epilogue": _fuse_epilogue,
     "aicf-tune": _tune,

@@ -47,7 +47,7 @@ class ScheduleKind:
 
     name: str
     target: str  # "gpu" | "cpu"
-    applies_to: str  # "nest" | "group"
+    applies_to: str  # "nest" | "group" | "attention"
     params: Mapping[str, Param] = field(default_factory=dict)
     doc: str = ""
 
@@ -236,6 +236,19 @@ register_kind(ScheduleKind(
     {"parallel": Param(INT, minimum=0), "per_slice": Param(BOOL)},
     "a row group in C: per slice of the shared dims (group-local values on the stack) "
     "when `per_slice`, else its member nests in order",
+))
+
+
+register_kind(ScheduleKind(
+    "cpu.attention", "cpu", "attention",
+    {
+        # queries per tile (a thread's unit of work) and keys per step of the online
+        # softmax; `parallel`: leading loops (batch dims, then query tiles) OpenMP shares
+        "block_q": _pos, "block_k": _pos, "parallel": Param(INT, minimum=0),
+    },
+    "aicf_loop.attention in C: per tile of block_q queries, keys and values in tiles of "
+    "block_k converted to f32 on the stack, an online softmax (running max and sum, the "
+    "output rescaled); the scores never leave a block_q x block_k tile",
 ))
 
 

@@ -90,7 +90,7 @@ from xdsl.ir.affine import (
 from aicf.backend.cstyle import Language, ScalarPrinter, dispatch_table, half_bits, int_helpers
 from aicf.backend.symbols import c_symbol, check_distinct
 from aicf.diagnostics import op_error
-from aicf.dialects.loop import Combiner, GatherOp, GroupOp, NestOp, YieldOp
+from aicf.dialects.loop import AttentionOp, Combiner, GatherOp, GroupOp, NestOp, YieldOp
 from aicf.dialects.schedule import Schedule, schedule_of
 from aicf.errors import CompileError
 
@@ -811,7 +811,7 @@ class ModuleEmitter:
         body: list[str] = []
         steps: list[str] = []
         for op in func.body.block.ops:
-            if not isinstance(op, NestOp | GroupOp | GatherOp | memref.CopyOp):
+            if not isinstance(op, NestOp | GroupOp | GatherOp | AttentionOp | memref.CopyOp):
                 body += self.emit_op(op, st)
                 continue
             st.in_step, st.own = True, []
@@ -919,6 +919,13 @@ def _nest(em: ModuleEmitter, op: NestOp, st: FuncState) -> list[str]:
 
 prints(GroupOp)(lambda em, op, st: em.emit_group(op, st))
 prints(GatherOp)(lambda em, op, st: emit_gather(op, st))
+
+
+@prints(AttentionOp)
+def _attention(em: ModuleEmitter, op: AttentionOp, st: FuncState) -> list[str]:
+    from aicf.backend.c.attention import emit_attention
+
+    return emit_attention(op, st)
 
 
 @prints(memref.AllocOp, memref.AllocaOp)

@@ -2,7 +2,7 @@
 (`cpu.nest`: how many leading loops OpenMP shares, from aicf/cost/cpu.py), plus any
 library kernel whose guard passes (registered in CPU_LIBRARY_CANDIDATES, picked when
 predicted faster); for each group `cpu.group` (per slice of its shared dims, or its
-members one by one)."""
+members one by one); for each attention `cpu.attention` (its tiles)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from xdsl.dialects import func
 
 from aicf.cost import cpu as ccost
-from aicf.dialects.loop import GroupOp, NestOp
+from aicf.dialects.loop import AttentionOp, GroupOp, NestOp
 from aicf.dialects.schedule import Schedule, decode
 from aicf.passes.loop.candidates import Candidate
 from aicf.target import CpuTarget
@@ -126,6 +126,32 @@ def group_candidates(group: GroupOp, t: CpuTarget) -> list[Candidate]:
                       reason="per slice of the shared dims: the rows stay in cache"), members]
 
 
+def attention_candidate(op: AttentionOp, t: CpuTarget) -> Candidate:
+    """Tiles of queries against tiles of keys with an online softmax (aicf/cost/cpu.py
+    sizes them to the caches and the threads)."""
+    lq, lk, lv = op.logical_shapes()
+    out = tuple(op.output.type.get_shape())  # type: ignore[union-attr]
+    batch = math.prod(out[:-2])
+    sq, d = lq[-2:]
+    sk, dv = lk[-2], lv[-1]
+    elt = 8 if op.q.type.get_element_type().bitwidth == 64 else 4  # type: ignore[union-attr]
+    tiles = ccost.attention_tiles(t, batch, sq, sk, d, dv, elt)
+    if isinstance(tiles, str):
+        return Candidate("cpu.attention", 0, reason=tiles)
+    bq, bk = tiles
+    loops = [*out[:-2], -(-sq // bq)]
+    pairs = batch * ccost.attention_key_steps(sq, sk, op.is_causal)
+    serial = ccost.attention_time(t, pairs, d, dv, 1)
+    parallel = ccost.collapse_count(t, loops, len(loops)) if t.cores > 1 else 0
+    shared = ccost.attention_time(t, pairs, d, dv, min(t.cores, math.prod(loops))) if parallel else serial
+    if shared >= serial:
+        parallel, shared = 0, serial
+    s = Schedule("cpu.attention", {"block_q": bq, "block_k": bk, "parallel": parallel,
+                                   "est_ns": int(round(shared * 1e9))})  # fmt: skip
+    return Candidate("cpu.attention", 0, s, shared,
+                     reason=f"{bq}x{bk} tiles, {pairs} query-key pairs; the scores stay in a tile")
+
+
 def plan_function(fn: func.FuncOp, t: CpuTarget, force: tuple[str, ...], explain: list[str] | None,
                   top: int = 5) -> None:  # fmt: skip
     from aicf.passes.loop.plan import decide
@@ -149,3 +175,5 @@ def plan_function(fn: func.FuncOp, t: CpuTarget, force: tuple[str, ...], explain
 
                 found[0].cost = predict_nest(nest, t)
         decide(nest, f"@{fname} nest #{i}", found, t, force, explain, top)
+    for i, att in enumerate(o for o in fn.walk() if isinstance(o, AttentionOp)):
+        decide(att, f"@{fname} attention #{i}", [attention_candidate(att, t)], t, force, explain, top)

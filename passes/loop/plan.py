@@ -33,7 +33,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from aicf.dialects.loop import GroupOp, NestOp
+from aicf.dialects.loop import AttentionOp, GroupOp, NestOp
 from aicf.dialects.schedule import SCHEDULE_ATTR, schedule_of
 from aicf.lowering.loop_to_gpu import nest_view
 from aicf.passes.loop import candidates as cands
@@ -44,6 +44,9 @@ def _header(op, what: str, target) -> str:
     if isinstance(op, NestOp):
         its = ",".join(i.value for i in op.iterators)
         shape = f"domain={list(op.extents)} [{its}]"
+    elif isinstance(op, AttentionOp):
+        q, k, v = op.logical_shapes()
+        shape = f"Q={list(q)} K={list(k)} V={list(v)}{' causal' if op.is_causal else ''}"
     else:
         shape = f"shared={list(op.shared_extents)}, {len(op.nests)} nests"
     return f"{what} {shape} on {target.name}"
@@ -85,6 +88,14 @@ class Planner:
             cpu_candidates.plan_function(fn, self.target, self.force, explain, self.top)
             return
         fname = fn.sym_name.data
+        for att in (o for o in fn.walk() if isinstance(o, AttentionOp)):
+            # the one place the GPU's attention is decided until a flash schedule
+            # exists: the cuda pipeline decomposes the tensor-level op before this
+            from aicf.diagnostics import op_error
+
+            raise op_error(att, "has no GPU schedule yet: the cuda pipeline lowers attention "
+                           "through aicf-decompose-attention (batched matmul, softmax row "
+                           "group, batched matmul) before aicf-lower-to-loops")
         groups = [o for o in fn.walk() if isinstance(o, GroupOp)]
         for i, group in enumerate(groups):
             found = cands.gpu_group_candidates(group, f"{fname}_group{i}", self.target)
