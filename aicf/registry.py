@@ -89,6 +89,18 @@ def _tile():
     return TilePass
 
 
+def _lower_external():
+    from aicf.lowering.gpu_schedules.external import LowerExternalPass
+
+    return LowerExternalPass
+
+
+def _propose_kernels():
+    from aicf.kernels.proposer import ProposeKernelsPass
+
+    return ProposeKernelsPass
+
+
 def _swizzle_smem():
     from aicf.passes.gpu.swizzle_smem import SwizzleSmemPass
 
@@ -110,4 +122,6 @@ AICF_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "aicf-fold-view-copies": _fold_view_copies,
     "aicf-fuse-epilogue": _fuse_epilogue,
     "aicf-tune": _tune,
+    "aicf-lower-external": _lower_external,
+    "aicf-propose-kernels": _propose_kernels,
 }

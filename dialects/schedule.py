@@ -47,7 +47,7 @@ class ScheduleKind:
 
     name: str
     target: str  # "gpu" | "cpu"
-    applies_to: str  # "nest" | "group" | "attention"
+    applies_to: str  # "nest" | "group" | "attention" | "nest|group"
     params: Mapping[str, Param] = field(default_factory=dict)
     doc: str = ""
 
@@ -238,6 +238,37 @@ register_kind(ScheduleKind(
     "when `per_slice`, else its member nests in order",
 ))
 
+# External kernels (aicf/kernels/): registered by hand or proposed, run only once the
+# gate admitted them. `key` names the kernel in the kernel store (its source); `args`
+# index the op's boundary buffers (dialects/boundary.py) in the kernel's argument order.
+_EXTERNAL = {
+    "key": Param(STR),
+    "args": Param(INTS),
+    "workspace": _nonneg,  # scratch bytes the kernel is handed
+    # what the kernel takes: dense row-major operands only, or any element strides
+    "layout": Param(STR, ("contiguous", "strided")),
+}
+register_kind(ScheduleKind(
+    "cpu.external", "cpu", "nest|group",
+    {
+        **_EXTERNAL,
+        # the compiler's own schedule of the op, run where the kernel's guard cannot
+        # hold (a strided variant of a contiguous-only kernel's operands)
+        "fallback": Param(SCHEDULE, optional=True),
+    },
+    "an external C kernel admitted by the gate (aicf/kernels/): one call "
+    "`int entry(const aicf_tensor *args, int64_t nargs, void *workspace)`",
+))
+register_kind(ScheduleKind(
+    "gpu.external", "gpu", "nest|group",
+    {
+        **_EXTERNAL,
+        "grid": Param(INTS), "block": Param(INTS), "smem": _nonneg,
+    },
+    "an external CUDA kernel admitted by the gate (aicf/kernels/): one launch with "
+    "the operands' pointers, then their extents and strides",
+))
+
 
 register_kind(ScheduleKind(
     "cpu.attention", "cpu", "attention",
@@ -384,5 +415,5 @@ def verify_schedule(op: Operation, applies_to: str) -> None:
     """For the nest and group verifiers: a schedule, if present, is well formed and of
     a kind for this op."""
     s = schedule_of(op)
-    if s is not None and KINDS[s.kind].applies_to != applies_to:
+    if s is not None and applies_to not in KINDS[s.kind].applies_to.split("|"):
         raise VerifyException(f"schedule kind {s.kind} applies to a {KINDS[s.kind].applies_to}, not a {applies_to}")

@@ -154,6 +154,7 @@ def _methods(cls, prefix: str, names: list[str]) -> list[str]:
 
 def render_api() -> str:
     import aicf
+    import aicf.kernels
     import aicf.logs
     import aicf.ops
     import aicf.testing
@@ -199,6 +200,17 @@ def render_api() -> str:
         first = (inspect.getdoc(fn) or "").split("\n\n")[0].replace("\n", " ").replace("|", "\\|")
         lines.append(f"| `{name}` | `{_signature(fn).replace('|', chr(92) + '|')}` | {first} |")
     lines += [
+        "",
+        "## External kernels: `aicf.kernels`",
+        "",
+        inspect.getdoc(aicf.kernels) or "",
+        "",
+        *_entry("aicf.kernels.register", aicf.kernels.register),
+        *_entry("aicf.kernels.load", aicf.kernels.load),
+        *_entry("aicf.kernels.unregister", aicf.kernels.unregister),
+        *_entry("aicf.kernels.clear", aicf.kernels.clear),
+        *_entry("aicf.kernels.Guard", aicf.kernels.Guard),
+        *_entry("aicf.kernels.GateConfig", aicf.kernels.GateConfig),
         "",
         "## Profiling",
         "",

@@ -88,6 +88,7 @@ from xdsl.ir.affine import (
 )
 
 from aicf.backend.cstyle import Language, ScalarPrinter, dispatch_table, half_bits, int_helpers
+from aicf.backend.c import external
 from aicf.backend.symbols import c_symbol, check_distinct
 from aicf.diagnostics import op_error
 from aicf.dialects.loop import AttentionOp, Combiner, GatherOp, GroupOp, NestOp, YieldOp
@@ -735,6 +736,7 @@ class ModuleEmitter:
         self.globals: dict[str, Buffer] = {}
         self.lines: list[str] = [PRELUDE]
         self.uses_blas = False
+        self.externals: dict = {}  # external kernels called: symbol -> object (backend/c/external.py)
 
     def emit(self) -> str:
         _check_loop_level(self.module)
@@ -756,6 +758,8 @@ class ModuleEmitter:
             from aicf.backend.c import blas
 
             self.lines.insert(1, blas.INCLUDE)
+        if self.externals:
+            self.lines.insert(1, external.declarations(self.externals))
         return "\n".join(self.lines) + "\n"
 
     def emit_global(self, op: Operation) -> None:
@@ -897,6 +901,9 @@ class ModuleEmitter:
                               lambda: NestEmitter(nest, st).emit())  # fmt: skip
 
     def emit_op(self, op: Operation, st: FuncState) -> list[str]:
+        s = schedule_of(op) if isinstance(op, NestOp | GroupOp) else None
+        if s is not None and s.kind == external.KIND:
+            return external.emit_call(op, s, st.bufs, identity_strides, lambda: self.emit_op(op, st), self.externals)
         printer = FUNCTION_PRINTERS.get(type(op))
         if printer is None:
             raise op_error(op, "is not supported by the cpu target")
@@ -1066,11 +1073,12 @@ def emit_c_unit(module: ModuleOp) -> tuple[str, tuple[str, ...], tuple[str, ...]
     links (for the build cache's key)."""
     em = ModuleEmitter(module)
     source = em.emit()
+    objects, ids = external.link_inputs(em.externals)
     if not em.uses_blas:
-        return source, LINK_FLAGS, ()
+        return source, (*LINK_FLAGS, *objects), ids
     from aicf.backend.c import blas
 
     if not blas.available():
         raise CompileError("a nest is scheduled as cpu.blas_gemm but scipy-openblas32 is "
                            "not installed (pip install scipy-openblas32)")  # fmt: skip
-    return source, (*LINK_FLAGS, *blas.link_flags()), (blas.library_id(),)
+    return source, (*LINK_FLAGS, *blas.link_flags(), *objects), (blas.library_id(), *ids)

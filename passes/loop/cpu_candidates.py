@@ -154,18 +154,22 @@ def attention_candidate(op: AttentionOp, t: CpuTarget) -> Candidate:
 
 def plan_function(fn: func.FuncOp, t: CpuTarget, force: tuple[str, ...], explain: list[str] | None,
                   top: int = 5) -> None:  # fmt: skip
-    from aicf.passes.loop.plan import decide
+    from aicf.passes.loop.plan import decide, with_external
 
     fname = fn.sym_name.data
     groups = [o for o in fn.walk() if isinstance(o, GroupOp)]
     for i, g in enumerate(groups):
-        decide(g, f"@{fname} group #{i}", group_candidates(g, t), t, force, explain, top)
+        found = with_external(g, group_candidates(g, t), t, force, explain is not None)
+        decide(g, f"@{fname} group #{i}", found, t, force, explain, top)
     for i, nest in enumerate(o for o in fn.walk() if isinstance(o, NestOp)):
         parent = nest.parent_op()
         inside = False
         if isinstance(parent, GroupOp):
             gs = parent.attributes.get("aicf.schedule")
-            inside = gs is not None and bool(decode(gs).get("per_slice", False))
+            s = decode(gs) if gs is not None else None
+            if s is not None and s.kind == "cpu.external":  # its members plan for its fallback
+                s = s.get("fallback")
+            inside = s is not None and bool(s.get("per_slice", False))
         found = [nest_candidate(nest, t, inside)]
         if not inside:
             found += [f(nest, t) for f in CPU_LIBRARY_CANDIDATES]
@@ -174,6 +178,8 @@ def plan_function(fn: func.FuncOp, t: CpuTarget, force: tuple[str, ...], explain
                 from aicf.cost.blas import predict_nest
 
                 found[0].cost = predict_nest(nest, t)
+        if not isinstance(parent, GroupOp):
+            found = with_external(nest, found, t, force, explain is not None)
         decide(nest, f"@{fname} nest #{i}", found, t, force, explain, top)
     for i, att in enumerate(o for o in fn.walk() if isinstance(o, AttentionOp)):
         decide(att, f"@{fname} attention #{i}", [attention_candidate(att, t)], t, force, explain, top)

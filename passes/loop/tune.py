@@ -32,8 +32,7 @@ from pathlib import Path
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, IntegerAttr, MemRefType, ModuleOp, i64
-from xdsl.ir import Block, Region
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.passes import ModulePass
 
 from aicf.dialects.loop import GroupOp, NestOp
@@ -71,27 +70,11 @@ def _flops(op) -> int:
 
 
 def _standalone(op) -> ModuleOp:
-    """A module whose @main runs `op` alone: its external buffers become arguments
-    (inputs first, then what it writes), in first-use order."""
-    nests = [op] if isinstance(op, NestOp) else list(op.nests)
-    local = set() if isinstance(op, NestOp) else {o.results[0] for o in op.body.block.ops if o.name == "memref.alloc"}
-    ins, outs = [], []
-    for n in nests:
-        for v in n.inputs:
-            if v not in local and v not in ins and v not in outs:
-                ins.append(v)
-        for v in n.outputs:
-            if v not in local and v not in outs:
-                outs.append(v)
-    ins = [v for v in ins if v not in outs]
-    args = ins + outs
-    block = Block(arg_types=[v.type for v in args])
-    mapping = dict(zip(args, block.args))
-    block.add_op(op.clone(value_mapper=mapping))
-    block.add_op(func.ReturnOp())
-    fn = func.FuncOp("main", FunctionType.from_lists([v.type for v in args], []), Region(block))
-    fn.attributes["aicf.num_outputs"] = IntegerAttr(len(outs), i64)
-    return ModuleOp([fn])
+    """A module whose @main runs `op` alone: its boundary buffers (dialects/boundary.py)
+    become arguments, inputs first, then what it writes."""
+    from aicf.dialects.boundary import standalone
+
+    return standalone(op)
 
 
 def _random_args(prog, rng):
