@@ -77,6 +77,12 @@ def _tile():
     return TilePass
 
 
+def _to_upstream():
+    from aicf.lowering.loop_to_upstream import LoopToUpstreamPass
+
+    return LoopToUpstreamPass
+
+
 def _swizzle_smem():
     from aicf.passes.gpu.swizzle_smem import SwizzleSmemPass
 
@@ -96,4 +102,5 @@ AICF_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "aicf-fold-view-copies": _fold_view_copies,
     "aicf-fuse-epilogue": _fuse_epilogue,
     "aicf-tune": _tune,
+    "aicf-to-upstream": _to_upstream,
 }
