@@ -39,4 +39,4 @@ class GatherToLoops(RewritePattern):
             return ()
 
         build_loops(Builder(InsertPoint.before(op)), out_t.get_shape(), (), const, body)
-        rewriter.erase_op(op)
+        rewriter.erase(op)

@@ -13,4 +13,4 @@ class InlineGroup(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, group: GroupOp, rewriter: PatternRewriter, /) -> None:
         rewriter.inline_block(group.body.block, InsertPoint.before(group))
-        rewriter.erase_op(group)
+        rewriter.erase(group)

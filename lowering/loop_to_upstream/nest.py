@@ -95,7 +95,7 @@ class NestToLoops(RewritePattern):
                       for buf, m in zip(nest.inputs, nest.input_maps)]  # fmt: skip
             rewriter.inline_block(nest.body.block, b.insertion_point, loaded)
             values = list(yield_op.values)  # a yielded block argument is now its load
-            rewriter.erase_op(yield_op)
+            rewriter.erase(yield_op)
             return values
 
         def stores(b: Builder, values: Sequence[SSAValue], dims: Sequence[SSAValue]) -> None:
@@ -115,7 +115,7 @@ class NestToLoops(RewritePattern):
                 return ()
 
             build_loops(start, extents, (), const, elementwise)
-            rewriter.erase_op(nest)
+            rewriter.erase(nest)
             return
 
         combiners = nest.combiner_kinds
@@ -143,4 +143,4 @@ class NestToLoops(RewritePattern):
             return ()
 
         build_loops(start, [extents[d] for d in par], (), const, per_output)
-        rewriter.erase_op(nest)
+        rewriter.erase(nest)

@@ -64,7 +64,7 @@ class FloatMinMax(RewritePattern):
         if kind is None:
             return
         fn, is_max = kind
-        rewriter.replace_op(op, [], [fn(rewriter, op.operands[0], op.operands[1], is_max)])
+        rewriter.replace(op, [], [fn(rewriter, op.operands[0], op.operands[1], is_max)])
 
 
 def _is_safe_divisor(v: SSAValue) -> bool:
@@ -100,7 +100,7 @@ class NonTrappingDivision(RewritePattern):
         else:  # x / 0 is 0; x / -1 is -x, wrapping
             negated = b.insert(arith.SubiOp(zero, a)).result
             by_special = b.insert(arith.SelectOp(is_zero, zero, negated)).result
-        rewriter.replace_op(op, [], [b.insert(arith.SelectOp(special, by_special, general)).result])
+        rewriter.replace(op, [], [b.insert(arith.SelectOp(special, by_special, general)).result])
 
 
 class IntPower(RewritePattern):
@@ -136,7 +136,7 @@ class IntPower(RewritePattern):
             x_is_one, one, b.insert(arith.SelectOp(x_is_minus_one, sign, zero)).result
         )).result  # fmt: skip
         negative = b.insert(arith.CmpiOp(n, zero, "slt")).result
-        rewriter.replace_op(op, [], [b.insert(arith.SelectOp(negative, inverse, loop.results[0])).result])
+        rewriter.replace(op, [], [b.insert(arith.SelectOp(negative, inverse, loop.results[0])).result])
 
 
 class UnknownToMlir16(RewritePattern):
