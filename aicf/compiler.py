@@ -33,6 +33,7 @@ from aicf.errors import AicfError, ArgumentError, CompileError
 from aicf.interop import as_array
 from aicf.logs import getLogger
 from aicf.lru import LruCache
+from aicf.progress import progress
 
 _compile_log = getLogger("compile")
 _passes_log = getLogger("passes")
@@ -365,6 +366,21 @@ class Executable:
         self._program.run(arrays, outs)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
+    def profile(self, *arrays, repeat: int = 1):
+        """Run the program `repeat` times under `aicf.profiler()` and return the
+        Profiler: a record per kernel launch (cuda) or per loop nest (cpu: each step of
+        the C function) per call, with its time, bytes and FLOPs. One call before, not
+        recorded, builds the profiled code and warms caches. `.table()`,
+        `.to_chrome_trace(path)` and `.roofline(path)` report it."""
+        from aicf.profiling import profiler
+
+        with profiler():
+            self(*arrays)
+        with profiler() as prof:
+            for _ in range(repeat):
+                self(*arrays)
+        return prof
+
 
 class SpecializingExecutable:
     """The executable of an entry function with dynamic extents (`tensor<?x...>`).
@@ -444,6 +460,13 @@ class SpecializingExecutable:
             as_array(a, self.target, f"argument #{i} of @{self.entry}") for i, a in enumerate(arrays)
         )
         return self.specialize(self._shapes_of(arrays))(*arrays)
+
+    def profile(self, *arrays, repeat: int = 1):
+        """Executable.profile of the specialisation for these arguments' shapes."""
+        arrays = tuple(
+            as_array(a, self.target, f"argument #{i} of @{self.entry}") for i, a in enumerate(arrays)
+        )
+        return self.specialize(self._shapes_of(arrays)).profile(*arrays, repeat=repeat)
 
 
 def _set_arg_type(arg, new_type: Attribute) -> None:
@@ -547,23 +570,24 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     passes = pipeline_for(target, fuse, force, tensor_level=cached is None and is_tensor_level(module),
                           tune=tune if tune is not None else (False if force else None),  # forced: as forced
                           matmul_precision=precision if precision != "highest" else "")
-    if cached is None:
-        run_pipeline(module, passes)
-        _log_schedules(module)
-    passes_done = time.perf_counter()
-    ins, outs = arg_specs(_select_entry(module, name), arg_names)
-    if target == "cpu":
-        from aicf.backend.c.runtime import CpuModule, CpuProgram
-
+    with progress(f"compiling @{name} for {target}"):
         if cached is None:
-            cached = CpuModule(module)
-            if key is not None:
-                _CPU_MODULES[key] = cached
-        program = CpuProgram(cached, name)
-        source = program.source
-    else:
-        program, source = _compile_cuda(module, name)
-        program.debug = debug
+            run_pipeline(module, passes)
+            _log_schedules(module)
+        passes_done = time.perf_counter()
+        ins, outs = arg_specs(_select_entry(module, name), arg_names)
+        if target == "cpu":
+            from aicf.backend.c.runtime import CpuModule, CpuProgram
+
+            if cached is None:
+                cached = CpuModule(module)
+                if key is not None:
+                    _CPU_MODULES[key] = cached
+            program = CpuProgram(cached, name)
+            source = program.source
+        else:
+            program, source = _compile_cuda(module, name)
+            program.debug = debug
     exe = Executable(module, name, target, ins, outs, program, source, debug)
     if target == "cuda":  # what CudaProgram runs after the planner
         tp = target_pipeline("cuda")
