@@ -121,6 +121,8 @@ class Profiler:
     # --- reports ----------------------------------------------------------------------
 
     def table(self) -> str:
+        """One line per record: name, grid and block (cuda), ms, MB moved, achieved
+        GB/s and TFLOP/s; a line saying so when nothing ran."""
         self.finish()
         head = f"{'kernel or nest':40} {'grid':>16} {'block':>14} {'ms':>9} {'MB':>9} {'GB/s':>8} {'TFLOP/s':>8}"
         lines = [head, "-" * len(head)]
