@@ -38,7 +38,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
 
-from aicf.errors import AicfError, CompileError
+from aicf.errors import AicfError
 
 MLIR_VERSION = 16
 """The MLIR release whose syntax the output is printed in and whose passes
