@@ -33,6 +33,7 @@ from aicf.errors import AicfError, ArgumentError, CompileError
 from aicf.interop import as_array
 from aicf.logs import getLogger
 from aicf.lru import LruCache
+from aicf.progress import progress
 
 _compile_log = getLogger("compile")
 _passes_log = getLogger("passes")
@@ -86,7 +87,7 @@ class ArgSpec:
         return f"{what} of shape {self.shape}"
 
 
-def _is_tensor_level(module: ModuleOp) -> bool:
+def is_tensor_level(module: ModuleOp) -> bool:
     for op in module.walk():
         if op.name.startswith("aicf_tensor."):
             return True
@@ -459,6 +460,21 @@ class Executable:
         self._program.run(arrays, outs)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
+    def profile(self, *arrays, repeat: int = 1):
+        """Run the program `repeat` times under `aicf.profiler()` and return the
+        Profiler: a record per kernel launch (cuda) or per loop nest (cpu: each step of
+        the C function) per call, with its time, bytes and FLOPs. One call before, not
+        recorded, builds the profiled code and warms caches. `.table()`,
+        `.to_chrome_trace(path)` and `.roofline(path)` report it."""
+        from aicf.profiling import profiler
+
+        with profiler():
+            self(*arrays)
+        with profiler() as prof:
+            for _ in range(repeat):
+                self(*arrays)
+        return prof
+
 
 class SpecializingExecutable:
     """The executable of an entry function with dynamic extents (`tensor<?x...>`).
@@ -483,9 +499,7 @@ class SpecializingExecutable:
         self.debug = debug
         func = _select_entry(module, entry)
         self._arg_types = [a.type for a in func.args]
-        self._arg_names = [
-            a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)
-        ]
+        self._arg_names = arg_names_of(func)
         self.specializations: LruCache = LruCache()  # shapes -> Executable
 
     def __repr__(self) -> str:
@@ -545,6 +559,13 @@ class SpecializingExecutable:
         )
         return self.specialize(self._shapes_of(arrays))(*arrays)
 
+    def profile(self, *arrays, repeat: int = 1):
+        """Executable.profile of the specialisation for these arguments' shapes."""
+        arrays = tuple(
+            as_array(a, self.target, f"argument #{i} of @{self.entry}") for i, a in enumerate(arrays)
+        )
+        return self.specialize(self._shapes_of(arrays)).profile(*arrays, repeat=repeat)
+
 
 def _set_arg_type(arg, new_type: Attribute) -> None:
     from xdsl.rewriter import Rewriter
@@ -563,6 +584,31 @@ def _has_dynamic_inputs(func: FuncOp) -> bool:
 
 def _debug_default() -> bool:
     return os.environ.get("AICF_DEBUG", "") not in ("", "0")
+
+
+def arg_names_of(func: FuncOp) -> list[str]:
+    """The user's names of a (tensor-level) function's arguments, for messages."""
+    return [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
+
+
+def arg_specs(func: FuncOp, arg_names: Sequence[str]) -> tuple[list[ArgSpec], list[ArgSpec]]:
+    """The inputs and outputs of a loop-level entry (destination-passing: the trailing
+    `aicf.num_outputs` arguments are the outputs), named by `arg_names`."""
+    name = func.sym_name.data
+    nout_attr = func.attributes.get("aicf.num_outputs")
+    nout = nout_attr.value.data if nout_attr is not None else 0  # type: ignore[attr-defined]
+    specs = []
+    for i, arg in enumerate(func.args):
+        t = arg.type
+        if not isinstance(t, MemRefType):
+            raise CompileError(f"@{name}: argument #{i} is {t}, expected a memref after lowering")
+        shape = tuple(t.get_shape())
+        if any(d < 0 for d in shape):
+            raise CompileError(f"@{name}: argument #{i} has a dynamic shape ({t}); "
+                               "aicf needs static shapes")  # fmt: skip
+        label = arg_names[i] if i < len(func.args) - nout else f"result #{i - len(func.args) + nout}"
+        specs.append(ArgSpec(label, numpy_dtype(t.get_element_type()), shape, str(t)))
+    return specs[: len(specs) - nout], specs[len(specs) - nout :]
 
 
 def compile(src, *, target: str = "cpu", entry: str | None = None,
@@ -624,7 +670,7 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     debug = _debug_default() if debug is None else debug
     if cached is None and _has_dynamic_inputs(func):
         return SpecializingExecutable(module, func.sym_name.data, target, debug, fuse, force, kopts)
-    arg_names = [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
+    arg_names = arg_names_of(func)
     if tune is not None and target == "cuda":
         tune_pass(tune)  # a bad value fails here, before any work
     from aicf.math_precision import MATMUL_PRECISIONS, get_float32_matmul_precision
@@ -632,43 +678,30 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     precision = matmul_precision or get_float32_matmul_precision()
     if precision not in MATMUL_PRECISIONS:
         raise ArgumentError(f"matmul_precision must be one of {', '.join(MATMUL_PRECISIONS)}, got {precision!r}")
-    passes = pipeline_for(target, fuse, force, tensor_level=cached is None and _is_tensor_level(module),
+    passes = pipeline_for(target, fuse, force, tensor_level=cached is None and is_tensor_level(module),
                           tune=tune if tune is not None else (False if force else None),  # forced: as forced
                           matmul_precision=precision if precision != "highest" else "", kernels=kopts)
     from aicf.kernels import proposer as _proposer
 
     noted = len(_proposer.NOTES)
-    if cached is None:
-        run_pipeline(module, passes)
-        _log_schedules(module)
-    passes_done = time.perf_counter()
-    func = _select_entry(module, name)
-    nout_attr = func.attributes.get("aicf.num_outputs")
-    nout = nout_attr.value.data if nout_attr is not None else 0  # type: ignore[attr-defined]
-    specs = []
-    for i, arg in enumerate(func.args):
-        t = arg.type
-        if not isinstance(t, MemRefType):
-            raise CompileError(f"@{name}: argument #{i} is {t}, expected a memref after lowering")
-        shape = tuple(t.get_shape())
-        if any(d < 0 for d in shape):
-            raise CompileError(f"@{name}: argument #{i} has a dynamic shape ({t}); "
-                               "aicf needs static shapes")  # fmt: skip
-        label = arg_names[i] if i < len(func.args) - nout else f"result #{i - len(func.args) + nout}"
-        specs.append(ArgSpec(label, numpy_dtype(t.get_element_type()), shape, str(t)))
-    ins, outs = specs[: len(specs) - nout], specs[len(specs) - nout :]
-    if target == "cpu":
-        from aicf.backend.c.runtime import CpuModule, CpuProgram
-
+    with progress(f"compiling @{name} for {target}"):
         if cached is None:
-            cached = CpuModule(module)
-            if key is not None:
-                _CPU_MODULES[key] = cached
-        program = CpuProgram(cached, name)
-        source = program.source
-    else:
-        program, source = _compile_cuda(module, name)
-        program.debug = debug
+            run_pipeline(module, passes)
+            _log_schedules(module)
+        passes_done = time.perf_counter()
+        ins, outs = arg_specs(_select_entry(module, name), arg_names)
+        if target == "cpu":
+            from aicf.backend.c.runtime import CpuModule, CpuProgram
+
+            if cached is None:
+                cached = CpuModule(module)
+                if key is not None:
+                    _CPU_MODULES[key] = cached
+            program = CpuProgram(cached, name)
+            source = program.source
+        else:
+            program, source = _compile_cuda(module, name)
+            program.debug = debug
     exe = Executable(module, name, target, ins, outs, program, source, debug)
     exe.kernels = kopts
     exe.kernel_notes = _proposer.NOTES[noted:]

@@ -101,6 +101,12 @@ def _propose_kernels():
     return ProposeKernelsPass
 
 
+def _to_upstream():
+    from aicf.lowering.loop_to_upstream import LoopToUpstreamPass
+
+    return LoopToUpstreamPass
+
+
 def _swizzle_smem():
     from aicf.passes.gpu.swizzle_smem import SwizzleSmemPass
 
@@ -124,4 +130,5 @@ AICF_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "aicf-tune": _tune,
     "aicf-lower-external": _lower_external,
     "aicf-propose-kernels": _propose_kernels,
+    "aicf-to-upstream": _to_upstream,
 }

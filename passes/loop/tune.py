@@ -37,6 +37,7 @@ from xdsl.passes import ModulePass
 
 from aicf.dialects.loop import GroupOp, NestOp
 from aicf.dialects.schedule import SCHEDULE_ATTR, Schedule, schedule_of
+from aicf.progress import progress
 
 log = logging.getLogger("aicf.plan")  # tuning decides schedules, as the planner does
 
@@ -252,8 +253,10 @@ class TunePass(ModulePass):
             return
         target = resolve_gpu_target("gpu")
         tuner = Tuner(self.top, self.reps, self.min_flops)
-        for fn in [o for o in op.ops if isinstance(o, func.FuncOp)]:
-            for o in list(fn.walk()):
-                if isinstance(o, GroupOp) or (isinstance(o, NestOp) and not isinstance(o.parent_op(), GroupOp)):
-                    tuner.tune(fn, o, target)
+        work = [(fn, o) for fn in op.ops if isinstance(fn, func.FuncOp) for o in list(fn.walk())
+                if isinstance(o, GroupOp) or (isinstance(o, NestOp) and not isinstance(o.parent_op(), GroupOp))]
+        with progress("tuning nests and groups", total=len(work)) as shown:
+            for fn, o in work:
+                tuner.tune(fn, o, target)
+                shown.advance()
 
