@@ -35,7 +35,12 @@ C_DOC = (
     "failure. OpenMP may be used."
 )
 
-CUDA_HEADER = r"""#include <cstdint>
+# NVRTC finds no standard headers (no include path is given, as for our own kernels):
+# the fixed-width integers are spelt here, as glibc spells them on LP64 (a kernel that
+# includes <cstdint> where it can gets the same typedefs, which C++ allows twice)
+CUDA_HEADER = r"""typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long int64_t;
+typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t;
+typedef unsigned long uint64_t;
 /* aicf external kernel ABI (aicf/kernels/abi.py) */
 """
 

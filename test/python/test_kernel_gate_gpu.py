@@ -95,7 +95,8 @@ def test_bad_cuda_proposals_are_rejected(isolated, mode, stage):
     assert f"rejected by the gate ({stage})" in _line(exe.explain(), f"bcast_sum_{mode}")
     assert schedule_kinds(exe) != ["gpu.external"]
     v = _v()
-    np.testing.assert_allclose(exe(v).get(), ROWS * v.get().astype(np.float64), rtol=1e-5)
+    # the compiler's own kernel sums the ROWS copies in f32: n * eps is its error bound
+    np.testing.assert_allclose(exe(v).get(), ROWS * v.get().astype(np.float64), rtol=ROWS * 2.0**-24)
 
 
 SECOND_PROCESS = textwrap.dedent("""

@@ -66,7 +66,9 @@ CUDA_TEMPLATE = r"""extern "C" __global__ void bcast_sum(const float *v, float *
 
 CUDA_EXTRA = {
     "slower": ("", "if (j == 0) { long long t0 = clock64(); while (clock64() - t0 < 40000000LL) {} }"),
-    "hang": ("{ volatile int spin = 1; while (spin) {} }", ""),
+    # clock64 is a volatile read the compiler keeps (a volatile local's spin was not:
+    # the first H100 run admitted that kernel)
+    "hang": ("{ const long long t0 = clock64(); while (clock64() >= t0) {} }", ""),
     "oob": ("", "if (j < 8) y[y_n + j] = 0.0f;"),
     "crash": ("", "if (j == 0) *(volatile float *)0 = 1.0f;"),
 }

@@ -10,7 +10,7 @@ extern "C" __global__ void softmax_of_log(const float *x, float *y, int64_t n, i
   int bad = 0, positive = 0;
   for (int64_t j = threadIdx.x; j < c; j += blockDim.x) {
     const float v = x[r * xs0 + j * xs1];
-    bad |= !(v >= 0.0f) | (v == INFINITY);
+    bad |= !(v >= 0.0f) | (v == __int_as_float(0x7f800000));
     positive |= v > 0.0f;
     s += v;
   }
