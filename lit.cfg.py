@@ -15,3 +15,24 @@ config.environment["PATH"] = os.environ.get("PATH", "")
 for var in ("HOME", "PYTHONPATH", "AICF_CACHE_DIR", "CUDA_PATH"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+
+# Upstream MLIR 16 (Debian's mlir-16-tools): tests of aicf-to-upstream's output that
+# pipe it into mlir-opt-16 say `REQUIRES: mlir-16` and use %mlir-opt-16, with
+# %upstream-to-llvm the passes aicf.upstream.LLVM_LOWERING names.
+try:
+    from aicf.upstream import LLVM_LOWERING, UpstreamError, find_mlir_tools
+
+    _tools = find_mlir_tools()
+except UpstreamError as _why:
+    lit_config.note(f"tests that need MLIR 16 are skipped: {_why}")
+else:
+    config.available_features.add("mlir-16")
+    config.substitutions.append(("%mlir-opt-16", _tools.opt))
+    config.substitutions.append(("%mlir-cpu-runner-16", _tools.runner))
+    config.substitutions.append(("%mlir-c-runner-utils", _tools.runner_utils))
+    _libdir = os.path.dirname(_tools.runner_utils)
+    # printMemref*: libmlir_runner_utils, beside libmlir_c_runner_utils
+    _print = sorted(f for f in os.listdir(_libdir) if f.startswith("libmlir_runner_utils.so"))
+    if _print:
+        config.substitutions.append(("%mlir-runner-utils", os.path.join(_libdir, _print[0])))
+    config.substitutions.append(("%upstream-to-llvm", " ".join(LLVM_LOWERING)))

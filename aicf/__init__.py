@@ -37,6 +37,7 @@ __all__ = [
     "compile",
     "get_float32_matmul_precision",
     "jit",
+    "kernels",
     "ops",
     "profiler",
     "set_float32_matmul_precision",
@@ -53,8 +54,8 @@ def __getattr__(name: str):
         from aicf import frontend
 
         return getattr(frontend, name)
-    if name == "ops":
+    if name in ("ops", "kernels"):
         import importlib
 
-        return importlib.import_module("aicf.ops")
+        return importlib.import_module(f"aicf.{name}")
     raise AttributeError(f"module 'aicf' has no attribute {name!r}")

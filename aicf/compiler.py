@@ -35,6 +35,7 @@ from aicf.interop import as_array
 from aicf.logs import getLogger
 from aicf.lru import LruCache
 from aicf import program_cache
+from aicf.progress import progress
 from aicf.program_cache import LazyModule, module_of
 
 _compile_log = getLogger("compile")
@@ -47,12 +48,18 @@ TENSOR_PIPELINE: list[str] = [
     "canonicalize",  # our patterns and constant folding, through xDSL's driver
     "cse",
     "aicf-cleanup-reshapes",
+    "aicf-recognize-attention",
     "aicf-fuse",
     "aicf-lower-to-loops",
     "aicf-fold-view-copies",
 ]
 """Passes (names in aicf.registry.AICF_PASSES or xDSL's) from the tensor level to the
-loop level, in order. `compile(..., fuse=False)` leaves out aicf-fuse."""
+loop level, in order. `compile(..., fuse=False)` leaves out aicf-fuse; the cuda
+target runs DECOMPOSE_ATTENTION after aicf-recognize-attention."""
+
+DECOMPOSE_ATTENTION = "aicf-decompose-attention"
+"""The cuda target's attention until the GPU has a schedule of its own: batched
+matmul, softmax (one row group after aicf-fuse), batched matmul."""
 
 """Passes over the loop level for the cpu target (nests that keep an `aicf.schedule`
 are left alone, so a hand-written schedule is what runs)."""
@@ -83,7 +90,7 @@ class ArgSpec:
         return f"{what} of shape {self.shape}"
 
 
-def _is_tensor_level(module: ModuleOp) -> bool:
+def is_tensor_level(module: ModuleOp) -> bool:
     for op in module.walk():
         if op.name.startswith("aicf_tensor."):
             return True
@@ -135,10 +142,69 @@ def tune_pass(tune: bool | str | None) -> str | None:
     return "aicf-tune{min_flops=0}" if tune is True else "aicf-tune"
 
 
+@dataclass(frozen=True)
+class KernelOptions:
+    """External kernels for a compile (aicf/kernels/): `kernels` files to register, the
+    `proposer` command, the gate's time limit per kernel call, speedup bar and the
+    proposer's time limit (None: their defaults)."""
+
+    kernels: tuple[str, ...] = ()
+    proposer: str = ""
+    time_limit_s: float | None = None
+    min_speedup: float | None = None
+    proposer_timeout_s: float | None = None
+
+    def gate_options(self) -> str:
+        opts = ""
+        if self.time_limit_s is not None:
+            opts += f" gate_time_limit={float(self.time_limit_s)!r}"
+        if self.min_speedup is not None:
+            opts += f" min_speedup={float(self.min_speedup)!r}"
+        return opts
+
+    def plan_options(self) -> str:
+        files = f' kernels="{",".join(self.kernels)}"' if self.kernels else ""
+        return files + self.gate_options()
+
+    def propose_pass(self, target: str) -> str | None:
+        if not self.proposer:
+            return None
+        timeout = f" timeout={float(self.proposer_timeout_s)!r}" if self.proposer_timeout_s is not None else ""
+        side = "cpu" if target == "cpu" else "gpu"
+        return f'aicf-propose-kernels{{proposer="{self.proposer}" target={side}{timeout}{self.gate_options()}}}'
+
+
+def kernel_options(src, kernels, proposer: str | None, gate) -> KernelOptions:
+    """The compile's KernelOptions: `kernels` (a path or paths) plus a `NAME.kernels.json`
+    beside a `NAME.mlir` source; `proposer` (default: $AICF_PROPOSER); `gate`, a dict
+    of time_limit_s, min_speedup and proposer_timeout_s."""
+    paths = [] if kernels is None else [kernels] if isinstance(kernels, str | os.PathLike) else list(kernels)
+    if isinstance(src, os.PathLike) or (isinstance(src, str) and "\n" not in src and src.strip().endswith(".mlir")):
+        beside = Path(str(src).strip()).with_suffix(".kernels.json")
+        if beside.exists():
+            paths.append(beside)
+    files = tuple(str(Path(p).resolve()) for p in paths)
+    for f in files:
+        if any(c in f for c in '",{}'):
+            raise ArgumentError(f"kernels file path {f!r} has a character the pass options cannot carry")
+    if proposer is None:
+        proposer = os.environ.get("AICF_PROPOSER", "")
+    if '"' in proposer or "}" in proposer:
+        raise ArgumentError(f"the proposer command {proposer!r} may not contain '\"' or '}}' (put it in a script)")
+    gate = dict(gate or {})
+    unknown = set(gate) - {"time_limit_s", "min_speedup", "proposer_timeout_s"}
+    if unknown:
+        raise ArgumentError(f"gate takes time_limit_s, min_speedup and proposer_timeout_s, not {', '.join(sorted(unknown))}")
+    return KernelOptions(files, proposer.strip(), gate.get("time_limit_s"), gate.get("min_speedup"),
+                         gate.get("proposer_timeout_s"))
+
+
 def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tensor_level: bool = True,
-                 tune: bool | str | None = False, matmul_precision: str = "") -> list[str]:
+                 tune: bool | str | None = False, matmul_precision: str = "",
+                 kernels: KernelOptions | None = None) -> list[str]:  # fmt: skip
     """The passes `aicf.compile` runs for `target`, as aicf-opt's -p takes them
     (`Executable.pipeline`; `aicf-opt FILE -p "$(...)"` shows each stage)."""
+    kernels = kernels or KernelOptions()
     passes = []
     if tensor_level:
         for p in TENSOR_PIPELINE:
@@ -146,8 +212,12 @@ def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tens
                 if not fuse:
                     continue
                 p = f"aicf-fuse{{target={'cpu' if target == 'cpu' else 'gpu'}}}"
+            if p == "aicf-lower-to-loops" and kernels.propose_pass(target):
+                passes.append(kernels.propose_pass(target))
             passes.append(p)
-    tp = target_pipeline(target, force=force, matmul_precision=matmul_precision)
+            if p == "aicf-recognize-attention" and target == "cuda":
+                passes.append(DECOMPOSE_ATTENTION)
+    tp = target_pipeline(target, force=force, matmul_precision=matmul_precision, plan_options=kernels.plan_options())
     upto = next(i for i, p in enumerate(tp) if p.startswith("aicf-plan"))
     step = tune_pass(tune) if target == "cuda" else None
     if step and matmul_precision:
@@ -155,7 +225,8 @@ def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tens
     return passes + tp[: upto + 1] + ([step] if step else [])
 
 
-def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = (), matmul_precision: str = "") -> list[str]:
+def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = (), matmul_precision: str = "",
+                    plan_options: str = "") -> list[str]:  # fmt: skip
     """Passes from the loop level to what the target's backend takes: the planner
     (schedules on every nest and group), then for cuda the GPU lowering and the
     shared-memory layouts (cuda first groups matmuls with their elementwise
@@ -164,10 +235,11 @@ def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = (), ma
     opts = f' force="{",".join(force)}"' if force else ""
     if matmul_precision:
         opts += f" matmul_precision={matmul_precision}"
+    opts += plan_options
     if target == "cpu":
         return [f"aicf-plan{{target=cpu{opts}}}"]
-    return ["aicf-fuse-epilogue", f"aicf-plan{{target={gpu}{opts}}}", f"aicf-lower-to-gpu{{target={gpu}}}",
-            "aicf-swizzle-smem"]
+    return ["aicf-fuse-epilogue", f"aicf-plan{{target={gpu}{opts}}}", "aicf-lower-external",
+            f"aicf-lower-to-gpu{{target={gpu}}}", "aicf-swizzle-smem"]
 
 
 def run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
@@ -276,6 +348,8 @@ class Executable:
         self.debug = debug
         self._program = program
         self.pipeline: list[str] = []  # the passes aicf.compile ran, as aicf-opt's -p takes them
+        self.kernels = KernelOptions()  # external kernels this compile considered (aicf/kernels/)
+        self.kernel_notes: list[str] = []  # what went wrong with the proposer, if anything
 
     @property
     def module(self) -> ModuleOp:
@@ -292,13 +366,28 @@ class Executable:
         """Why the program runs as it does: the passes run, then per nest and group the
         planner's candidates for this target (generated and library kernels), the
         guards that failed and why, their predicted times, and the schedule taken;
-        then each kernel (cuda) or loop nest (cpu) as built. Fusion decisions:
-        `aicf-opt -p 'aicf-fuse{explain=true}'`."""
+        then each kernel (cuda) or loop nest (cpu) as built. Attention: each
+        softmax(..) @ V aicf-recognize-attention made one op, and each it did not,
+        with why. External kernels (aicf/kernels/) show among the candidates, admitted
+        or rejected by the gate with its reason; a failing proposer is noted. Fusion
+        decisions: `aicf-opt -p 'aicf-fuse{explain=true}'`."""
+        from xdsl.dialects.builtin import ArrayAttr
+
+        from aicf.kernels.gate import GateConfig
+        from aicf.kernels.planning import Options
         from aicf.passes.loop.plan import explain_module
         from aicf.target import resolve_target
 
+        k = self.kernels
+        config = GateConfig(**{f: v for f, v in (("time_limit_s", k.time_limit_s), ("min_speedup", k.min_speedup))
+                               if v is not None})
         lines = [repr(self), "pipeline: " + ",".join(self.pipeline)]
-        lines.append(explain_module(self.module, resolve_target("cpu" if self.target == "cpu" else "gpu"), top))
+        notes = self.module.attributes.get("aicf.attention")
+        if isinstance(notes, ArrayAttr):
+            lines += ["attention:", *(f"  {n.data}" for n in notes)]  # type: ignore[attr-defined]
+        lines += [f"external kernels: {n}" for n in self.kernel_notes]
+        lines.append(explain_module(self.module, resolve_target("cpu" if self.target == "cpu" else "gpu"), top,
+                                    Options(config=config)))
         if self.target == "cuda":
             from aicf.backend.cuda.emit import kernels_of
 
@@ -358,9 +447,15 @@ class Executable:
         return checked
 
     def __call__(self, *arrays):
-        arrays = self.check_arguments(arrays)
         if self.target == "cuda":
-            return self._program(*arrays)
+            plan = self._program._plan
+            if plan and len(arrays) == len(self.inputs) and all(type(a) is plan[3] for a in arrays):
+                # CuPy arrays: the program's launch plan checks dtype, shape and layout
+                # itself and sends anything else through its general path, which says
+                # what is wrong (the lean call path: no per-call message building here)
+                return self._program(*arrays)
+            return self._program(*self.check_arguments(arrays))
+        arrays = self.check_arguments(arrays)
         outs = []
         for spec in self.outputs:
             o = np.empty(spec.shape, spec.dtype)
@@ -379,6 +474,21 @@ class Executable:
         self._program.run(arrays, outs)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
+    def profile(self, *arrays, repeat: int = 1):
+        """Run the program `repeat` times under `aicf.profiler()` and return the
+        Profiler: a record per kernel launch (cuda) or per loop nest (cpu: each step of
+        the C function) per call, with its time, bytes and FLOPs. One call before, not
+        recorded, builds the profiled code and warms caches. `.table()`,
+        `.to_chrome_trace(path)` and `.roofline(path)` report it."""
+        from aicf.profiling import profiler
+
+        with profiler():
+            self(*arrays)
+        with profiler() as prof:
+            for _ in range(repeat):
+                self(*arrays)
+        return prof
+
 
 class SpecializingExecutable:
     """The executable of an entry function with dynamic extents (`tensor<?x...>`).
@@ -393,18 +503,17 @@ class SpecializingExecutable:
     """
 
     def __init__(self, module: ModuleOp, entry: str, target: str, debug: bool, fuse: bool,
-                 force: tuple[str, ...] = ()):  # fmt: skip
+                 force: tuple[str, ...] = (), kernels: KernelOptions | None = None):  # fmt: skip
         self.module = module
         self.fuse = fuse
         self.force = force
+        self.kernels = kernels or KernelOptions()
         self.entry = entry
         self.target = target
         self.debug = debug
         func = _select_entry(module, entry)
         self._arg_types = [a.type for a in func.args]
-        self._arg_names = [
-            a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)
-        ]
+        self._arg_names = arg_names_of(func)
         self.specializations: LruCache = LruCache()  # shapes -> Executable
 
     def __repr__(self) -> str:
@@ -448,9 +557,12 @@ class SpecializingExecutable:
                 if isinstance(arg.type, TensorType):
                     _set_arg_type(arg, TensorType(arg.type.get_element_type(), list(shape)))
             func.update_function_type()
+            k = self.kernels
+            gate = {f: v for f, v in (("time_limit_s", k.time_limit_s), ("min_speedup", k.min_speedup),
+                                      ("proposer_timeout_s", k.proposer_timeout_s)) if v is not None}
             exe = compile(
                 module, target=self.target, entry=self.entry, debug=self.debug, fuse=self.fuse,
-                force=self.force,
+                force=self.force, kernels=k.kernels, proposer=k.proposer, gate=gate,
             )
             self.specializations[key] = exe
         return exe
@@ -460,6 +572,13 @@ class SpecializingExecutable:
             as_array(a, self.target, f"argument #{i} of @{self.entry}") for i, a in enumerate(arrays)
         )
         return self.specialize(self._shapes_of(arrays))(*arrays)
+
+    def profile(self, *arrays, repeat: int = 1):
+        """Executable.profile of the specialisation for these arguments' shapes."""
+        arrays = tuple(
+            as_array(a, self.target, f"argument #{i} of @{self.entry}") for i, a in enumerate(arrays)
+        )
+        return self.specialize(self._shapes_of(arrays)).profile(*arrays, repeat=repeat)
 
 
 def _set_arg_type(arg, new_type: Attribute) -> None:
@@ -481,9 +600,35 @@ def _debug_default() -> bool:
     return os.environ.get("AICF_DEBUG", "") not in ("", "0")
 
 
+def arg_names_of(func: FuncOp) -> list[str]:
+    """The user's names of a (tensor-level) function's arguments, for messages."""
+    return [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
+
+
+def arg_specs(func: FuncOp, arg_names: Sequence[str]) -> tuple[list[ArgSpec], list[ArgSpec]]:
+    """The inputs and outputs of a loop-level entry (destination-passing: the trailing
+    `aicf.num_outputs` arguments are the outputs), named by `arg_names`."""
+    name = func.sym_name.data
+    nout_attr = func.attributes.get("aicf.num_outputs")
+    nout = nout_attr.value.data if nout_attr is not None else 0  # type: ignore[attr-defined]
+    specs = []
+    for i, arg in enumerate(func.args):
+        t = arg.type
+        if not isinstance(t, MemRefType):
+            raise CompileError(f"@{name}: argument #{i} is {t}, expected a memref after lowering")
+        shape = tuple(t.get_shape())
+        if any(d < 0 for d in shape):
+            raise CompileError(f"@{name}: argument #{i} has a dynamic shape ({t}); "
+                               "aicf needs static shapes")  # fmt: skip
+        label = arg_names[i] if i < len(func.args) - nout else f"result #{i - len(func.args) + nout}"
+        specs.append(ArgSpec(label, numpy_dtype(t.get_element_type()), shape, str(t)))
+    return specs[: len(specs) - nout], specs[len(specs) - nout :]
+
+
 def compile(src, *, target: str = "cpu", entry: str | None = None,
             debug: bool | None = None, fuse: bool = True, force: str | Sequence[str] = (),
             tune: bool | str | None = None, matmul_precision: str | None = None,
+            kernels=None, proposer: str | None = None, gate: dict | None = None,
             ) -> Executable | SpecializingExecutable:  # fmt: skip
     """Compile a tensor program for `target` ("cpu" or "cuda").
 
@@ -503,6 +648,14 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     for the cost model's pick only (fast compiles).
     `matmul_precision`: "highest" (f32 matmuls in f32) or "high" (TF32 allowed on the
     tensor cores); default: `aicf.set_float32_matmul_precision`'s, "highest".
+    External kernels (aicf/kernels/): `kernels` names `*.kernels.json` files to register
+    (a `NAME.kernels.json` beside a `NAME.mlir` source is read too; kernels registered
+    with `aicf.kernels.register` always take part); `proposer` is a command asked for
+    kernels per subgraph (default: $AICF_PROPOSER); every such kernel runs only if the
+    gate admits it (correct on its test cases and faster than the compiler's own);
+    `gate` sets the gate's `time_limit_s` per kernel call, `min_speedup`, and
+    `proposer_timeout_s`. Forcing "cpu.external" / "gpu.external" takes a correct one
+    even when slower.
     """
     if isinstance(force, str):
         force = (force,)
@@ -511,9 +664,13 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     force = tuple(k for f in force for k in f.split(",") if k)
     if target not in TARGETS:
         raise CompileError(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")
+    kopts = kernel_options(src, kernels, proposer, gate)
+    from aicf.kernels import registry
+
     key = None
     if isinstance(src, str) and target == "cpu":
-        key = (src, fuse, force) if "\n" in src or not src.strip().endswith(".mlir") else None
+        key = ((src, fuse, force, kopts, registry.GENERATION[0])
+               if "\n" in src or not src.strip().endswith(".mlir") else None)
     start = time.perf_counter()
     cached = _CPU_MODULES.get(key) if key is not None else None
     if key is not None:
@@ -527,7 +684,9 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     if precision not in MATMUL_PRECISIONS:
         raise ArgumentError(f"matmul_precision must be one of {', '.join(MATMUL_PRECISIONS)}, got {precision!r}")
     pkey = None
-    if cached is None and program_cache.enabled():
+    # external kernels (files, a proposer, registered ones) make the result depend on
+    # more than the program text: such compiles are not kept
+    if cached is None and program_cache.enabled() and kopts == KernelOptions() and not registry.registered():
         text = _program_text(src)
         if text is not None:
             tuning = (tune if tune is not None else os.environ.get("AICF_TUNE", "auto")) if target == "cuda" else None
@@ -536,6 +695,7 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
             record = program_cache.lookup(pkey)
             if record is not None:
                 exe = _from_record(record, target, debug)
+                exe.kernels = kopts
                 _compile_log.info("@%s for %s: %.1f ms (from the program cache)", exe.entry, target,
                                   (time.perf_counter() - start) * 1e3)
                 return exe
@@ -546,43 +706,35 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     func = _select_entry(module, entry)
     name = func.sym_name.data
     if cached is None and _has_dynamic_inputs(func):
-        return SpecializingExecutable(module, func.sym_name.data, target, debug, fuse, force)
-    arg_names = [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
-    passes = pipeline_for(target, fuse, force, tensor_level=cached is None and _is_tensor_level(module),
+        return SpecializingExecutable(module, func.sym_name.data, target, debug, fuse, force, kopts)
+    arg_names = arg_names_of(func)
+    passes = pipeline_for(target, fuse, force, tensor_level=cached is None and is_tensor_level(module),
                           tune=tune if tune is not None else (False if force else None),  # forced: as forced
-                          matmul_precision=precision if precision != "highest" else "")
-    if cached is None:
-        run_pipeline(module, passes)
-        _log_schedules(module)
-    passes_done = time.perf_counter()
-    func = _select_entry(module, name)
-    nout_attr = func.attributes.get("aicf.num_outputs")
-    nout = nout_attr.value.data if nout_attr is not None else 0  # type: ignore[attr-defined]
-    specs = []
-    for i, arg in enumerate(func.args):
-        t = arg.type
-        if not isinstance(t, MemRefType):
-            raise CompileError(f"@{name}: argument #{i} is {t}, expected a memref after lowering")
-        shape = tuple(t.get_shape())
-        if any(d < 0 for d in shape):
-            raise CompileError(f"@{name}: argument #{i} has a dynamic shape ({t}); "
-                               "aicf needs static shapes")  # fmt: skip
-        label = arg_names[i] if i < len(func.args) - nout else f"result #{i - len(func.args) + nout}"
-        specs.append(ArgSpec(label, numpy_dtype(t.get_element_type()), shape, str(t)))
-    ins, outs = specs[: len(specs) - nout], specs[len(specs) - nout :]
-    if target == "cpu":
-        from aicf.backend.c.runtime import CpuModule, CpuProgram
+                          matmul_precision=precision if precision != "highest" else "", kernels=kopts)
+    from aicf.kernels import proposer as _proposer
 
+    noted = len(_proposer.NOTES)
+    with progress(f"compiling @{name} for {target}"):
         if cached is None:
-            cached = CpuModule(module)
-            if key is not None:
-                _CPU_MODULES[key] = cached
-        program = CpuProgram(cached, name)
-        source = program.source
-    else:
-        program, source = _compile_cuda(module, name)
-        program.debug = debug
+            run_pipeline(module, passes)
+            _log_schedules(module)
+        passes_done = time.perf_counter()
+        ins, outs = arg_specs(_select_entry(module, name), arg_names)
+        if target == "cpu":
+            from aicf.backend.c.runtime import CpuModule, CpuProgram
+
+            if cached is None:
+                cached = CpuModule(module)
+                if key is not None:
+                    _CPU_MODULES[key] = cached
+            program = CpuProgram(cached, name)
+            source = program.source
+        else:
+            program, source = _compile_cuda(module, name)
+            program.debug = debug
     exe = Executable(module, name, target, ins, outs, program, source, debug)
+    exe.kernels = kopts
+    exe.kernel_notes = _proposer.NOTES[noted:]
     if target == "cuda":  # what CudaProgram runs after the planner
         tp = target_pipeline("cuda")
         exe.pipeline = passes + tp[next(i for i, p in enumerate(tp) if p.startswith("aicf-plan")) + 1:]

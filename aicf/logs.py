@@ -4,6 +4,8 @@ Components (each the logger `aicf.<name>`):
     compile   what aicf.compile and aicf.jit did and how long each phase took
     passes    each pass run by aicf.compile and its time (+passes: the IR after each)
     fusion    each group aicf-fuse formed, with its cost fused and unfused
+    attention each attention aicf-recognize-attention formed, and each near miss with
+              why it was not matched
     plan      the schedule taken for each loop nest and group
     cache     disk-cache hits, misses, stores and evictions; compiled-program and jit
               specialisation hits (+cache) and misses
@@ -24,7 +26,7 @@ import os
 import sys
 import warnings
 
-COMPONENTS = ("compile", "passes", "fusion", "plan", "cache")
+COMPONENTS = ("compile", "passes", "fusion", "attention", "plan", "cache")
 ROOT = "aicf"
 
 _handler: logging.Handler | None = None

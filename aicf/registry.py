@@ -23,6 +23,18 @@ def _fuse():
     return FusePass
 
 
+def _recognize_attention():
+    from aicf.passes.tensor.recognize_attention import RecognizeAttentionPass
+
+    return RecognizeAttentionPass
+
+
+def _decompose_attention():
+    from aicf.passes.tensor.decompose_attention import DecomposeAttentionPass
+
+    return DecomposeAttentionPass
+
+
 def _lower_to_loops():
     from aicf.lowering.tensor_to_loop import LowerToLoopsPass
 
@@ -77,6 +89,24 @@ def _tile():
     return TilePass
 
 
+def _lower_external():
+    from aicf.lowering.gpu_schedules.external import LowerExternalPass
+
+    return LowerExternalPass
+
+
+def _propose_kernels():
+    from aicf.kernels.proposer import ProposeKernelsPass
+
+    return ProposeKernelsPass
+
+
+def _to_upstream():
+    from aicf.lowering.loop_to_upstream import LoopToUpstreamPass
+
+    return LoopToUpstreamPass
+
+
 def _swizzle_smem():
     from aicf.passes.gpu.swizzle_smem import SwizzleSmemPass
 
@@ -93,7 +123,12 @@ AICF_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "aicf-cleanup-reshapes": _cleanup_reshapes,
     "aicf-lower-to-gpu": _lower_to_gpu,
     "aicf-fuse": _fuse,
+    "aicf-recognize-attention": _recognize_attention,
+    "aicf-decompose-attention": _decompose_attention,
     "aicf-fold-view-copies": _fold_view_copies,
     "aicf-fuse-epilogue": _fuse_epilogue,
     "aicf-tune": _tune,
+    "aicf-lower-external": _lower_external,
+    "aicf-propose-kernels": _propose_kernels,
+    "aicf-to-upstream": _to_upstream,
 }

@@ -205,8 +205,14 @@ class CpuTarget:
     which dominates for tiny matrices."""
     parallel_region_s: float
     """Fork and join of one OpenMP parallel loop over all cores."""
+    attention_flops_per_core: float
+    """FLOP/s of one core in the C emitter's tiled attention (cpu.attention; both
+    products' multiply-adds counted as 2 flops)."""
 
     kind: str = "cpu"
+    slice_stack_bytes: int = 1 << 14
+    """The most stack a per-slice row group's local buffers may take in one thread (the
+    slice's values stay in L1 and well inside any thread's stack)."""
 
     @property
     def dgemm_flops_per_core(self) -> float:
@@ -242,6 +248,9 @@ _MEASURED_NAIVE_MATMUL_FLOPS_PER_CORE = 0.85e9
 _MEASURED_MEM_BYTES_PER_S = 24.6e9
 _MEASURED_BLAS_CALL_S = 0.1e-6
 _MEASURED_PARALLEL_REGION_S = 2e-6
+# the emitted cpu.attention, f32, head dim 64, sequence 1024, one thread (bench/NOTES.md,
+# "CPU attention")
+_MEASURED_ATTENTION_FLOPS_PER_CORE = 50e9
 
 
 def _cpuinfo() -> dict[str, str]:
@@ -321,6 +330,7 @@ def host_cpu() -> CpuTarget:
         mem_bytes_per_s=_MEASURED_MEM_BYTES_PER_S,
         blas_call_s=_MEASURED_BLAS_CALL_S,
         parallel_region_s=_MEASURED_PARALLEL_REGION_S,
+        attention_flops_per_core=_MEASURED_ATTENTION_FLOPS_PER_CORE,
     )
 
 

@@ -98,11 +98,11 @@ def _softmax_case(m: int, n: int, dt: str = "f32") -> tuple[str, str, list]:
             f"  func.return %y : {t}\n}}", [((m, n), dt)])
 
 
-def _matmul_case(m: int, k: int, n: int) -> tuple[str, str, list]:
-    return (f"matmul {m}x{k}x{n} f32",
-            f"func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{\n"
-            f"  %c = aicf_tensor.matmul %a, %b : (tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32>\n"
-            f"  func.return %c : tensor<{m}x{n}xf32>\n}}", [((m, k), "f32"), ((k, n), "f32")])
+def _matmul_case(m: int, k: int, n: int, dt: str = "f32") -> tuple[str, str, list]:
+    return (f"matmul {m}x{k}x{n} {dt}",
+            f"func.func @main(%a: tensor<{m}x{k}x{dt}>, %b: tensor<{k}x{n}x{dt}>) -> tensor<{m}x{n}x{dt}> {{\n"
+            f"  %c = aicf_tensor.matmul %a, %b : (tensor<{m}x{k}x{dt}>, tensor<{k}x{n}x{dt}>) -> tensor<{m}x{n}x{dt}>\n"
+            f"  func.return %c : tensor<{m}x{n}x{dt}>\n}}", [((m, k), dt), ((k, n), dt)])
 
 
 CASES += [
@@ -111,6 +111,7 @@ CASES += [
     _softmax_case(4096, 1000), _softmax_case(8192, 8192),
     _softmax_case(4096, 1000, "f16"), _softmax_case(32768, 512, "f16"),
     _matmul_case(1024, 1024, 1024), _matmul_case(4096, 4096, 4096),
+    _matmul_case(1, 4096, 4096), _matmul_case(1, 4096, 4096, "f16"),  # GEMV
 ]
 
 

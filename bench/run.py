@@ -342,6 +342,7 @@ def fused_rows(args, rows, row, rng, reps, have_torch, torch, copy_ms, copy_gbps
         refs["torch"] = bench(lambda: torch.relu(tt[0] @ tt[1] + tt[2]) @ tt[3] + tt[4], reps)
     flops = 2 * 512 * 1024 * 2048 + 2 * 512 * 2048 * 1024
     row("aicf.jit MLP relu(x@W1+b1)@W2+b2 512x1024x2048x1024 f32", ours, refs, flops=flops,
+        min_bytes=sum(d.nbytes for d in dev) + 512 * 1024 * 4,
         check={"kernels": nk, "kernel_names": names, "rel_err": err},
         target={"text": "matches NumPy float64 (rel err < 1e-4)", "met": bool(err < 1e-4)})
 
@@ -393,8 +394,9 @@ def main(argv=None) -> int:
     rows: list[dict] = []
     reps = args.reps
 
-    def row(case, ours_ms, refs: dict, nbytes=None, flops=None, check=None, target=None):
-        r = {"case": case, "aicf_ms": ours_ms, "refs_ms": refs, "check": check, "target": target}
+    def row(case, ours_ms, refs: dict, nbytes=None, flops=None, check=None, target=None, min_bytes=None):
+        r = {"case": case, "aicf_ms": ours_ms, "refs_ms": refs, "check": check, "target": target,
+             "nbytes": nbytes or min_bytes, "flops": flops}  # the roofline's (min_bytes: plot only)
         if nbytes:
             r["aicf_GBps"] = nbytes / (ours_ms * 1e-3) / 1e9
         if flops:
@@ -544,7 +546,7 @@ def main(argv=None) -> int:
                 text, met = ">= 0.9x cupy.matmul, rel err < 1e-4", refs["cupy_matmul_cublas"] / ours >= 0.9 and err < 1e-4
             else:
                 text, met = "rel err < 1e-4 (what the model picks)", err < 1e-4
-            row(f"matmul 4096^3 f32 {label}", ours, refs, flops=flops,
+            row(f"matmul 4096^3 f32 {label}", ours, refs, flops=flops, min_bytes=4 * (M * K + K * N + M * N),
                 check={"rel_err": err, "schedule": [s[1] for s in sched][:2] or ["cublas.gemm (library)"]},
                 target={"text": text, "met": bool(met)})
             del c
@@ -580,7 +582,23 @@ def main(argv=None) -> int:
         d.mkdir(parents=True, exist_ok=True)
         (d / f"{DATE}-{slug}.md").write_text(md)
         (d / f"{DATE}-{slug}.json").write_text(json.dumps(data, indent=1))
+        write_roofline(rows, d / f"{DATE}-{slug}-roofline.png")
     return 0
+
+
+def write_roofline(rows: list[dict], path: Path) -> None:
+    """The achieved FLOP/s and bandwidth of every case against this GPU's roofs
+    (aicf.profiling's roofline; needs matplotlib, the `plot` extra)."""
+    from aicf.profiling import LaunchRecord, Profiler
+    from aicf.target import resolve_target
+
+    prof = Profiler([LaunchRecord(r["case"], (), (), 0, r.get("nbytes") or 0, r.get("flops") or 0,
+                                  ms=r["aicf_ms"], target="cuda") for r in rows])  # fmt: skip
+    try:
+        prof.roofline(path, resolve_target("gpu"))
+        print(f"roofline: {path}", flush=True)
+    except ImportError as e:
+        print(f"no roofline plot: {e}", flush=True)
 
 
 if __name__ == "__main__":

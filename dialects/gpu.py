@@ -1223,7 +1223,30 @@ def _verify_cub_reduce(op: LibraryCallOp, p: dict[str, Attribute]) -> None:
         raise VerifyException("cub.reduce writes a dense row-major output")
 
 
-LIBRARY_ROUTINES = {"cublas.gemm": _verify_cublas_gemm, "cub.reduce": _verify_cub_reduce}
+def _verify_external(op: LibraryCallOp, p: dict[str, Attribute]) -> None:
+    """An admitted external kernel (aicf/kernels/): `key` names it, `args` (a permutation
+    of the operands, inputs then outputs) gives its argument order, `grid` and `block`
+    (3 dims each), `smem` and `workspace` bytes its launch, `layout` what it takes."""
+    if not isinstance(p.get("key"), StringAttr):
+        raise VerifyException("param 'key' must name the kernel (a string)")
+    layout = p.get("layout")
+    if not isinstance(layout, StringAttr) or layout.data not in ("contiguous", "strided"):
+        raise VerifyException('param \'layout\' must be "contiguous" or "strided"')
+    n = len(op.inputs) + len(op.outputs)
+    for key, length in (("args", n), ("grid", 3), ("block", 3)):
+        a = p.get(key)
+        vals = list(a.get_values()) if isinstance(a, DenseArrayBase) else None
+        if vals is None or len(vals) != length or any(v < 0 for v in vals):
+            raise VerifyException(f"param '{key}' must be an array of {length} non-negative integers")
+        if key == "args" and sorted(vals) != list(range(n)):
+            raise VerifyException(f"param 'args' must be a permutation of the {n} operands, got {vals}")
+    for key in ("smem", "workspace"):
+        if _param(p, key) < 0:
+            raise VerifyException(f"param '{key}' must be a non-negative integer")
+
+
+LIBRARY_ROUTINES = {"cublas.gemm": _verify_cublas_gemm, "cub.reduce": _verify_cub_reduce,
+                    "external": _verify_external}
 
 
 @irdl_op_definition

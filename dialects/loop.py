@@ -44,10 +44,13 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
     DenseArrayBase,
+    Float64Type,
+    FloatAttr,
     IntegerAttr,
     IntegerType,
     MemRefType,
     StringAttr,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
@@ -57,6 +60,7 @@ from xdsl.irdl import (
     AttrSizedOperandSegments,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     prop_def,
     region_def,
     traits_def,
@@ -77,6 +81,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from aicf.dialects.affine_intervals import DivisionByZero, expr_range
+from aicf.dialects.tensor import AttentionProperties
 
 
 class Iterator(str, Enum):
@@ -494,6 +499,41 @@ class GroupOp(IRDLOperation):
     def nests(self) -> tuple[NestOp, ...]:
         return tuple(op for op in self.body.block.ops if isinstance(op, NestOp))
 
+    def slice_locals(self) -> dict[SSAValue, set[int]] | str:
+        """The group-local buffers and, for each, the positions its shared dims index,
+        when the group can run one slice of its shared dims at a time (each slice
+        running every member, its group-local values private to the slice); else why it
+        cannot:
+        - a member that, with the shared dims fixed, still has a parallel dim inside a
+          reduced dim (it accumulates into a whole buffer);
+        - a group-local buffer used after the group."""
+        from xdsl.dialects import memref
+        from xdsl.ir.affine import AffineDimExpr
+
+        k = len(self.shared_extents)
+        if k == 0:
+            return "no shared dims"
+        for nest in self.nests:
+            red = nest.reduction_dims
+            if red and any(d not in red for d in range(red[0], len(nest.extents))):
+                return f"{nest.name} has a parallel dim inside a reduced one"
+        inside = set(self.body.block.ops)
+        out: dict[SSAValue, set[int]] = {}
+        for op in self.body.block.ops:
+            if not isinstance(op, memref.AllocOp):
+                continue
+            v = op.memref
+            if any(u.operation not in inside for u in v.uses):
+                return "a group-local buffer is used after the group"
+            sliced: set[int] = set()
+            for nest in self.nests:
+                for operand, m in zip((*nest.inputs, *nest.outputs), nest.maps):
+                    if operand is v:
+                        sliced |= {p for p, e in enumerate(m.results)
+                                   if isinstance(e, AffineDimExpr) and e.position < k}
+            out[v] = sliced
+        return out
+
     def verify_(self) -> None:
         from xdsl.dialects import memref
         from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
@@ -600,6 +640,30 @@ class GroupOp(IRDLOperation):
         return op
 
 
+def print_ins_outs(printer: Printer, inputs: Sequence[SSAValue], output: SSAValue) -> None:
+    """` ins(%a, %b : type, type) outs(%o : type)` (gather, attention)."""
+    for word, values in (("ins", inputs), ("outs", (output,))):
+        printer.print_string(f" {word}(")
+        printer.print_list(values, printer.print_ssa_value)
+        printer.print_string(" : ")
+        printer.print_list([v.type for v in values], printer.print_attribute)
+        printer.print_string(")")
+
+
+def parse_operand_group(parser: Parser, keyword: str, counts: tuple[int, ...]) -> list[SSAValue]:
+    """`keyword(%a, %b : type, type)` with one of `counts` operands."""
+    pos = parser.pos
+    parser.parse_keyword(keyword)
+    parser.parse_punctuation("(")
+    names = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
+    parser.parse_punctuation(":")
+    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+    parser.parse_punctuation(")")
+    if len(names) not in counts or len(types) != len(names):
+        parser.raise_error(f"expected {' or '.join(map(str, counts))} operand(s) with their types", pos, parser.pos)
+    return [parser.resolve_operand(a, t) for a, t in zip(names, types)]
+
+
 class GatherMemoryEffect(MemoryEffect):
     """Reads the source and the indices, writes the output (it has no results:
     without these, dce would delete it)."""
@@ -673,15 +737,8 @@ class GatherOp(IRDLOperation):
             )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" axis = {self.axis_value} ins(")
-        printer.print_list((self.source, self.indices), printer.print_ssa_value)
-        printer.print_string(" : ")
-        printer.print_list((self.source.type, self.indices.type), printer.print_attribute)
-        printer.print_string(") outs(")
-        printer.print_ssa_value(self.output)
-        printer.print_string(" : ")
-        printer.print_attribute(self.output.type)
-        printer.print_string(")")
+        printer.print_string(f" axis = {self.axis_value}")
+        print_ins_outs(printer, (self.source, self.indices), self.output)
         printer.print_op_attributes(self.attributes)
 
     @classmethod
@@ -690,24 +747,120 @@ class GatherOp(IRDLOperation):
         parser.parse_punctuation("=")
         axis = parser.parse_integer(False)
 
-        def group(n: int) -> list[SSAValue]:
-            pos = parser.pos
-            parser.parse_punctuation("(")
-            names = parser.parse_comma_separated_list(
-                Parser.Delimiter.NONE, parser.parse_unresolved_operand
-            )
-            parser.parse_punctuation(":")
-            types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-            parser.parse_punctuation(")")
-            if len(names) != n or len(types) != n:
-                parser.raise_error(f"expected {n} operand(s) with their types", pos, parser.pos)
-            return [parser.resolve_operand(a, t) for a, t in zip(names, types)]
-
-        parser.parse_keyword("ins")
-        source, indices = group(2)
-        parser.parse_keyword("outs")
-        (output,) = group(1)
+        source, indices = parse_operand_group(parser, "ins", (2,))
+        (output,) = parse_operand_group(parser, "outs", (1,))
         op = cls(source, indices, output, axis)
+        op.attributes.update(parser.parse_optional_attr_dict())
+        return op
+
+
+class AttentionMemoryEffect(MemoryEffect):
+    """Reads Q, K, V and the mask, writes the output."""
+
+    @classmethod
+    def get_effects(cls, op: Operation):
+        a = cast(AttentionOp, op)
+        return {
+            *(EffectInstance(MemoryEffectKind.READ, v) for v in a.inputs),
+            EffectInstance(MemoryEffectKind.WRITE, a.output),
+        }
+
+
+@irdl_op_definition
+class AttentionOp(AttentionProperties, IRDLOperation):
+    """`aicf_tensor.attention` over buffers (the same semantics: see its entry), written
+    into `output`. Not a nest: its softmax runs over a reduction (the keys) of a
+    reduction (the head dim), which a nest's one combiner per output cannot state.
+    Run per its `aicf.schedule` (aicf-plan): `cpu.attention` on the cpu target, tiles
+    of queries against tiles of keys with an online softmax, so the seq x seq scores
+    never exist as a buffer.
+
+    `aicf_loop.attention scale = 0.125 causal ins(%q, %k, %v : memref<8x64xf32>, memref<8x64xf32>, memref<8x64xf32>) outs(%o : memref<8x64xf32>)`
+    """
+
+    name = "aicf_loop.attention"
+
+    q = operand_def(MemRefType)
+    k = operand_def(MemRefType)
+    v = operand_def(MemRefType)
+    mask = opt_operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    traits = traits_def(AttentionMemoryEffect())
+
+    def __init__(self, inputs: Sequence[SSAValue], output: SSAValue, properties: dict[str, Attribute]):
+        q, k, v, *mask = inputs
+        super().__init__(operands=[q, k, v, mask, output], properties=dict(properties))
+
+    @property
+    def inputs(self) -> tuple[SSAValue, ...]:
+        return (self.q, self.k, self.v) + (() if self.mask is None else (self.mask,))
+
+    def logical_shapes(self) -> tuple[tuple[int, ...], ...]:
+        """Q [batch..., Sq, D], K [batch..., Sk, D] and V [batch..., Sk, Dv] as read."""
+        from aicf.dialects.shape_rules import transpose_shape
+
+        out = []
+        for x, perm in zip((self.q, self.k, self.v), self.perms()):
+            shape = tuple(x.type.get_shape())  # type: ignore[union-attr]
+            out.append(shape if perm is None else transpose_shape(shape, perm))
+        return tuple(out)
+
+    def verify_(self) -> None:
+        from aicf.dialects.schedule import verify_schedule
+        from aicf.dialects.shape_rules import ShapeError, attention_shape, fmt
+
+        verify_schedule(self, "attention")
+        elts = {x.type.get_element_type() for x in (self.q, self.k, self.v, self.output)}  # type: ignore[union-attr]
+        if len(elts) != 1 or not isinstance(next(iter(elts)), AnyFloat):
+            raise VerifyException(
+                f"Q, K, V and the output must share one float element type, got "
+                f"{', '.join(str(x.type.get_element_type()) for x in (self.q, self.k, self.v, self.output))}"  # type: ignore[union-attr]
+            )
+        if self.mask is not None:
+            m = self.mask.type.get_element_type()  # type: ignore[union-attr]
+            if not (isinstance(m, AnyFloat) or m == IntegerType(1)):
+                raise VerifyException(f"the mask must be i1 or float, got {m}")
+        if (why := self.verify_scale()) is not None:
+            raise VerifyException(why)
+        shape = lambda x: tuple(x.type.get_shape())  # noqa: E731
+        try:
+            want = attention_shape(shape(self.q), shape(self.k), shape(self.v),
+                                   None if self.mask is None else shape(self.mask), self.perms())  # fmt: skip
+        except ShapeError as e:
+            raise VerifyException(str(e)) from None
+        if want != shape(self.output):
+            raise VerifyException(f"output shape {fmt(shape(self.output))} is not the attention's {fmt(want)}")
+
+    def print(self, printer: Printer) -> None:
+        from aicf.dialects.tensor import float_text
+
+        printer.print_string(f" scale = {float_text(self.scale_value)}")
+        if self.is_causal:
+            printer.print_string(" causal")
+        for name, perm in zip(self.PERMS, self.perms()):
+            if perm is not None:
+                printer.print_string(f" {name} = [{', '.join(map(str, perm))}]")
+        print_ins_outs(printer, self.inputs, self.output)
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AttentionOp:
+        props: dict[str, Attribute] = {}
+        parser.parse_keyword("scale")
+        parser.parse_punctuation("=")
+        props["scale"] = FloatAttr(float(parser.parse_number()), Float64Type())
+        if parser.parse_optional_keyword("causal"):
+            props["causal"] = UnitAttr()
+        while name := parser.parse_optional_keyword_in(cls.PERMS):
+            parser.parse_punctuation("=")
+            values = parser.parse_comma_separated_list(
+                Parser.Delimiter.SQUARE, lambda: parser.parse_integer(False)
+            )
+            props[name] = DenseArrayBase.from_list(i64, values)
+
+        inputs = parse_operand_group(parser, "ins", (3, 4))
+        (output,) = parse_operand_group(parser, "outs", (1,))
+        op = cls(inputs, output, props)
         op.attributes.update(parser.parse_optional_attr_dict())
         return op
 
@@ -718,4 +871,4 @@ def make_body(arg_types: Sequence[Attribute]) -> tuple[Region, Block]:
     return Region(block), block
 
 
-AICFLoop = Dialect("aicf_loop", [NestOp, YieldOp, GroupOp, GatherOp], [])
+AICFLoop = Dialect("aicf_loop", [NestOp, YieldOp, GroupOp, GatherOp, AttentionOp], [])

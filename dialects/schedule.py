@@ -47,7 +47,7 @@ class ScheduleKind:
 
     name: str
     target: str  # "gpu" | "cpu"
-    applies_to: str  # "nest" | "group"
+    applies_to: str  # "nest" | "group" | "attention" | "nest|group"
     params: Mapping[str, Param] = field(default_factory=dict)
     doc: str = ""
 
@@ -205,6 +205,9 @@ register_kind(ScheduleKind(
     {
         # leading loops collapsed into the OpenMP parallel loop (0: one thread)
         "parallel": Param(INT, minimum=0),
+        # a reduction's accumulator type per output, comma-separated ("f64,i64");
+        # absent: each output's own element type
+        "acc": Param(STR, optional=True),
     },
     "a C loop nest, OpenMP over its leading parallel loops",
 ))
@@ -224,6 +227,7 @@ register_kind(ScheduleKind(
         # the cpu.nest `parallel` of the loop nest run instead when a run-time strided
         # view is not a BLAS matrix
         "fallback_parallel": Param(INT, minimum=0, optional=True),
+        "fallback_acc": Param(STR, optional=True),
     },
     "OpenBLAS sgemm/dgemm (scipy-openblas32) calls, one thread each, as OpenMP tasks",
 ))
@@ -232,6 +236,50 @@ register_kind(ScheduleKind(
     {"parallel": Param(INT, minimum=0), "per_slice": Param(BOOL)},
     "a row group in C: per slice of the shared dims (group-local values on the stack) "
     "when `per_slice`, else its member nests in order",
+))
+
+# External kernels (aicf/kernels/): registered by hand or proposed, run only once the
+# gate admitted them. `key` names the kernel in the kernel store (its source); `args`
+# index the op's boundary buffers (dialects/boundary.py) in the kernel's argument order.
+_EXTERNAL = {
+    "key": Param(STR),
+    "args": Param(INTS),
+    "workspace": _nonneg,  # scratch bytes the kernel is handed
+    # what the kernel takes: dense row-major operands only, or any element strides
+    "layout": Param(STR, ("contiguous", "strided")),
+}
+register_kind(ScheduleKind(
+    "cpu.external", "cpu", "nest|group",
+    {
+        **_EXTERNAL,
+        # the compiler's own schedule of the op, run where the kernel's guard cannot
+        # hold (a strided variant of a contiguous-only kernel's operands)
+        "fallback": Param(SCHEDULE, optional=True),
+    },
+    "an external C kernel admitted by the gate (aicf/kernels/): one call "
+    "`int entry(const aicf_tensor *args, int64_t nargs, void *workspace)`",
+))
+register_kind(ScheduleKind(
+    "gpu.external", "gpu", "nest|group",
+    {
+        **_EXTERNAL,
+        "grid": Param(INTS), "block": Param(INTS), "smem": _nonneg,
+    },
+    "an external CUDA kernel admitted by the gate (aicf/kernels/): one launch with "
+    "the operands' pointers, then their extents and strides",
+))
+
+
+register_kind(ScheduleKind(
+    "cpu.attention", "cpu", "attention",
+    {
+        # queries per tile (a thread's unit of work) and keys per step of the online
+        # softmax; `parallel`: leading loops (batch dims, then query tiles) OpenMP shares
+        "block_q": _pos, "block_k": _pos, "parallel": Param(INT, minimum=0),
+    },
+    "aicf_loop.attention in C: per tile of block_q queries, keys and values in tiles of "
+    "block_k converted to f32 on the stack, an online softmax (running max and sum, the "
+    "output rescaled); the scores never leave a block_q x block_k tile",
 ))
 
 
@@ -367,5 +415,5 @@ def verify_schedule(op: Operation, applies_to: str) -> None:
     """For the nest and group verifiers: a schedule, if present, is well formed and of
     a kind for this op."""
     s = schedule_of(op)
-    if s is not None and KINDS[s.kind].applies_to != applies_to:
+    if s is not None and applies_to not in KINDS[s.kind].applies_to.split("|"):
         raise VerifyException(f"schedule kind {s.kind} applies to a {KINDS[s.kind].applies_to}, not a {applies_to}")

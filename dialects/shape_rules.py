@@ -242,6 +242,54 @@ def take_shape(source: Sequence[int], indices: Sequence[int], axis: int) -> tupl
     return (*source[:axis], *indices, *source[axis + 1 :])
 
 
+def attention_shape(
+    q: Sequence[int],
+    k: Sequence[int],
+    v: Sequence[int],
+    mask: Sequence[int] | None = None,
+    perms: Sequence[Sequence[int] | None] = (None, None, None),
+) -> tuple[int, ...]:
+    """Scaled dot-product attention: Q [batch..., Sq, D], K [batch..., Sk, D] and V
+    [batch..., Sk, Dv] after their layout permutations (`perms`, as transpose's `perm`;
+    None: as stored), batch dims broadcasting; an optional mask broadcasts against the
+    scores [batch..., Sq, Sk] without changing Sq or Sk. The result is
+    [batch..., Sq, Dv]."""
+    logical = []
+    for name, shape, perm in zip("QKV", (q, k, v), perms):
+        if perm is not None:
+            try:
+                shape = transpose_shape(shape, perm)
+            except ShapeError as e:
+                raise ShapeError(f"{name} layout: {e}") from None
+        if len(shape) < 2:
+            raise ShapeError(f"{name} must have rank >= 2 (batch..., seq, head dim), got {fmt(shape)}")
+        logical.append(tuple(shape))
+    lq, lk, lv = logical
+
+    def differ(a: int, b: int) -> bool:
+        return a != DYN and b != DYN and a != b
+
+    if differ(lq[-1], lk[-1]):
+        raise ShapeError(f"head dims differ: Q is {fmt(lq)}, K is {fmt(lk)} (seq, head dim last)")
+    if differ(lk[-2], lv[-2]):
+        raise ShapeError(f"key sequence lengths differ: K is {fmt(lk)}, V is {fmt(lv)}")
+    try:
+        batch = broadcast_shapes(lq[:-2], lk[:-2], lv[:-2])
+    except ShapeError as e:
+        raise ShapeError(f"batch dims of Q {fmt(lq)}, K {fmt(lk)}, V {fmt(lv)}: {e}") from None
+    scores = (*batch, lq[-2], lk[-2])
+    if mask is not None:
+        try:
+            masked = broadcast_shapes(scores, mask)
+        except ShapeError as e:
+            raise ShapeError(f"mask {fmt(mask)} does not broadcast to the scores {fmt(scores)}: {e}") from None
+        if any(differ(a, b) for a, b in zip(masked[-2:], scores[-2:])):
+            raise ShapeError(f"mask {fmt(mask)} would broadcast the scores {fmt(scores)} to {fmt(masked)}: "
+                             "it may not change the query or key length")
+        batch = masked[:-2]
+    return (*batch, lq[-2], lv[-1])
+
+
 def compatible(inferred: Sequence[int], declared: Sequence[int]) -> bool:
     """A declared shape agrees with an inferred one if ranks match and every static
     extent matches (either side may be dynamic)."""

@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    FloatAttr,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -38,6 +39,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
     UnrankedTensorType,
+    f64,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
@@ -45,6 +47,7 @@ from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     region_def,
@@ -141,6 +144,15 @@ def make_tensor(elt: Attribute, shape: Sequence[int] | None) -> Attribute:
 
 
 
+def float_text(v: float) -> str:
+    """`v` as an MLIR float literal that parses back to the same double (Python's
+    shortest round-trip digits, with the `.` MLIR's lexer needs)."""
+    text = repr(float(v))
+    if "e" in text and "." not in text:
+        text = text.replace("e", ".0e")
+    return text
+
+
 class ListPropsFormat:
     """Custom assembly for ops with integer-list properties and unit flags, MLIR style:
 
@@ -154,6 +166,8 @@ class ListPropsFormat:
     FLAG_PROPS: ClassVar[tuple[str, ...]] = ()
     INT_PROPS: ClassVar[tuple[str, ...]] = ()
     """Printed `name = N` (stored as an i64 IntegerAttr)."""
+    FLOAT_PROPS: ClassVar[tuple[str, ...]] = ()
+    """Printed `name = 0.125`, first (stored as an f64 FloatAttr, printed exactly)."""
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -173,6 +187,9 @@ class ListPropsFormat:
             elif name := parser.parse_optional_keyword_in(cls.INT_PROPS):
                 parser.parse_punctuation("=")
                 props[name] = IntegerAttr(parser.parse_integer(), i64)
+            elif name := parser.parse_optional_keyword_in(cls.FLOAT_PROPS):
+                parser.parse_punctuation("=")
+                props[name] = FloatAttr(float(parser.parse_number()), f64)
             else:
                 break
         attrs = parser.parse_optional_attr_dict()
@@ -200,6 +217,10 @@ class ListPropsFormat:
         op: IRDLOperation = self  # type: ignore[assignment]
         printer.print_string(" ")
         printer.print_list(op.operands, printer.print_ssa_value)
+        for name in self.FLOAT_PROPS:
+            attr = op.properties.get(name)
+            if isinstance(attr, FloatAttr):
+                printer.print_string(f" {name} = {float_text(attr.value.data)}")
         for name in self.LIST_PROPS:
             attr = op.properties.get(name)
             if isinstance(attr, DenseArrayBase):
@@ -965,6 +986,130 @@ class MatmulOp(TensorOp):
         return rules.matmul_shape(*shapes)
 
 
+class AttentionProperties:
+    """What aicf_tensor.attention and aicf_loop.attention share: the scale, the causal
+    flag and the operands' layouts (as transpose's `perm`), and their readers."""
+
+    scale = prop_def(FloatAttr)
+    causal = opt_prop_def(UnitAttr)
+    q_perm = opt_prop_def(DenseArrayBase)
+    k_perm = opt_prop_def(DenseArrayBase)
+    v_perm = opt_prop_def(DenseArrayBase)
+    PERMS: ClassVar[tuple[str, ...]] = ("q_perm", "k_perm", "v_perm")
+
+    @property
+    def scale_value(self) -> float:
+        return self.scale.value.data  # type: ignore[attr-defined]
+
+    @property
+    def is_causal(self) -> bool:
+        return self.causal is not None
+
+    def perms(self) -> tuple[tuple[int, ...] | None, ...]:
+        """The layout of Q, K and V (None: as stored)."""
+        return tuple(
+            None if (p := self.properties.get(n)) is None else tuple(p.get_values())  # type: ignore[attr-defined]
+            for n in self.PERMS
+        )
+
+    def verify_scale(self) -> str | None:
+        """Why the scale is not a finite f64, or None."""
+        import math
+
+        if not isinstance(self.scale.type, Float64Type) or not math.isfinite(self.scale_value):  # type: ignore[attr-defined]
+            return f"scale must be a finite f64, got {self.scale}"
+        return None
+
+
+@irdl_op_definition
+class AttentionOp(ListPropsFormat, AttentionProperties, TensorOp):
+    """Scaled dot-product attention, softmax(Q K^T * scale + mask) V, as one op.
+
+    `aicf-recognize-attention` builds it from its spellings in separate ops;
+    `aicf.ops.attention` and the torch backend's scaled_dot_product_attention emit it.
+    Q, K and V are the operands read through their layouts (`q_perm`, `k_perm`,
+    `v_perm`, as transpose's `perm`: the op reads transpose(k, k_perm); absent: as
+    stored, so K given as [..., D, Sk] has k_perm = [..., r-1, r-2]), of shapes
+    [batch..., Sq, D], [batch..., Sk, D] and [batch..., Sk, Dv]:
+
+        s[b, i, j] = scale * sum_d Q[b, i, d] K[b, j, d]
+                     + mask[b, i, j]              a float mask: added
+                     (-inf where !mask[b, i, j])  an i1 mask: true keeps (torch's bool mask)
+                     (-inf where j > i)           `causal`: torch's is_causal (top-left)
+        out[b, i, e] = sum_j softmax(s[b, i, :])[j] V[b, j, e]
+
+    A row whose scores are all -inf (masked out entirely) gives 0, as torch's
+    scaled_dot_product_attention does (its math backend's safe softmax); so does
+    Sk = 0. Scores, softmax and both products are computed in at least f32 (f64 for
+    f64): f16 and bf16 operands get f32 softmax accumulation. Q, K and V share one
+    float element type, which the result has. Batch dims broadcast (NumPy rules), the
+    mask against the scores, which it may not extend along Sq or Sk.
+
+    `%o = aicf_tensor.attention %q, %k, %v scale = 0.125 causal : (tensor<2x8x64xf16>, tensor<2x8x64xf16>, tensor<2x8x64xf16>) -> tensor<2x8x64xf16>`
+
+    `%o = aicf_tensor.attention %q, %kt, %v, %m scale = 0.125 k_perm = [1, 0] : (tensor<8x64xf32>, tensor<64x8xf32>, tensor<8x64xf32>, tensor<8x8xf32>) -> tensor<8x64xf32>`
+    """
+
+    name = "aicf_tensor.attention"
+    q = operand_def(AnyTensor)
+    k = operand_def(AnyTensor)
+    v = operand_def(AnyTensor)
+    mask = opt_operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    FLOAT_PROPS: ClassVar[tuple[str, ...]] = ("scale",)
+    LIST_PROPS: ClassVar[tuple[str, ...]] = AttentionProperties.PERMS
+    FLAG_PROPS: ClassVar[tuple[str, ...]] = ("causal",)
+    FLOAT_TYPES: ClassVar[tuple[str, ...]] = ("f16", "bf16", "f32", "f64")
+
+    def __init__(
+        self,
+        q: SSAValue | Operation,
+        k: SSAValue | Operation,
+        v: SSAValue | Operation,
+        mask: SSAValue | Operation | None = None,
+        *,
+        scale: float,
+        causal: bool = False,
+        perms: Sequence[Sequence[int] | None] = (None, None, None),
+        result_type: Attribute | None = None,
+    ):
+        q, k, v = SSAValue.get(q), SSAValue.get(k), SSAValue.get(v)
+        props: dict[str, Attribute] = {"scale": FloatAttr(float(scale), f64)}
+        if causal:
+            props["causal"] = UnitAttr()
+        for name, perm in zip(self.LIST_PROPS, perms):
+            if perm is not None and tuple(perm) != tuple(range(len(perm))):
+                props[name] = DenseArrayBase.from_list(i64, list(perm))
+        super().__init__(
+            operands=[q, k, v, [] if mask is None else [SSAValue.get(mask)]],
+            properties=props,
+            result_types=[result_type or UnrankedTensorType(element_type(q.type))],
+        )
+
+    def infer_shape(self, shapes):
+        mask = shapes[3] if len(shapes) > 3 else None
+        return rules.attention_shape(shapes[0], shapes[1], shapes[2], mask, self.perms())
+
+    def verify_(self) -> None:
+        dtypes = [dtype_name(element_type(x.type)) for x in (self.q, self.k, self.v)]
+        if dtypes[0] not in self.FLOAT_TYPES or len(set(dtypes)) > 1:
+            raise VerifyException(
+                f"'{self.name}': Q, K and V must share one float element type, got "
+                f"{', '.join(dtypes)}"
+            )
+        if self.mask is not None:
+            m = dtype_name(element_type(self.mask.type))
+            if m != "i1" and m not in self.FLOAT_TYPES:
+                raise VerifyException(
+                    f"'{self.name}': the mask must be i1 (true keeps) or a float tensor "
+                    f"(added to the scores), got {m}"
+                )
+        if (why := self.verify_scale()) is not None:
+            raise VerifyException(f"'{self.name}': {why}")
+        super().verify_()
+
+
 # --- layout ----------------------------------------------------------------------------------
 
 
@@ -1387,6 +1532,7 @@ AICFTensor = Dialect(
         IotaOp,
         *REDUCE_OPS,
         MatmulOp,
+        AttentionOp,
         ReshapeOp,
         TransposeOp,
         BroadcastToOp,

@@ -154,9 +154,12 @@ def _methods(cls, prefix: str, names: list[str]) -> list[str]:
 
 def render_api() -> str:
     import aicf
+    import aicf.kernels
     import aicf.logs
     import aicf.ops
+    import aicf.profiling
     import aicf.testing
+    import aicf.upstream
     from aicf.compiler import SpecializingExecutable
     from aicf.frontend.jitted import JitFunction
     from aicf.profiling import Profiler
@@ -173,7 +176,7 @@ def render_api() -> str:
         "",
         *_entry("aicf.compile", aicf.compile),
         f"### `aicf.Executable`", "", inspect.getdoc(aicf.Executable) or "", "",
-        *_methods(aicf.Executable, "Executable", ["__call__", "explain"]),
+        *_methods(aicf.Executable, "Executable", ["__call__", "profile", "explain"]),
         f"### `aicf.compiler.SpecializingExecutable`", "",
         inspect.getdoc(SpecializingExecutable) or "", "",
         *_methods(SpecializingExecutable, "SpecializingExecutable", ["specialize"]),
@@ -200,10 +203,33 @@ def render_api() -> str:
         lines.append(f"| `{name}` | `{_signature(fn).replace('|', chr(92) + '|')}` | {first} |")
     lines += [
         "",
+        "## External kernels: `aicf.kernels`",
+        "",
+        inspect.getdoc(aicf.kernels) or "",
+        "",
+        *_entry("aicf.kernels.register", aicf.kernels.register),
+        *_entry("aicf.kernels.load", aicf.kernels.load),
+        *_entry("aicf.kernels.unregister", aicf.kernels.unregister),
+        *_entry("aicf.kernels.clear", aicf.kernels.clear),
+        *_entry("aicf.kernels.Guard", aicf.kernels.Guard),
+        *_entry("aicf.kernels.GateConfig", aicf.kernels.GateConfig),
+        "",
         "## Profiling",
         "",
+        inspect.getdoc(aicf.profiling) or "",
+        "",
         *_entry("aicf.profiler", aicf.profiler),
-        *_methods(Profiler, "Profiler", ["table"]),
+        *_methods(Profiler, "Profiler", ["table", "to_chrome_trace", "roofline"]),
+        "## Upstream MLIR: `aicf.upstream`",
+        "",
+        inspect.getdoc(aicf.upstream) or "",
+        "",
+        *_entry("aicf.upstream.to_upstream_mlir", aicf.upstream.to_upstream_mlir),
+        *_entry("aicf.upstream.compile_upstream", aicf.upstream.compile_upstream),
+        *_entry("aicf.upstream.find_mlir_tools", aicf.upstream.find_mlir_tools),
+        "`aicf.upstream.LLVM_LOWERING`, mlir-opt-16's passes from `aicf-to-upstream`'s output "
+        "to the LLVM dialect: " + " ".join(f"`{p}`" for p in aicf.upstream.LLVM_LOWERING) + ".",
+        "",
         "## Errors",
         "",
     ]

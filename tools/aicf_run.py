@@ -92,12 +92,12 @@ def _check_runnable(module, entry: str | None) -> None:
     """aicf-run makes random inputs for a tensor-level entry with static shapes."""
     from xdsl.dialects.builtin import TensorType
 
-    from aicf.compiler import _is_tensor_level, _select_entry
+    from aicf.compiler import is_tensor_level, _select_entry
     from aicf.diagnostics import op_error
     from aicf.dialects.shape_rules import DYN
 
     func = _select_entry(module, entry)
-    if not _is_tensor_level(module):
+    if not is_tensor_level(module):
         first = next((op for op in func.body.walk() if op is not func), func)
         raise op_error(first, "is below the tensor level: aicf-run runs tensor-level "
                        "programs (aicf.compile takes this level from Python)")  # fmt: skip

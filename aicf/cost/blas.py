@@ -81,7 +81,7 @@ class GemmParams:
     """Column chunks each call is split into, one OpenMP task each (a single call, or
     fewer calls than cores, still uses every core)."""
 
-    def attr(self, **extra: int) -> DictionaryAttr:
+    def attr(self, **extra: int | str) -> DictionaryAttr:
         vals: dict[str, Attribute] = {"kind": StringAttr(KIND), "routine": StringAttr(self.routine)}
         for name in ("m", "n", "k", "fold", "tasks_n"):
             vals[name] = IntegerAttr(getattr(self, name), i64)
@@ -91,7 +91,7 @@ class GemmParams:
         vals["ldb"] = IntegerAttr(self.ldb, i64)
         vals["ldc"] = IntegerAttr(self.ldc, i64)
         for name, v in extra.items():
-            vals[name] = IntegerAttr(v, i64)
+            vals[name] = StringAttr(v) if isinstance(v, str) else IntegerAttr(v, i64)
         return DictionaryAttr(vals)
 
     @property

@@ -71,3 +71,54 @@ def parallel_loops(t: CpuTarget, extents: Sequence[int], limit: int, instruction
     if limit < 1 or not worth_parallel(t, math.prod(extents), instructions):
         return 0
     return collapse_count(t, extents, limit)
+
+
+# --- attention (aicf_loop.attention as cpu.attention) ------------------------------------
+
+ATTENTION_STACK_BYTES = 1 << 18
+"""The most a thread's tiles may take on its stack (worker threads get 2 MiB or more)."""
+ATTENTION_BLOCK_Q = (64, 32, 16, 8, 4, 2, 1)
+ATTENTION_BLOCK_K = (256, 128, 64, 32, 16, 8, 4, 2, 1)
+
+
+def attention_stack_bytes(bq: int, bk: int, d: int, dv: int, elt_bytes: int) -> int:
+    """Q tile, accumulators, scores, K and V tiles, row max and sum (the C emitter's)."""
+    return elt_bytes * (bq * (d + dv + bk + 2) + bk * (d + dv))
+
+
+def attention_key_steps(sq: int, sk: int, causal: bool) -> int:
+    """Query-key pairs visited: all, or for a causal mask those with j <= i."""
+    if not causal:
+        return sq * sk
+    full = max(sq - sk, 0) * sk  # rows past the last key keep every key
+    n = min(sq, sk)
+    return full + n * (n + 1) // 2
+
+
+def attention_tiles(t: CpuTarget, tasks_per_q_tile: int, sq: int, sk: int, d: int, dv: int,
+                    elt_bytes: int) -> tuple[int, int] | str:  # fmt: skip
+    """(block_q, block_k): the K and V tiles the rows walk fill L1 (each is read once
+    per query of the tile; 64 x 64 measured best for head dim 64 on a 32 KiB L1,
+    bench/NOTES.md "CPU attention"), the query tile and its accumulators stay in L2,
+    and there are tiles enough to share among the threads; or why no tiling fits the
+    stack."""
+    bk = next((b for b in ATTENTION_BLOCK_K if b * (d + dv) * elt_bytes <= t.l1d_bytes), 1)
+    bk = min(bk, max(sk, 1))
+    want = t.cores * CHUNKS_PER_CORE // 4
+    for bq in ATTENTION_BLOCK_Q:
+        bq = min(bq, max(sq, 1))
+        fits = (attention_stack_bytes(bq, bk, d, dv, elt_bytes) <= ATTENTION_STACK_BYTES
+                and bq * (d + dv + bk) * elt_bytes <= t.l2_bytes // 2)  # fmt: skip
+        if fits and (tasks_per_q_tile * -(-sq // bq) >= want or bq <= 8):
+            return bq, bk
+    if attention_stack_bytes(1, 1, d, dv, elt_bytes) > ATTENTION_STACK_BYTES:
+        return f"head dims {d}, {dv} need more than {ATTENTION_STACK_BYTES} bytes of stack per thread"
+    return 1, 1
+
+
+def attention_time(t: CpuTarget, pairs: int, d: int, dv: int, threads: int) -> float:
+    """A multiply-add per pair and head-dim element of each product, and an exp per
+    pair, at the rate the emitted tiles reach on a core (aicf.target)."""
+    flops = 2 * pairs * (d + dv) + pairs * ACCESS_INSTRUCTIONS
+    one = flops / t.attention_flops_per_core
+    return one if threads <= 1 else t.launch_overhead_s + one / min(threads, t.cores)

@@ -21,10 +21,12 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import (
     DenseArrayBase,
+    FloatAttr,
     IntegerAttr,
     StringAttr,
     TensorType,
     UnitAttr,
+    f64,
     i64,
 )
 
@@ -40,6 +42,7 @@ __all__ = [
     "constant", "cast", "reduce_sum", "reduce_max", "reduce_mean", "reduce_var", "matmul",
     "reshape", "transpose", "broadcast_to", "erf", "equal", "not_equal", "less",
     "less_equal", "greater", "greater_equal", "where", "iota", "slice", "concatenate", "take", "argmax", "argmin",
+    "attention",
 ]  # fmt: skip
 
 
@@ -357,6 +360,32 @@ def matmul(x: Any, y: Any) -> Tensor:
     a = _as_tensor(x, tracer, y, T.MatmulOp.name)
     b = _as_tensor(y, tracer, a, T.MatmulOp.name)
     return tracer.emit(T.MatmulOp, [a, b])
+
+
+def attention(q: Any, k: Any, v: Any, mask: Any = None, *, scale: float | None = None,
+              causal: bool = False) -> Tensor:
+    """Scaled dot-product attention, softmax(q @ k^T * scale + mask) @ v, as torch's
+    scaled_dot_product_attention: q [..., Sq, D], k [..., Sk, D], v [..., Sk, Dv]; `scale`
+    defaults to 1 / sqrt(D); a bool mask keeps where true, a float mask is added;
+    `causal` keeps key j for query i where j <= i. A row masked out entirely gives 0.
+    One `aicf_tensor.attention` (its semantics: docs/ops/aicf_tensor.md)."""
+    import math
+
+    tracer = _tracer_of(q, k, v)
+    name = T.AttentionOp.name
+    operands = [_as_tensor(x, tracer, None, name) for x in (q, k, v)]
+    if mask is not None:
+        m = _as_tensor(mask, tracer, operands[0], name)
+        operands.append(m)
+    if scale is None:
+        d = operands[0].shape[-1] if operands[0].shape else None
+        if not isinstance(d, int):
+            raise located_error(name, "the default scale 1 / sqrt(D) needs q's last extent to be static")
+        scale = 1 / math.sqrt(d) if d else 1.0
+    props: dict = {"scale": FloatAttr(float(scale), f64)}
+    if causal:
+        props["causal"] = UnitAttr()
+    return tracer.emit(T.AttentionOp, operands, props)
 
 
 def _layout(cls: type[T.TensorOp], prop: str, what: str):

@@ -403,6 +403,28 @@ class AicfTensorFunctions(InterpreterFunctions):
         a, b = (np.asarray(x).astype(acc, copy=False) for x in args)
         return (self._finish(op, np.matmul(a, b)),)
 
+    @impl(T.AttentionOp)
+    def run_attention(self, interpreter: Interpreter, op: T.AttentionOp, args: PythonValues):
+        acc = _accumulator(self.policy.compute_dtype(_result_element(op)))
+        q, k, v = (
+            np.asarray(x).astype(acc) if perm is None else np.transpose(np.asarray(x).astype(acc), perm)
+            for x, perm in zip(args[:3], op.perms())
+        )
+        s = np.matmul(q, np.swapaxes(k, -1, -2)) * op.scale_value
+        if op.mask is not None:
+            mask = np.asarray(args[3])
+            if T.element_type(op.mask.type) == IntegerType(1):
+                s = np.where(mask.astype(np.bool_), s, -np.inf)
+            else:
+                s = s + mask.astype(acc)
+        if op.is_causal:
+            s = np.where(np.tri(*s.shape[-2:], dtype=np.bool_), s, -np.inf)
+        # a row of -inf only (or no keys) gives 0, as torch's safe softmax
+        m = np.max(s, axis=-1, keepdims=True, initial=-np.inf)
+        e = np.exp(s - np.where(m == -np.inf, 0, m))
+        total = np.sum(e, axis=-1, keepdims=True)
+        return (self._finish(op, np.matmul(e / np.where(total == 0, 1, total), v)),)
+
     # layout
 
     @impl(T.ReshapeOp)

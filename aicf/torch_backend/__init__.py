@@ -36,11 +36,13 @@ log = logging.getLogger("aicf.torch_backend")
 
 @dataclass
 class Report:
-    """What one backend call compiled: per partition its ATen operators (counted);
-    the operators left to torch with why; the seconds spent compiling."""
+    """What one backend call compiled: per partition its ATen operators (counted) and
+    its `aicf.Executable` (`executables[i].explain()`); the operators left to torch
+    with why; the seconds spent compiling."""
 
     target: str = "cpu"
     partitions: list[Counter] = field(default_factory=list)
+    executables: list = field(default_factory=list)
     fallback: dict[str, str] = field(default_factory=dict)
     compile_seconds: float = 0.0
 
@@ -137,9 +139,15 @@ def aicf_backend(gm, example_inputs, mode: str | None = None, options: dict | No
             log.warning("aicf: left to torch: %s", fallback_line(report.fallback))
         return compiled
 
-    return aot_autograd(fw_compiler=fw_compiler, decompositions=core_aten_decompositions())(
-        gm, example_inputs
-    )
+    # scaled_dot_product_attention stays one op (aicf_tensor.attention, torch's
+    # semantics) instead of torch's math decomposition into bmm and softmax
+    decompositions = {op: fn for op, fn in core_aten_decompositions().items()
+                      if str(op) not in _KEPT_WHOLE}  # fmt: skip
+    return aot_autograd(fw_compiler=fw_compiler, decompositions=decompositions)(gm, example_inputs)
+
+
+_KEPT_WHOLE = ("aten.scaled_dot_product_attention.default",
+               "aten._scaled_dot_product_flash_attention_for_cpu.default")  # fmt: skip
 
 
 __all__ = ["Report", "aicf_backend", "last_report", "reports"]

@@ -206,19 +206,14 @@ def _gelu(x: Tensor, *, approximate: str = "none") -> Tensor:
 
 def _attention(q: Tensor, k: Tensor, v: Tensor, mask: Any, dropout_p: float, is_causal: bool,
                scale: float | None) -> Tensor:
-    """softmax(q k^T * scale + mask) v, the math of scaled dot-product attention; a
-    bool mask keeps where true, a float mask adds."""
+    """scaled_dot_product_attention as one aicf_tensor.attention (its semantics are
+    torch's: a bool mask keeps where true, a float mask adds, a row masked out
+    entirely gives 0)."""
     if dropout_p:
         raise AicfError(f"attention with dropout_p={dropout_p} (inference only)")
-    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
-    s = ops.matmul(q, _transpose(k, -1, -2)) * scale
-    if is_causal:
-        n, m = s.shape[-2], s.shape[-1]
-        keep = ops.greater_equal(ops.iota([n, m], 0, "i32"), ops.iota([n, m], 1, "i32"))
-        s = ops.where(keep, s, float("-inf"))
-    if isinstance(mask, Tensor):
-        s = ops.where(mask, s, float("-inf")) if mask.dtype == "i1" else s + mask
-    return ops.matmul(_softmax(s, -1), v)
+    if mask is not None and not isinstance(mask, Tensor):
+        raise AicfError(f"attention with an attn_mask of type {type(mask).__name__}")
+    return ops.attention(q, k, v, mask, scale=scale, causal=is_causal)
 
 
 def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):

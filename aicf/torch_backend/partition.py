@@ -98,6 +98,8 @@ def trace_partition(gm: torch.fx.GraphModule, inputs: Sequence[Any]):
         def load(a):
             if isinstance(a, tuple | list):
                 return type(a)(load(x) for x in a)
+            if isinstance(a, dict):  # keyword arguments (SDPA's attn_mask) are nodes too
+                return {k: load(x) for k, x in a.items()}
             return env[a] if hasattr(a, "op") else a
 
         for node in gm.graph.nodes:
@@ -179,6 +181,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], repor
         fused.delete_submodule(node.target)
         fused.add_submodule(node.target, _as_module(call))
         report.partitions.append(counted)
+        report.executables.append(call.exe)
     fused.recompile()
     return fused
 

@@ -33,9 +33,13 @@ def compiler() -> str:
     return cc
 
 
-def _run(cmd: list[str]) -> subprocess.CompletedProcess:
+def _run(cmd: list[str], timeout: float | None = None) -> subprocess.CompletedProcess:
     try:
-        return subprocess.run(cmd, capture_output=True, text=True, check=False)
+        # LC_ALL=C: the compiler's messages in plain ASCII, the same on every machine
+        return subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=timeout,
+                              env={**os.environ, "LC_ALL": "C"})
+    except subprocess.TimeoutExpired:
+        raise CompileError(f"the C compiler `{cmd[0]}` did not finish in {timeout:g} s") from None
     except OSError as e:
         raise CompileError(f"cannot run the C compiler `{cmd[0]}`: {e}") from None
 
@@ -68,23 +72,51 @@ def cache_key(source: str, flags: tuple[str, ...], linked: tuple[str, ...] = ())
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
 
 
+def _cached(key: str, suffix: str, command, failed: str, source: str | None = None,
+            timeout: float | None = None) -> Path:  # fmt: skip
+    """The cached entry `key`, or built now: `command(src, out)` is the compiler's
+    command line (src: `source` written to a file); a failure raises CompileError
+    starting with `failed` and carrying the compiler's message."""
+    found = disk_cache.lookup("c", key, suffix)
+    if found is not None:
+        return found
+    with tempfile.TemporaryDirectory(prefix="aicf-build-") as tmp:
+        src = Path(tmp) / f"{key}.c"
+        if source is not None:
+            src.write_text(source)
+        out = Path(tmp) / f"{key}{suffix}"
+        proc = _run(command(str(src), str(out)), timeout)
+        if proc.returncode != 0:
+            raise CompileError(failed + "\n" + (proc.stderr or proc.stdout).strip())
+        return disk_cache.store("c", key, suffix, out.read_bytes())
+
+
 def build_shared_library(source: str, link_flags: tuple[str, ...] = (),
                          linked: tuple[str, ...] = ()) -> Path:  # fmt: skip
     """Compile `source` into a shared library (or reuse the cached one); its path."""
     cc = compiler()
     flags = (*CFLAGS, *link_flags)
-    key = cache_key(source, flags, linked)
-    lib = disk_cache.lookup("c", key, ".so")
-    if lib is not None:
-        return lib
-    with tempfile.TemporaryDirectory(prefix="aicf-build-") as tmp:
-        src = Path(tmp) / f"{key}.c"
-        src.write_text(source)
-        tmp_lib = Path(tmp) / f"{key}.so"
-        proc = _run([cc, *CFLAGS, str(src), "-o", str(tmp_lib), *link_flags])
-        if proc.returncode != 0:
-            raise CompileError(
-                f"the C compiler failed on the generated code ({cc}):\n"
-                + (proc.stderr or proc.stdout).strip()
-            )
-        return disk_cache.store("c", key, ".so", tmp_lib.read_bytes())
+    return _cached(cache_key(source, flags, linked), ".so",
+                   lambda src, out: [cc, *CFLAGS, src, "-o", out, *link_flags],
+                   f"the C compiler failed on the generated code ({cc}):", source)
+
+
+OBJECT_FLAGS = tuple(f for f in CFLAGS if f != "-shared") + ("-c",)
+
+
+def build_object(source: str, what: str, timeout: float | None = None) -> Path:
+    """Compile `source` into an object file (or reuse the cached one); its path. A
+    failure raises CompileError with the compiler's message, naming `what`."""
+    cc = compiler()
+    return _cached(cache_key(source, OBJECT_FLAGS), ".o", lambda src, out: [cc, *OBJECT_FLAGS, src, "-o", out],
+                   f"the C compiler failed on {what} ({cc}):", source, timeout)
+
+
+def link_shared_library(objects: tuple[Path, ...], timeout: float | None = None) -> Path:
+    """Objects linked into a shared library (cached under their contents); its path."""
+    cc = compiler()
+    digests = [hashlib.sha256(p.read_bytes()).hexdigest() for p in objects]
+    flags = ("-shared", "-fopenmp")
+    return _cached(cache_key("link " + " ".join(digests), flags), ".so",
+                   lambda src, out: [cc, *flags, *map(str, objects), "-o", out], f"linking failed ({cc}):",
+                   timeout=timeout)

@@ -27,14 +27,17 @@ import os
 import threading
 import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StridedLayoutAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.rewriter import Rewriter
 
+from aicf import profiling
 from aicf.backend.c.build import build_shared_library
-from aicf.backend.c import blas
+from aicf.backend.c import blas, profile
+from aicf.backend.c.profile import step_ops
 from aicf.backend.c.emit import c_func_name, emit_c_unit
 from aicf.dialects.loop import NestOp
 from aicf.diagnostics import verify_module
@@ -134,23 +137,48 @@ class CpuModule:
         """The loop-level module (from the program cache: parsed on first use)."""
         return module_of(self._module)
 
-    def function(self, entry: str, strided: tuple[bool, ...]):
-        key = (entry, strided)
+    def function(self, entry: str, strided: tuple[bool, ...], profiled: bool = False):
+        """The entry's variant for this pattern of strided arguments: its ctypes
+        function, or with `profiled` a ProfiledFunction (built on first use)."""
+        key = (entry, strided, profiled)
         fn = self._variants.get(key)
         if fn is not None:
             return fn
         with self._lock:
             if key in self._variants:
                 return self._variants[key]
-            if any(strided):
-                source, flags, linked = emit_c_unit(_strided_variant(self.module, entry, strided))
+            if any(strided) or profiled:
+                if any(strided):
+                    source, flags, linked = emit_c_unit(_strided_variant(self.module, entry, strided))
+                else:
+                    source, flags, linked = self.source, self.flags, self.linked
+                if profiled:
+                    ops = step_ops(find_func(self.module, entry))
+                    source = profile.instrument(source, c_func_name(entry), len(ops))
                 lib = _load(build_shared_library(source, flags, linked))
                 self._libs.append(lib)
             else:
                 lib = self._libs[0]
             fn = _FN_TYPE((c_func_name(entry), lib))
+            if profiled:
+                symbol = profile.timing_symbol(c_func_name(entry))
+                table = (ctypes.c_int64 * max(2 * len(ops), 1)).in_dll(lib, symbol)
+                fn = ProfiledFunction(fn, table, ops)
             self._variants[key] = fn
             return fn
+
+
+@dataclass(frozen=True)
+class ProfiledFunction:
+    """A profiled build's function, its timing array (backend/c/profile.py) and the
+    ops of its steps, in order."""
+
+    fn: object
+    table: object
+    ops: list
+
+    def step_times(self) -> list[tuple[int, int]]:
+        return profile.step_times(self.table, len(self.ops))
 
 
 class CpuProgram:
@@ -171,9 +199,6 @@ class CpuProgram:
     def module(self) -> ModuleOp:
         return self.cmodule.module
 
-    def _variant(self, strided: tuple[bool, ...]):
-        return self.cmodule.function(self.entry, strided)
-
     def run(self, inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray]) -> None:
         arrays: list[np.ndarray] = []
         strided: list[bool] = []
@@ -190,7 +215,8 @@ class CpuProgram:
             assert o.flags.c_contiguous
             arrays.append(o)
             strided.append(False)
-        fn = self._variant(tuple(strided))
+        prof = profiling.active()
+        fn = self.cmodule.function(self.entry, tuple(strided), profiled=prof is not None)
         n = len(arrays)
         bufs = (ctypes.c_void_p * n)(*(a.ctypes.data for a in arrays))
         keep = []
@@ -200,6 +226,10 @@ class CpuProgram:
                 st = (ctypes.c_int64 * max(a.ndim, 1))(*(x // a.itemsize for x in a.strides))
                 keep.append(st)
                 strides[i] = ctypes.cast(st, ctypes.POINTER(ctypes.c_int64))
-        status = fn(bufs, strides)
+        if prof is None:
+            status = fn(bufs, strides)
+        else:
+            status = fn.fn(bufs, strides)
+            prof.add_steps(self.entry, fn.ops, fn.step_times())
         if status != 0:
             raise AicfError(f"@{self.entry}: out of memory allocating an intermediate buffer")

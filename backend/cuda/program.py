@@ -23,9 +23,15 @@ aligned) then only checks them, allocates its outputs and launches: ~17 us a cal
 against ~49 us through the general path, on the H100 (bench/run.py). Anything else
 (NumPy inputs, strided kernels, misaligned views, the profiler, full-sync) goes
 through `_run_general`, the op-by-op interpreter.
+
+With `graphs` on (AICF_CUDA_GRAPHS=1, or `program.graphs = True`), a fast-path call of
+a program of several kernels on buffers it has met before replays a CUDA graph of its
+launches, captured the second time those buffers came (`_replay`).
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 from xdsl.dialects import func, memref
@@ -49,7 +55,11 @@ from aicf.dialects.loop import GatherOp, NestOp
 from aicf.dtypes import f32_to_bf16_bits, numpy_dtype
 from aicf.errors import ArgumentError, CompileError, LaunchError
 from aicf.interop import as_array
+from aicf.logs import getLogger
+from aicf.lru import LruCache
 from aicf.program_cache import LazyModule, module_of
+
+_log = getLogger("cache")
 
 
 def parse_type(text: str):
@@ -173,6 +183,13 @@ class CudaProgram:
         self._library: dict[int, library.LibraryCall] = {}
         self.debug = False  # poison the outputs it allocates (NaN), so unwritten elements show
         self.last_event = None
+        self.graphs = graphs_default()
+        self._graphs = LruCache(GRAPHS_PER_PROGRAM)  # (stream, pointers) -> replayable graph
+        self._seen = LruCache(4 * GRAPHS_PER_PROGRAM)  # keys met once: captured when met again
+        self._statics: dict[int, list] = {}  # stream -> the intermediates its graphs write
+        self._graphable = False  # set by _make_plan
+        self._graph_lock = threading.Lock()
+        self._event = None
 
     @classmethod
     def cached(cls, record: dict, entry: str, loop_module: ModuleOp | LazyModule,
@@ -307,6 +324,10 @@ class CudaProgram:
         specs = []
         for i, t in enumerate(self.arg_types):
             specs.append((numpy_dtype(t.get_element_type()), tuple(t.get_shape()), align[i]))
+        # a graph replays what was captured: library calls (CuPy/cuBLAS may allocate
+        # workspace while they run) stay out; one launch gains nothing from a graph
+        work = sum(st[0] in (_LAUNCH, _LAUNCH_TMA, _COPY) for st in steps)
+        self._graphable = work >= 2 and not any(st[0] is _LIBRARY for st in steps)
         return (len(slot), steps, specs, cp.ndarray)
 
     def __call__(self, *arrays, stream=None):
@@ -340,6 +361,31 @@ class CudaProgram:
         else:
             _reject_overlap(arrays[:nin], arrays[nin:], self.entry)
         stream = stream or cp.cuda.get_current_stream()
+        if self.graphs and self._graphable and self._replay(env, nall, steps, stream):
+            if self.sync is rt.SyncPolicy.EVENT_RECORD:
+                self._record(stream)
+            return env[nin] if nall - nin == 1 else tuple(env[nin:nall])
+        self._run_steps(env, steps, stream)
+        if self.sync is rt.SyncPolicy.EVENT_RECORD:
+            self._record(stream)
+        if nall - nin == 1:
+            return env[nin]
+        return tuple(env[nin:nall])
+
+    def _record(self, stream) -> None:
+        """`last_event` after this call's work: one event of the program's, recorded
+        again each call (creating an event per call cost ~2 us of the ~10 us call)."""
+        ev = self._event
+        if ev is None:
+            ev = self._event = rt.cupy().cuda.Event(block=False, disable_timing=True)
+        ev.record(stream)
+        self.last_event = ev
+
+    def _run_steps(self, env: list, steps, stream, statics: list | None = None) -> None:
+        """The plan's steps on `stream` over the slots `env`; with `statics`, the
+        intermediates are those arrays (a graph's, kept alive with it) instead of fresh
+        pool buffers."""
+        cp = rt.cupy()
         st = None
         try:
             for st in steps:
@@ -355,13 +401,15 @@ class CudaProgram:
                 elif kind is _LIBRARY:
                     st[1]([env[s] for s in st[2]], [env[s] for s in st[3]], stream)
                 elif kind is _ALLOC:
-                    env[st[1]] = cp.empty(st[2], st[3])
+                    env[st[1]] = cp.empty(st[2], st[3]) if statics is None else statics[st[1]]
                 elif kind is _FREE:
-                    env[st[1]] = None
+                    if statics is None:
+                        env[st[1]] = None
                 elif kind is _CONST:
                     env[st[1]] = st[2]
                 else:
-                    cp.copyto(env[st[2]], env[st[1]])
+                    with stream:
+                        cp.copyto(env[st[2]], env[st[1]])
         except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as e:
             # the step that raised; an asynchronous fault of an earlier kernel can
             # surface here too, which the message says
@@ -372,11 +420,50 @@ class CudaProgram:
                     f"@{self.entry} faulted: {e}"
                 ) from None
             raise LaunchError(f"@{self.entry}: a host step failed: {e}") from None
-        if self.sync is rt.SyncPolicy.EVENT_RECORD:
-            self.last_event = stream.record()
-        if nall - nin == 1:
-            return env[nin]
-        return tuple(env[nin:nall])
+
+    def _replay(self, env: list, nall: int, steps, stream) -> bool:
+        """Run the call as a CUDA graph when one was captured for these arguments on
+        this stream; capture one the second time they are met (a program called on the
+        same buffers again and again, as a model's forward is, replays one graph
+        instead of launching each kernel from Python). The graph's intermediates are
+        its own, allocated once per stream. False: run the steps as usual."""
+        key = (stream.ptr, tuple(a.data.ptr for a in env[:nall]))
+        with self._graph_lock:
+            graph = self._graphs.get(key)
+            if graph is None:
+                if self._seen.get(key) is None:
+                    self._seen[key] = True
+                    return False
+                graph = self._capture(env, steps, stream)
+                if graph is None:
+                    return False
+                self._graphs[key] = graph
+            graph.launch(stream)
+        return True
+
+    def _capture(self, env: list, steps, stream):
+        cp = rt.cupy()
+        statics = self._statics.get(stream.ptr)
+        if statics is None:
+            statics = [None] * len(env)
+            for st in steps:
+                if st[0] is _ALLOC:
+                    statics[st[1]] = cp.empty(st[2], st[3])
+            self._statics[stream.ptr] = statics
+        side = cp.cuda.Stream(non_blocking=True)  # the legacy default stream cannot capture
+        side.wait_event(stream.record())
+        try:
+            # relaxed: another thread's unrelated CUDA calls do not break the capture
+            side.begin_capture(getattr(cp.cuda.runtime, "streamCaptureModeRelaxed", None))
+            try:
+                self._run_steps(list(env), steps, side, statics)
+            finally:
+                graph = side.end_capture()
+        except Exception as e:  # a capture the driver refuses: this program runs uncaptured
+            _log.info("@%s: no CUDA graph (%s); launching kernel by kernel", self.entry, e)
+            self.graphs = False
+            return None
+        return graph
 
     def _run_general(self, *arrays, stream=None):
         """Every host op interpreted per call, with the full argument handling
@@ -481,10 +568,25 @@ class CudaProgram:
         for fresh, dest in staged:
             cp.copyto(dest, fresh)
         if self.sync is rt.SyncPolicy.EVENT_RECORD:
-            self.last_event = stream.record()
+            self._record(stream)
         if len(outs) == 1:
             return outs[0]
         return tuple(outs)
+
+
+GRAPHS_PER_PROGRAM = 8
+"""Graphs kept per program (one per set of argument buffers and stream)."""
+
+
+def graphs_default() -> bool:
+    """AICF_CUDA_GRAPHS: 1 (the default) replays a program of several kernels as a CUDA
+    graph when it is called again on the same buffers (a 49-kernel chain: 406 -> 57 us a
+    call on the H100, bench/call_overhead.py); 0 launches kernel by kernel.
+    `program.graphs` overrides it per program."""
+    import os
+
+    v = os.environ.get("AICF_CUDA_GRAPHS", "1").strip().lower()
+    return v not in ("0", "off", "false", "no")
 
 
 _ALLOC, _FREE, _CONST, _COPY, _LAUNCH, _LIBRARY = "alloc", "free", "const", "copy", "launch", "library"

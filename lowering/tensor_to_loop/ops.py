@@ -238,6 +238,17 @@ def lower_take(op: t.TakeOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter
     em.builder.insert(gather)
 
 
+def lower_attention(op: t.AttentionOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
+    """An `aicf_loop.attention`: its softmax over keys of a sum over the head dim is no
+    nest (one combiner per output), and no nest may write the scores it never stores."""
+    from aicf.dialects.loop import AttentionOp
+
+    names = ("scale", "causal", "q_perm", "k_perm", "v_perm")
+    att = AttentionOp(ins, out, {n: op.properties[n] for n in names if n in op.properties})
+    att.location = op.location
+    em.builder.insert(att)
+
+
 LOWERINGS: dict[type[Operation], Lowering] = {
     **{cls: lower_elementwise for cls in t.UNARY_OPS},
     **{cls: lower_elementwise for cls in t.BINARY_OPS},
@@ -249,6 +260,7 @@ LOWERINGS: dict[type[Operation], Lowering] = {
     t.ReduceMaxOp: lower_reduce,
     t.ReduceMeanOp: lower_mean,
     t.MatmulOp: lower_matmul,
+    t.AttentionOp: lower_attention,
     t.TransposeOp: lower_transpose,
     t.BroadcastToOp: lower_broadcast_to,
     t.ReshapeOp: lower_reshape,

@@ -56,6 +56,7 @@ class Candidate:
     detail: Callable[[int], str] | None = None
     # every point of its space with its predicted seconds (calibration, tuning)
     space: Callable[[], list[tuple[Schedule, float]]] | None = None
+    label: str = ""  # what explanations call it, when not its kind (an external kernel's name)
 
     @property
     def applies(self) -> bool:

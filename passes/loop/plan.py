@@ -18,7 +18,11 @@ Options:
 - `cores` (cpu target): plan for this many cores instead of the host's;
 - `matmul_precision`: "high" lets f32 matmuls multiply in TF32 (cuBLAS's TF32 mode,
   gpu.wgmma's tf32 path), "highest" keeps f32; default: the process default
-  (`aicf.set_float32_matmul_precision`, like torch's).
+  (`aicf.set_float32_matmul_precision`, like torch's);
+- `kernels`: `*.kernels.json` files of external kernels to register (comma-separated;
+  aicf/kernels/registry.py); registered and proposed kernels compete through the gate
+  (aicf/kernels/gate.py), whose `gate_time_limit` (seconds per kernel call) and
+  `min_speedup` (how much faster than the compiler's own kernel) are options too.
 
     aicf-opt prog.mlir -p 'aicf-infer-shapes,aicf-lower-to-loops,aicf-plan{target=h100 explain=true}'
 """
@@ -34,7 +38,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from aicf.dialects.loop import GroupOp, NestOp
+from aicf.dialects.loop import AttentionOp, GroupOp, NestOp
 from aicf.dialects.schedule import SCHEDULE_ATTR, schedule_of
 from aicf.lowering.loop_to_gpu import nest_view
 from aicf.structural import structural_key
@@ -46,6 +50,9 @@ def _header(op, what: str, target) -> str:
     if isinstance(op, NestOp):
         its = ",".join(i.value for i in op.iterators)
         shape = f"domain={list(op.extents)} [{its}]"
+    elif isinstance(op, AttentionOp):
+        q, k, v = op.logical_shapes()
+        shape = f"Q={list(q)} K={list(k)} V={list(v)}{' causal' if op.is_causal else ''}"
     else:
         shape = f"shared={list(op.shared_extents)}, {len(op.nests)} nests"
     return f"{what} {shape} on {target.name}"
@@ -58,8 +65,9 @@ def format_candidates(header: str, found: list[cands.Candidate], chosen: cands.C
         lines.append(f"  given: {given} (written before aicf-plan: kept)")
     for c in found:
         mark = "->" if c is chosen else "  "
+        name = c.label or c.kind
         if not c.applies:
-            lines.append(f"  {mark} {c.kind:<18} does not apply: {c.reason}")
+            lines.append(f"  {mark} {name:<18} does not apply: " + _indent(c.reason))
             continue
         est = f"{c.cost * 1e6:10.2f} us" if c.cost != float("inf") else "        - us"
         note = f"  ({c.reason})" if c.reason else ""
@@ -68,10 +76,30 @@ def format_candidates(header: str, found: list[cands.Candidate], chosen: cands.C
                     "neither operand reuse nor uncoalesced walks)")
         d = c.schedule.describe(with_estimate=False)  # type: ignore[union-attr]
         params = d.split(" ", 1)[1] if " " in d else ""
-        lines.append(f"  {mark} {c.kind:<18} {est}  {params}{note}")
+        lines.append(f"  {mark} {name:<18} {est}  {params}" + _indent(note))
         if c.detail is not None and top > 0:
             lines += ["       " + ln for ln in c.detail(top).splitlines()]
     return "\n".join(lines)
+
+
+def _indent(text: str, limit: int = 16) -> str:
+    """A multi-line reason (a compiler's message) under its candidate, cut to `limit` lines."""
+    lines = text.splitlines() or [""]
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... ({len(lines) - limit} more lines)"]
+    return "\n".join([lines[0], *("         " + ln for ln in lines[1:])])
+
+
+def with_external(op, found: list[cands.Candidate], target, force: tuple[str, ...],
+                  explaining: bool = False) -> list[cands.Candidate]:  # fmt: skip
+    """`found` and the external kernels that match the op (aicf/kernels/planning.py),
+    judged against what the planner takes without them (not for an op whose schedule
+    was written before, unless explaining)."""
+    from aicf.kernels.planning import external_candidates
+
+    if not any(c.applies for c in found) or (SCHEDULE_ATTR in op.attributes and not explaining):
+        return found
+    return found + external_candidates(op, cands.select(found, force), target, force)
 
 
 @dataclass
@@ -87,18 +115,28 @@ class Planner:
             cpu_candidates.plan_function(fn, self.target, self.force, explain, self.top)
             return
         fname = fn.sym_name.data
+        for att in (o for o in fn.walk() if isinstance(o, AttentionOp)):
+            # the one place the GPU's attention is decided until a flash schedule
+            # exists: the cuda pipeline decomposes the tensor-level op before this
+            from aicf.diagnostics import op_error
+
+            raise op_error(att, "has no GPU schedule yet: the cuda pipeline lowers attention "
+                           "through aicf-decompose-attention (batched matmul, softmax row "
+                           "group, batched matmul) before aicf-lower-to-loops")
         memo = CandidateMemo()
         groups = [o for o in fn.walk() if isinstance(o, GroupOp)]
         for i, group in enumerate(groups):
             if settled(group, explain):
                 continue
             found = memo.get(group, (), lambda: cands.gpu_group_candidates(group, f"{fname}_group{i}", self.target))
+            found = with_external(group, found, self.target, self.force, explain is not None)
             self._decide(group, f"@{fname} group #{i}", found, explain)
         # nests are numbered as aicf-lower-to-gpu numbers them (their kernel names)
         for nest, i in _lowering_order(fn):
             if settled(nest, explain):
                 continue
             found = memo.get(nest, (), lambda: cands.gpu_nest_candidates(nest_view(fn, nest, i), self.target))
+            found = with_external(nest, found, self.target, self.force, explain is not None)
             self._decide(nest, f"@{fname} nest #{i}", found, explain)
 
     def _decide(self, op, what: str, found: list[cands.Candidate], explain: list[str] | None) -> None:
@@ -174,6 +212,10 @@ class SchedulePass(ModulePass):
     # f32 matmuls: "highest" (f32) or "high" (TF32 allowed); "": the process default
     # (aicf.set_float32_matmul_precision)
     matmul_precision: str = ""
+    # external kernels: files to register, and the gate's time limit and speedup bar
+    kernels: str = ""
+    gate_time_limit: float = 10.0
+    min_speedup: float = 1.1
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from dataclasses import replace
@@ -195,6 +237,7 @@ class SchedulePass(ModulePass):
             if KINDS[k].target != side:
                 raise CompileError(f"aicf-plan: force='{k}' is a {KINDS[k].target} kind, but the "
                                    f"target {target.name} is a {side}")
+        from aicf.kernels.planning import planning_options
         from aicf.math_precision import MATMUL_PRECISIONS, planning_precision
 
         if self.matmul_precision and self.matmul_precision not in MATMUL_PRECISIONS:
@@ -202,18 +245,41 @@ class SchedulePass(ModulePass):
                                f"got '{self.matmul_precision}'")
         planner = Planner(target, force, self.top)
         out: list[str] | None = [] if self.explain else None
-        with planning_precision(self.matmul_precision):
+        with planning_precision(self.matmul_precision), planning_options(self.kernel_options()):
             for fn in [o for o in op.ops if isinstance(o, func.FuncOp)]:
                 planner.plan_function(fn, out)
         if out:
             print("\n".join(out), file=sys.stderr)
 
 
-def explain_module(module: ModuleOp, target: GpuTarget | CpuTarget, top: int = 3) -> str:
+    def kernel_options(self):
+        """The external kernels' planning options (aicf/kernels/planning.py), after
+        registering the `kernels` files."""
+        from aicf.errors import CompileError
+        from aicf.kernels import registry
+        from aicf.kernels.gate import GateConfig
+        from aicf.kernels.planning import Options
+
+        if self.gate_time_limit <= 0 or self.min_speedup <= 0:
+            raise CompileError(f"aicf-plan: gate_time_limit and min_speedup must be > 0 "
+                               f"(got {self.gate_time_limit}, {self.min_speedup})")
+        for path in (p.strip() for p in self.kernels.split(",")):
+            if path:
+                registry.load(path)
+        return Options(config=GateConfig(time_limit_s=float(self.gate_time_limit), min_speedup=float(self.min_speedup)))
+
+
+def explain_module(module: ModuleOp, target: GpuTarget | CpuTarget, top: int = 3, options=None) -> str:
     """The explanation of a scheduled module: per nest and group, the candidates the
-    planner weighs now, and the schedule the op carries."""
+    planner weighs now (with `options`: the external kernels' planning options the
+    module was planned with), and the schedule the op carries."""
+    from contextlib import nullcontext
+
+    from aicf.kernels.planning import planning_options
+
     planner = Planner(target, top=top)
     out: list[str] = []
-    for fn in [o for o in module.ops if isinstance(o, func.FuncOp)]:
-        planner.plan_function(fn, out)
+    with planning_options(options) if options is not None else nullcontext():
+        for fn in [o for o in module.ops if isinstance(o, func.FuncOp)]:
+            planner.plan_function(fn, out)
     return "\n".join(out)

@@ -32,12 +32,12 @@ from pathlib import Path
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, IntegerAttr, MemRefType, ModuleOp, i64
-from xdsl.ir import Block, Region
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.passes import ModulePass
 
 from aicf.dialects.loop import GroupOp, NestOp
 from aicf.dialects.schedule import SCHEDULE_ATTR, Schedule, schedule_of
+from aicf.progress import progress
 
 log = logging.getLogger("aicf.plan")  # tuning decides schedules, as the planner does
 
@@ -71,27 +71,11 @@ def _flops(op) -> int:
 
 
 def _standalone(op) -> ModuleOp:
-    """A module whose @main runs `op` alone: its external buffers become arguments
-    (inputs first, then what it writes), in first-use order."""
-    nests = [op] if isinstance(op, NestOp) else list(op.nests)
-    local = set() if isinstance(op, NestOp) else {o.results[0] for o in op.body.block.ops if o.name == "memref.alloc"}
-    ins, outs = [], []
-    for n in nests:
-        for v in n.inputs:
-            if v not in local and v not in ins and v not in outs:
-                ins.append(v)
-        for v in n.outputs:
-            if v not in local and v not in outs:
-                outs.append(v)
-    ins = [v for v in ins if v not in outs]
-    args = ins + outs
-    block = Block(arg_types=[v.type for v in args])
-    mapping = dict(zip(args, block.args))
-    block.add_op(op.clone(value_mapper=mapping))
-    block.add_op(func.ReturnOp())
-    fn = func.FuncOp("main", FunctionType.from_lists([v.type for v in args], []), Region(block))
-    fn.attributes["aicf.num_outputs"] = IntegerAttr(len(outs), i64)
-    return ModuleOp([fn])
+    """A module whose @main runs `op` alone: its boundary buffers (dialects/boundary.py)
+    become arguments, inputs first, then what it writes."""
+    from aicf.dialects.boundary import standalone
+
+    return standalone(op)
 
 
 def _random_args(prog, rng):
@@ -269,8 +253,10 @@ class TunePass(ModulePass):
             return
         target = resolve_gpu_target("gpu")
         tuner = Tuner(self.top, self.reps, self.min_flops)
-        for fn in [o for o in op.ops if isinstance(o, func.FuncOp)]:
-            for o in list(fn.walk()):
-                if isinstance(o, GroupOp) or (isinstance(o, NestOp) and not isinstance(o.parent_op(), GroupOp)):
-                    tuner.tune(fn, o, target)
+        work = [(fn, o) for fn in op.ops if isinstance(fn, func.FuncOp) for o in list(fn.walk())
+                if isinstance(o, GroupOp) or (isinstance(o, NestOp) and not isinstance(o.parent_op(), GroupOp))]
+        with progress("tuning nests and groups", total=len(work)) as shown:
+            for fn, o in work:
+                tuner.tune(fn, o, target)
+                shown.advance()
 

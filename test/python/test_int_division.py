@@ -89,7 +89,7 @@ def test_aicf_run_on_integer_division_does_not_die(tmp_path):
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 def test_cuda_division_uses_the_defined_helpers():
-    from aicf.backend.c_syntax import int_helpers
+    from aicf.backend.cstyle import int_helpers
     from aicf.backend.cuda.emit import emit_cuda
     from aicf.compiler import run_pipeline
     from aicf.context import make_context

@@ -49,3 +49,22 @@ def test_xdsl_pin_is_explained():
     pin = text.index('"xdsl==')
     comment = text[text.rindex("dependencies = [", 0, pin) : pin]
     assert "# Pinned exactly" in comment
+
+
+def test_editable_install_prints_no_warning(tmp_path):
+    """`pip install -e .` (into a scratch environment) prints no Python warning of the
+    build backend (setup.py: setuptools' InformationOnly about our package-dir layout).
+    pip -v shows the backend's warnings whatever pip's version; recent pips show them
+    without -v too."""
+    import re
+    import subprocess
+    import sys
+
+    env = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    r = subprocess.run([sys.executable, "-m", "pip", "--python", str(env / "bin" / "python"), "install",
+                        "-v", "--no-deps", "-e", str(ROOT)], capture_output=True, text=True, timeout=600)  # fmt: skip
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-3000:]
+    shown = re.findall(r"^.*\.py:\d+: \w+: .*$", out, re.M)  # file:line: Category: message
+    assert not shown, "\n".join(shown)

@@ -6,10 +6,10 @@
 // CHECK: aicf passes:
 // CHECK-NEXT: aicf-cleanup-reshapes {{ +}}Fold reshapes
 // CHECK: aicf-fuse {{ +}}Group `aicf_tensor` ops
-// CHECK: options: max-inputs: int | None = none, max-ops: int | None =
+// CHECK: options: max-inputs: int | None = none, max-ops: int | None
 // CHECK: aicf-infer-shapes {{ +}}Fill unranked
 // CHECK: aicf-plan {{ +}}Write a schedule attribute
-// CHECK: options: target: str = auto, force: str = "", explain: bool =
+// CHECK: options: target: str = auto, force: str = "", explain: bool
 // CHECK: aicf-tile
 // CHECK: xDSL passes
 // CHECK: canonicalize,

@@ -4,7 +4,7 @@
 // batch dims fold into M, and each operand's layout (trans, leading dimension).
 
 // CHECK-LABEL: func.func @mm
-// CHECK: aicf.schedule = {kind = "cpu.blas_gemm", routine = "sgemm", m = 0 : i64, n = 1 : i64, k = 2 : i64, fold = 0 : i64, tasks_n = 1 : i64, trans_a = "N", lda = 32 : i64, trans_b = "N", ldb = 48 : i64, ldc = 48 : i64, blas_ns = {{[0-9]+}} : i64, nest_ns = {{[0-9]+}} : i64, fallback_parallel = {{[0-9]+}} : i64}
+// CHECK: aicf.schedule = {kind = "cpu.blas_gemm", routine = "sgemm", m = 0 : i64, n = 1 : i64, k = 2 : i64, fold = 0 : i64, tasks_n = 1 : i64, trans_a = "N", lda = 32 : i64, trans_b = "N", ldb = 48 : i64, ldc = 48 : i64, blas_ns = {{[0-9]+}} : i64, nest_ns = {{[0-9]+}} : i64, fallback_parallel = {{[0-9]+}} : i64, fallback_acc = "f64"}
 func.func @mm(%a: memref<64x32xf32>, %b: memref<32x48xf32>, %c: memref<64x48xf32>) attributes {aicf.num_outputs = 1 : i64} {
   aicf_loop.nest domain = [64, 48, 32] iterators = [parallel, parallel, reduction]
       ins(%a, %b : memref<64x32xf32>, memref<32x48xf32>) outs(%c : memref<64x48xf32>)

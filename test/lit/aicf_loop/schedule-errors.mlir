@@ -86,7 +86,7 @@ func.func @not_a_choice(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf
 // -----
 
 func.func @unknown_param(%x: memref<4x8xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // expected-error @+1 {{'aicf_loop.nest' aicf.schedule: 'threads' is not a parameter of cpu.nest (parameters: parallel)}}
+  // expected-error @+1 {{'aicf_loop.nest' aicf.schedule: 'threads' is not a parameter of cpu.nest (parameters: parallel, acc)}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]

@@ -1,0 +1,129 @@
+"""Call overhead on the cuda target (issue 12's runtime bar), in one run:
+
+1. a 1024-element program (sin): one synced call (call + stream sync, wall clock,
+   median of many) through aicf.compile's executable, the program's fast path, torch
+   eager (torch.sin) and CuPy (cupy.sin);
+2. a program of many small kernels (an unfused chain of N elementwise ops, as a
+   model's forward launches them): the time per call with CUDA graphs off and on, and
+   the per-kernel launch overhead it implies (CUDA events around back-to-back calls).
+
+    python3 bench/call_overhead.py [--json OUT.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+
+import aicf
+
+
+def sin_program(n: int) -> str:
+    return f"""
+func.func @main(%x: tensor<{n}xf32>) -> tensor<{n}xf32> {{
+  %y = aicf_tensor.sin %x : (tensor<{n}xf32>) -> tensor<{n}xf32>
+  func.return %y : tensor<{n}xf32>
+}}
+"""
+
+
+def chain_program(n_ops: int, size: int) -> str:
+    lines, prev = [], "%x"
+    ops = ("sin", "tanh", "exp", "neg")
+    for i in range(n_ops):
+        op = ops[i % len(ops)]
+        lines.append(f"  %v{i} = aicf_tensor.{op} {prev} : (tensor<{size}xf32>) -> tensor<{size}xf32>")
+        prev = f"%v{i}"
+    body = "\n".join(lines)
+    return f"func.func @main(%x: tensor<{size}xf32>) -> tensor<{size}xf32> {{\n{body}\n  func.return {prev} : tensor<{size}xf32>\n}}\n"
+
+
+def synced_us(f, sync, calls=3000, warm=200) -> float:
+    for _ in range(warm):
+        f()
+    sync()
+    samples = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        f()
+        sync()
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples) * 1e6
+
+
+def events_us(f, cp, calls=200, reps=15) -> float:
+    for _ in range(20):
+        f()
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(reps):
+        a, b = cp.cuda.Event(), cp.cuda.Event()
+        a.record()
+        for _ in range(calls):
+            f()
+        b.record()
+        b.synchronize()
+        times.append(cp.cuda.get_elapsed_time(a, b) * 1e3 / calls)
+    return statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json")
+    ap.add_argument("--ops", type=int, default=49)
+    args = ap.parse_args()
+    import cupy as cp
+
+    out: dict = {"gpu": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()}
+    rng = np.random.default_rng(0)
+    sync = cp.cuda.get_current_stream().synchronize
+
+    exe = aicf.compile(sin_program(1024), target="cuda")
+    x = cp.asarray(rng.standard_normal(1024, dtype=np.float32))
+    y = cp.empty_like(x)
+    prog = exe._program
+    res = {
+        "aicf exe(x)": synced_us(lambda: exe(x), sync),
+        "aicf program(x, out)": synced_us(lambda: prog(x, y), sync),
+        "cupy.sin(x)": synced_us(lambda: cp.sin(x), sync),
+    }
+    try:
+        import torch
+
+        tx = torch.as_tensor(x, device="cuda")
+        tsync = torch.cuda.synchronize
+        res["torch.sin(x)"] = synced_us(lambda: torch.sin(tx), tsync)
+    except Exception as e:  # torch missing or without CUDA
+        res["torch.sin(x)"] = f"n/a ({e})"
+    out["synced_call_us"] = res
+    for k, v in res.items():
+        print(f"synced call, sin 1024 f32: {k:24s} {v if isinstance(v, str) else f'{v:7.1f} us'}")
+
+    chain = aicf.compile(chain_program(args.ops, 4096), target="cuda", fuse=False)
+    cprog = chain._program
+    xc = cp.asarray(rng.standard_normal(4096, dtype=np.float32))
+    yc = cp.empty_like(xc)
+    ref = None
+    per_call = {}
+    for graphs in (False, True):
+        cprog.graphs = graphs
+        t = events_us(lambda: cprog(xc, yc), cp)
+        per_call["graphs on" if graphs else "graphs off"] = t
+        got = cp.asnumpy(yc)
+        ref = got if ref is None else ref
+        assert np.array_equal(got, ref), "graph replay differs from kernel-by-kernel launches"
+        print(f"{args.ops}-kernel chain, 4096 f32, graphs {'on ' if graphs else 'off'}: {t:8.1f} us per call "
+              f"({t / args.ops:.2f} us per kernel)")
+    out["chain_us_per_call"] = per_call
+    out["kernels"] = args.ops
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(out, fh, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""Scalar ops that MLIR 16 lacks or defines differently from aicf, rewritten into ops
+it has, with aicf's semantics (those of the cpu target, backend/c):
+
+- `arith.maximumf`/`minimumf` (NaN-propagating; MLIR 16 has only `maxf`/`minf`,
+  renamed since) and `arith.maxnumf`/`minnumf` (NaN-ignoring, C's fmax/fmin):
+  compares and selects;
+- `arith.divsi`, `remsi`, `floordivsi`, `ceildivsi`: x / 0 and x % 0 are 0, MIN / -1
+  wraps (NumPy's), where LLVM's division traps or is undefined; a divisor that is a
+  constant other than 0 and -1 needs no guard;
+- `math.ipowi`: square-and-multiply over the exponent's bits, wrapping (NumPy's); a
+  negative exponent gives the integer part of 1 / x ** |n| (MLIR 16 cannot lower
+  ipowi to LLVM);
+- math ops MLIR 16 does not have (`math.sinh`, `acos`, ...) are an error at the op.
+"""
+
+from __future__ import annotations
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, math, scf
+from xdsl.dialects.builtin import BFloat16Type, Float64Type, IndexType, IntegerAttr, IntegerType, f32
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
+
+from aicf.diagnostics import op_error
+from aicf.lowering.tensor_to_loop.scalar import convert
+
+NOT_IN_MLIR_16 = frozenset({"math.acos", "math.acosh", "math.asin", "math.asinh",
+                            "math.atanh", "math.cosh", "math.sinh", "math.erfc"})  # fmt: skip
+"""math ops xDSL knows that mlir-opt-16 does not parse."""
+
+
+def _int(b: Builder, value: int, t) -> SSAValue:
+    return b.insert(arith.ConstantOp(IntegerAttr(value, t), t)).result
+
+
+def nan_propagating(b: Builder, a: SSAValue, c: SSAValue, is_max: bool) -> SSAValue:
+    """max(a, c) (or min) that is NaN if either is: the cpu target's AICF_FMAX(a, c),
+    `a > c || a != a ? a : c`."""
+    better = b.insert(arith.CmpfOp(a, c, "ogt" if is_max else "olt")).result
+    a_nan = b.insert(arith.CmpfOp(a, a, "uno")).result
+    pick_a = b.insert(arith.OrIOp(better, a_nan)).result
+    return b.insert(arith.SelectOp(pick_a, a, c)).result
+
+
+def nan_ignoring(b: Builder, a: SSAValue, c: SSAValue, is_max: bool) -> SSAValue:
+    """C's fmax(a, c) (or fmin): the other operand when one is NaN."""
+    better = b.insert(arith.CmpfOp(a, c, "ogt" if is_max else "olt")).result
+    c_nan = b.insert(arith.CmpfOp(c, c, "uno")).result
+    pick_a = b.insert(arith.OrIOp(better, c_nan)).result
+    return b.insert(arith.SelectOp(pick_a, a, c)).result
+
+
+class FloatMinMax(RewritePattern):
+    """arith.maximumf/minimumf/maxnumf/minnumf -> cmpf + select."""
+
+    _KINDS = {
+        "arith.maximumf": (nan_propagating, True), "arith.minimumf": (nan_propagating, False),
+        "arith.maxnumf": (nan_ignoring, True), "arith.minnumf": (nan_ignoring, False),
+    }  # fmt: skip
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        kind = self._KINDS.get(op.name)
+        if kind is None:
+            return
+        fn, is_max = kind
+        rewriter.replace(op, [], [fn(rewriter, op.operands[0], op.operands[1], is_max)])
+
+
+def _is_safe_divisor(v: SSAValue) -> bool:
+    """A constant divisor other than 0 and -1: nothing to guard."""
+    owner = v.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data not in (0, -1)
+    return False
+
+
+class NonTrappingDivision(RewritePattern):
+    """Integer divisions by 0 give 0 and by -1 negate (wrapping), as on the cpu target;
+    the division itself runs on a divisor replaced by 1 there."""
+
+    _OPS = {"arith.divsi": arith.DivSIOp, "arith.remsi": arith.RemSIOp,
+            "arith.floordivsi": arith.FloorDivSIOp, "arith.ceildivsi": arith.CeilDivSIOp}  # fmt: skip
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        cls = self._OPS.get(op.name)
+        if cls is None or _is_safe_divisor(op.operands[1]):
+            return
+        a, d = op.operands
+        t = a.type
+        b = rewriter
+        zero, one, minus_one = _int(b, 0, t), _int(b, 1, t), _int(b, -1, t)
+        is_zero = b.insert(arith.CmpiOp(d, zero, "eq")).result
+        is_minus_one = b.insert(arith.CmpiOp(d, minus_one, "eq")).result
+        special = b.insert(arith.OrIOp(is_zero, is_minus_one)).result
+        safe = b.insert(arith.SelectOp(special, one, d)).result
+        general = b.insert(cls(a, safe)).result
+        if op.name == "arith.remsi":  # x % 0 and x % -1 are 0
+            by_special = zero
+        else:  # x / 0 is 0; x / -1 is -x, wrapping
+            negated = b.insert(arith.SubiOp(zero, a)).result
+            by_special = b.insert(arith.SelectOp(is_zero, zero, negated)).result
+        rewriter.replace(op, [], [b.insert(arith.SelectOp(special, by_special, general)).result])
+
+
+class IntPower(RewritePattern):
+    """math.ipowi -> a loop over the exponent's bits (square and multiply)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: math.IPowIOp, rewriter: PatternRewriter, /) -> None:
+        x, n = op.operands
+        t = x.type
+        assert isinstance(t, IntegerType)
+        b = rewriter
+        zero, one, minus_one = _int(b, 0, t), _int(b, 1, t), _int(b, -1, t)
+        index = IndexType()
+        lo, hi, step = (b.insert(arith.ConstantOp(IntegerAttr(v, index), index)).result
+                        for v in (0, t.width.data, 1))  # fmt: skip
+        block = Block(arg_types=[index, t, t, t])
+        _, acc, base, rest = block.args
+        inner = Builder(InsertPoint.at_end(block))
+        odd = inner.insert(arith.CmpiOp(inner.insert(arith.AndIOp(rest, one)).result, zero, "ne")).result
+        times = inner.insert(arith.MuliOp(acc, base)).result
+        inner.insert(scf.YieldOp(
+            inner.insert(arith.SelectOp(odd, times, acc)).result,
+            inner.insert(arith.MuliOp(base, base)).result,
+            inner.insert(arith.ShRUIOp(rest, one)).result,
+        ))  # fmt: skip
+        loop = b.insert(scf.ForOp(lo, hi, step, [one, x, n], Region(block)))
+        # n < 0: 1 / x ** |n| truncated: 1 for x = 1, +-1 for x = -1, else 0
+        n_odd = b.insert(arith.CmpiOp(b.insert(arith.AndIOp(n, one)).result, zero, "ne")).result
+        sign = b.insert(arith.SelectOp(n_odd, minus_one, one)).result
+        x_is_one = b.insert(arith.CmpiOp(x, one, "eq")).result
+        x_is_minus_one = b.insert(arith.CmpiOp(x, minus_one, "eq")).result
+        inverse = b.insert(arith.SelectOp(
+            x_is_one, one, b.insert(arith.SelectOp(x_is_minus_one, sign, zero)).result
+        )).result  # fmt: skip
+        negative = b.insert(arith.CmpiOp(n, zero, "slt")).result
+        rewriter.replace(op, [], [b.insert(arith.SelectOp(negative, inverse, loop.results[0])).result])
+
+
+class UnknownToMlir16(RewritePattern):
+    """math ops that mlir-opt-16 would not parse: an error at the op, here."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if op.name in NOT_IN_MLIR_16:
+            raise op_error(op, "has no counterpart in MLIR 16 (mlir-opt-16 would not parse it)")
+
+
+SCALAR_PATTERNS = (FloatMinMax(), NonTrappingDivision(), IntPower(), UnknownToMlir16())
+
+
+
+def store_conversion(b: Builder, v: SSAValue, to: Attribute) -> SSAValue:
+    """`v` converted to the element type it is stored as, as the cpu target stores it:
+    NumPy's astype, with a bf16 rounded from f32 (C's `aicf_f32_to_bf16((float)v)`)."""
+    if isinstance(to, BFloat16Type) and isinstance(v.type, Float64Type):
+        v = convert(b, v, f32)
+    return convert(b, v, to)

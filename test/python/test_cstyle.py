@@ -1,0 +1,129 @@
+"""The one C-style scalar printer (backend/cstyle.py) on both targets: hand-written
+loop-level bodies that compute in f16 and bf16 (rounded once per op, like NumPy on
+those dtypes), zero-extending and unsigned conversions, floor division, IEEE compares
+on bf16, checked against NumPy on the cpu target; on cuda the same body compiles with
+nvcc here and runs on the GPU machine."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("AICF_CACHE_DIR", tempfile.mkdtemp(prefix="aicf-test-cache-"))
+
+import aicf  # noqa: E402
+from aicf.dtypes import f32_to_bf16_bits  # noqa: E402
+from aicf.reference import bf16_bits_to_f64  # noqa: E402
+
+from gpu_support import cp, gpu  # noqa: E402
+
+N = 64
+OPS = f"""
+func.func @ops(%x: memref<{N}xbf16>, %h: memref<{N}xf16>, %i: memref<{N}xi32>, %j: memref<{N}xi32>,
+               %o1: memref<{N}xbf16>, %o2: memref<{N}xf16>, %o3: memref<{N}xi64>, %o4: memref<{N}xf32>,
+               %o5: memref<{N}xi32>, %o6: memref<{N}xi32>, %o7: memref<{N}xf16>) attributes {{aicf.num_outputs = 7 : i64}} {{
+  aicf_loop.nest domain = [{N}] iterators = [parallel]
+      ins(%x, %h, %i, %j : memref<{N}xbf16>, memref<{N}xf16>, memref<{N}xi32>, memref<{N}xi32>)
+      outs(%o1, %o2, %o3, %o4, %o5, %o6, %o7 : memref<{N}xbf16>, memref<{N}xf16>, memref<{N}xi64>, memref<{N}xf32>, memref<{N}xi32>, memref<{N}xi32>, memref<{N}xf16>)
+      maps = [(d0) -> (d0), (d0) -> (d0), (d0) -> (d0), (d0) -> (d0), (d0) -> (d0), (d0) -> (d0), (d0) -> (d0),
+              (d0) -> (d0), (d0) -> (d0), (d0) -> (d0), (d0) -> (d0)] {{
+  ^bb0(%a: bf16, %b: f16, %c: i32, %d: i32):
+    %s = arith.mulf %a, %a : bf16
+    %t = arith.addf %s, %a : bf16
+    %u = math.sin %b : f16
+    %v = arith.extui %c : i32 to i64
+    %w = arith.uitofp %c : i32 to f32
+    %q = arith.floordivsi %c, %d : i32
+    %k = arith.cmpf olt, %a, %t : bf16
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %kk = arith.select %k, %one, %zero : i32
+    %r = math.rsqrt %b : f16
+    aicf_loop.yield %t, %u, %v, %w, %q, %kk, %r : bf16, f16, i64, f32, i32, i32, f16
+  }}
+  func.return
+}}
+"""
+
+
+def _inputs(seed=0):
+    rng = np.random.default_rng(seed)
+    x = f32_to_bf16_bits(rng.standard_normal(N).astype(np.float32) * 3)
+    h = (rng.random(N) * 8 + 0.01).astype(np.float16)
+    i = rng.integers(-(2**31), 2**31, N, dtype=np.int64).astype(np.int32)
+    i[:4] = [-1, -7, 7, np.iinfo(np.int32).min]
+    j = rng.integers(-9, 10, N).astype(np.int32)
+    j[:4] = [2, 2, -2, 3]
+    return x, h, i, j
+
+
+def _bf16(v: np.ndarray) -> np.ndarray:
+    """float64 values rounded to bf16 (through f32, as exact as the op's f32 result)."""
+    return bf16_bits_to_f64(f32_to_bf16_bits(v.astype(np.float32)))
+
+
+def _check(outs, x, h, i, j):
+    o1, o2, o3, o4, o5, o6, o7 = (np.asarray(o) for o in outs)
+    a = bf16_bits_to_f64(x)
+    s = _bf16(a * a)
+    t = _bf16(s + a)
+    np.testing.assert_array_equal(bf16_bits_to_f64(o1), t)
+    hf = h.astype(np.float64)
+    ulp = np.spacing(np.abs(np.sin(hf)).astype(np.float16)).astype(np.float64)
+    assert np.all(np.abs(o2.astype(np.float64) - np.sin(hf)) <= ulp), "sin on f16 beyond 1 ulp"
+    np.testing.assert_array_equal(o3, i.view(np.uint32).astype(np.int64))
+    np.testing.assert_array_equal(o4, i.view(np.uint32).astype(np.float32))
+    with np.errstate(divide="ignore", over="ignore"):
+        expect = np.where(j == 0, 0, np.floor_divide(i, np.where(j == 0, 1, j)))
+    np.testing.assert_array_equal(o5, expect.astype(np.int32))
+    np.testing.assert_array_equal(o6, (a < t).astype(np.int32))
+    rs = 1 / np.sqrt(hf)
+    ulp = np.spacing(rs.astype(np.float16)).astype(np.float64)
+    assert np.all(np.abs(o7.astype(np.float64) - rs) <= ulp)
+
+
+def test_cpu_body_in_halves_and_unsigned_conversions():
+    exe = aicf.compile(OPS, target="cpu")
+    args = _inputs()
+    _check(exe(*args), *args)
+
+
+def _cuda_source() -> str:
+    from aicf.backend.cuda.emit import emit_cuda
+    from aicf.compiler import run_pipeline
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+
+    module = parse_module(make_context(), OPS, "ops.mlir")
+    run_pipeline(module, ["aicf-plan{target=h100}", "aicf-lower-to-gpu{target=h100}"])
+    return emit_cuda(module)
+
+
+def test_cuda_spells_halves_through_f32():
+    src = _cuda_source()
+    assert "sinf(aicf_h2f(" in src  # f16 math computes in f32 ...
+    assert "aicf_f2h((float)(sinf(" in src  # ... and rounds once
+    assert "aicf_floordivsi32(" in src
+    assert "(long long)(unsigned)" in src  # extui zero-extends
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_cuda_body_compiles(tmp_path):
+    cu = tmp_path / "k.cu"
+    cu.write_text(_cuda_source())
+    r = subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", str(cu), "-o", str(tmp_path / "k.cubin")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+
+
+@gpu
+def test_cuda_body_in_halves_and_unsigned_conversions():
+    exe = aicf.compile(OPS, target="cuda")
+    args = _inputs(1)
+    outs = exe(*(cp.asarray(a) for a in args))
+    _check([cp.asnumpy(o) for o in outs], *args)

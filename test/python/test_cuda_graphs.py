@@ -1,0 +1,94 @@
+"""CUDA graphs (backend/cuda/program.py): a program of several kernels called again on
+the same buffers replays one captured graph, with the results of launching kernel by
+kernel; new data in the same buffers is read at replay; a second stream gets its own
+graph; programs with library calls are never captured; graphs=False turns it off."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import aicf
+from aicf.backend.cuda.program import graphs_default
+
+from gpu_support import cp, gpu
+
+CHAIN = """
+func.func @main(%x: tensor<256x1000xf32>) -> tensor<256x1000xf32> {
+  %m = aicf_tensor.reduce_max %x axes = [-1] keepdims : (tensor<256x1000xf32>) -> tensor<256x1xf32>
+  %d = aicf_tensor.sub %x, %m : (tensor<256x1000xf32>, tensor<256x1xf32>) -> tensor<256x1000xf32>
+  %e = aicf_tensor.exp %d : (tensor<256x1000xf32>) -> tensor<256x1000xf32>
+  %s = aicf_tensor.reduce_sum %e axes = [-1] keepdims : (tensor<256x1000xf32>) -> tensor<256x1xf32>
+  %y = aicf_tensor.div %e, %s : (tensor<256x1000xf32>, tensor<256x1xf32>) -> tensor<256x1000xf32>
+  func.return %y : tensor<256x1000xf32>
+}
+"""
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_graphs_are_on_unless_turned_off(monkeypatch):
+    monkeypatch.delenv("AICF_CUDA_GRAPHS", raising=False)
+    assert graphs_default() is True
+    monkeypatch.setenv("AICF_CUDA_GRAPHS", "0")
+    assert graphs_default() is False
+
+
+@gpu
+def test_replay_matches_kernel_by_kernel():
+    exe = aicf.compile(CHAIN, target="cuda", fuse=False)  # one kernel per op
+    prog = exe._program
+    prog.graphs = True
+    rng = np.random.default_rng(0)
+    x = cp.asarray(rng.standard_normal((256, 1000), dtype=np.float32))
+    out = cp.empty((256, 1000), cp.float32)
+    for _ in range(3):
+        exe(x, out)
+    assert len(prog._graphs) == 1  # captured on the second call, replayed on the third
+    np.testing.assert_allclose(cp.asnumpy(out), _softmax(cp.asnumpy(x)), rtol=1e-5, atol=1e-7)
+    # new data in the same buffers: the graph reads it at replay
+    x[...] = cp.asarray(rng.standard_normal((256, 1000), dtype=np.float32)) * 3
+    exe(x, out)
+    np.testing.assert_allclose(cp.asnumpy(out), _softmax(cp.asnumpy(x)), rtol=1e-5, atol=1e-7)
+    # another stream: a graph of its own, ordered on that stream
+    s = cp.cuda.Stream(non_blocking=True)
+    for _ in range(2):
+        prog(x, out, stream=s)
+    s.synchronize()
+    assert len(prog._graphs) == 2
+    np.testing.assert_allclose(cp.asnumpy(out), _softmax(cp.asnumpy(x)), rtol=1e-5, atol=1e-7)
+
+
+@gpu
+def test_off_means_no_capture():
+    exe = aicf.compile(CHAIN, target="cuda", fuse=False)
+    exe._program.graphs = False
+    x = cp.asarray(np.random.default_rng(1).standard_normal((256, 1000), dtype=np.float32))
+    out = cp.empty((256, 1000), cp.float32)
+    for _ in range(3):
+        exe(x, out)
+    assert len(exe._program._graphs) == 0
+
+
+@gpu
+def test_library_calls_are_not_captured():
+    mm = """
+func.func @main(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x512xf32> {
+  %c = aicf_tensor.matmul %a, %b : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  %d = aicf_tensor.tanh %c : (tensor<512x512xf32>) -> tensor<512x512xf32>
+  func.return %d : tensor<512x512xf32>
+}
+"""
+    exe = aicf.compile(mm, target="cuda", force="gpu.cublas_gemm", fuse=False)
+    exe._program.graphs = True
+    a = cp.asarray(np.random.default_rng(2).standard_normal((512, 512), dtype=np.float32))
+    out = cp.empty((512, 512), cp.float32)
+    for _ in range(3):
+        exe(a, a, out)
+    assert len(exe._program._graphs) == 0
+    ref = np.tanh(cp.asnumpy(a).astype(np.float64) @ cp.asnumpy(a).astype(np.float64))
+    np.testing.assert_allclose(cp.asnumpy(out), ref, rtol=1e-4, atol=1e-4)

@@ -1,0 +1,266 @@
+"""The kernel gate on the cpu target (issue 13): kernels from outside run only when
+they compile, match the float64 reference on every case, stay in bounds and in time,
+and beat the compiler's own kernel; the rest are rejected with the reason and the
+program runs its own kernel, in a healthy process.
+
+Timing is robust on a loaded machine by construction: the "faster" kernels do
+asymptotically less work than the compiler's (R * v instead of summing R rows;
+x / sum(x) instead of softmax(log(x)) with three logs and two exps per element), the
+"slower" one sleeps 200 ms a call."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import aicf
+from aicf.kernels import STATS, registry
+from aicf.kernels import proposer as prop
+
+from kernel_gate_support import (  # noqa: F401  (isolated, shared_cache: fixtures)
+    bcast_sum,
+    isolated,
+    proposer,
+    register_softmax_log,
+    schedule_kinds,
+    shared_cache,
+    softmax_log,
+    softmax_log_reference,
+)
+
+GATE = {"time_limit_s": 2.0}
+
+
+def _bcast_input(cols: int = 1024) -> np.ndarray:
+    return np.random.default_rng(1).standard_normal(cols).astype(np.float32)
+
+
+def _candidate_line(explanation: str, name: str) -> str:
+    return next(ln for ln in explanation.splitlines() if f"external:{name}" in ln)
+
+
+# --- a hand-registered kernel for a fused pattern --------------------------------------------
+
+
+def test_registered_softmax_is_picked_when_faster(isolated):
+    register_softmax_log()
+    exe = aicf.compile(softmax_log(256, 1024), target="cpu")
+    assert schedule_kinds(exe) == ["cpu.external"]
+    line = _candidate_line(exe.explain(), "softmax_of_log")
+    assert line.lstrip().startswith("-> cpu.external:softmax_of_log") and "admitted by the gate" in line
+    x = np.random.default_rng(0).uniform(0.1, 3.0, (256, 1024)).astype(np.float32)
+    np.testing.assert_allclose(exe(x), softmax_log_reference(x), rtol=1e-6, atol=1e-9)
+    # a strided input reaches the kernel with its strides (its guard takes them)
+    xt = np.random.default_rng(1).uniform(0.1, 3.0, (1024, 256)).astype(np.float32).T
+    np.testing.assert_allclose(exe(xt), softmax_log_reference(xt), rtol=1e-6, atol=1e-9)
+
+
+def test_registered_softmax_is_dropped_when_its_guard_fails(isolated):
+    register_softmax_log(multiple_of=4)
+    runs = STATS["gate_runs"]
+    exe = aicf.compile(softmax_log(64, 1022), target="cpu")
+    assert schedule_kinds(exe) == ["cpu.group"]
+    line = _candidate_line(exe.explain(), "softmax_of_log")
+    assert "does not apply: guard: 'c' = 1022 is outside its constraints (multiple_of 4)" in line
+    assert STATS["gate_runs"] == runs  # a guard that fails costs no gate run
+    x = np.random.default_rng(0).uniform(0.1, 3.0, (64, 1022)).astype(np.float32)
+    np.testing.assert_allclose(exe(x), softmax_log_reference(x), rtol=2e-6, atol=1e-9)
+
+
+def test_contiguous_only_kernel_falls_back_for_strided_inputs(isolated):
+    register_softmax_log(layout="contiguous")
+    exe = aicf.compile(softmax_log(128, 512), target="cpu")
+    assert schedule_kinds(exe) == ["cpu.external"]
+    xt = np.random.default_rng(2).uniform(0.1, 3.0, (512, 128)).astype(np.float32).T
+    np.testing.assert_allclose(exe(xt), softmax_log_reference(xt), rtol=2e-6, atol=1e-9)
+    variant = exe._program.cmodule  # the strided variant runs the fallback schedule
+    assert any("strided operands, its fallback runs" in src for src in _variant_sources(variant))
+
+
+def _variant_sources(cmodule):
+    from aicf.backend.c.emit import emit_c_unit
+    from aicf.backend.c.runtime import _strided_variant
+
+    return [emit_c_unit(_strided_variant(cmodule.module, "softmax_log", (True, False)))[0]]
+
+
+def test_kernels_file_beside_the_program(isolated, tmp_path):
+    from kernel_gate_support import HERE
+
+    (tmp_path / "prog.mlir").write_text(softmax_log(64, 256))
+    (tmp_path / "prog.kernels.json").write_text(json.dumps({"kernels": [{
+        "name": "softmax_of_log", "target": "cpu", "entry": "softmax_of_log",
+        "pattern_file": str(HERE / "softmax_log.mlir"), "source_file": str(HERE / "softmax_log.c"),
+        "guard": {"shapes": [["n", "c"]], "layout": "strided"}}]}))
+    exe = aicf.compile(str(tmp_path / "prog.mlir"), target="cpu")
+    assert schedule_kinds(exe) == ["cpu.external"]
+    assert [k.name for k in registry.registered()] == ["softmax_of_log"]
+
+
+# --- proposals through the gate ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode, stage, says", [
+    ("wrong", "wrong", ["case 'program shape'", "differs from the reference", "mismatched elements"]),
+    ("nocompile", "compile", ["does not compile", "kernel.c:", "error: expected"]),
+    ("slower", "slower", ["correct, but not faster", "against the compiler's own", "1.1x"]),
+    ("hang", "timeout", ["ran past the time limit of 2 s"]),
+    ("oob", "bounds", ["kernel argument #1 (result, f32[1024])", "past the end of its elements"]),
+    ("crash", "crash", ["crashed the test process (SIGSEGV)"]),
+])
+def test_bad_proposals_are_rejected_and_the_own_kernel_runs(isolated, mode, stage, says):
+    exe = aicf.compile(bcast_sum(), target="cpu", proposer=proposer(mode), gate=GATE)
+    assert schedule_kinds(exe) == ["cpu.nest"]
+    line_and_reason = exe.explain()
+    line = _candidate_line(line_and_reason, f"bcast_sum_{mode}")
+    assert f"rejected by the gate ({stage})" in line
+    for s in says:
+        assert s in line_and_reason, s
+    v = _bcast_input()
+    np.testing.assert_allclose(exe(v), 4096.0 * v.astype(np.float64), rtol=1e-5)
+    # the process is healthy: it compiles and runs something else
+    y = aicf.compile(softmax_log(8, 16), target="cpu")(np.full((8, 16), 2.0, np.float32))
+    np.testing.assert_allclose(y, 1.0 / 16, rtol=1e-6)
+
+
+def test_forcing_takes_a_correct_but_slower_kernel(isolated):
+    exe = aicf.compile(bcast_sum(), target="cpu", proposer=proposer("slower"), gate=GATE, force="cpu.external")
+    assert schedule_kinds(exe) == ["cpu.external"]
+    v = _bcast_input()
+    np.testing.assert_allclose(exe(v), 4096.0 * v.astype(np.float64), rtol=1e-5)
+
+
+def test_forcing_never_takes_a_wrong_kernel(isolated):
+    exe = aicf.compile(bcast_sum(), target="cpu", proposer=proposer("wrong"), gate=GATE, force="cpu.external")
+    assert schedule_kinds(exe) == ["cpu.nest"]
+
+
+def test_proposer_that_fails_is_noted(isolated):
+    exe = aicf.compile(bcast_sum(64, 32), target="cpu", proposer=proposer("garbage"), gate=GATE)
+    assert schedule_kinds(exe) == ["cpu.nest"]
+    assert "external kernels: proposer for @bcast_sum op #1 (aicf_tensor.reduce_sum): its output is not JSON" \
+        in exe.explain()
+
+
+def test_proposer_time_limit(isolated, tmp_path):
+    script = tmp_path / "slow.py"
+    script.write_text("import time; time.sleep(30)\n")
+    exe = aicf.compile(bcast_sum(64, 32), target="cpu", proposer=f"{sys.executable} {script}",
+                       gate={"proposer_timeout_s": 1.0})
+    assert "no reply within 1 s" in exe.explain()
+
+
+def test_the_proposer_sees_the_subgraph_and_the_abi(isolated, tmp_path):
+    script = tmp_path / "dump.py"
+    out = tmp_path / "request.json"
+    script.write_text(f"import sys; open({str(out)!r}, 'w').write(sys.stdin.read()); print('{{\"kernels\": []}}')\n")
+    aicf.compile(bcast_sum(64, 32), target="cpu", proposer=f"{sys.executable} {script}")
+    req = json.loads(out.read_text())
+    assert req["target"] == "cpu"
+    assert "aicf_tensor.broadcast_to" in req["subgraph"] and "aicf_tensor.reduce_sum" in req["subgraph"]
+    assert req["arguments"] == [{"type": "tensor<32xf32>", "dtype": "f32", "shape": [32]}]
+    assert req["results"][0]["shape"] == [32]
+    assert "aicf_tensor" in req["constraints"]["abi"]["header"]
+    assert req["constraints"]["target"]["cores"] >= 1
+
+
+SECOND_PROCESS = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import aicf
+    from aicf.kernels import STATS
+    sys.path.insert(0, {support!r})
+    from kernel_gate_support import bcast_sum, proposer, schedule_kinds
+    exe = aicf.compile(bcast_sum(), target="cpu", proposer=proposer("faster"), gate={{"time_limit_s": 2.0}})
+    v = np.random.default_rng(1).standard_normal(1024).astype(np.float32)
+    err = float(np.abs(exe(v) - 4096.0 * v.astype(np.float64)).max())
+    print(json.dumps({{"stats": STATS, "kinds": schedule_kinds(exe), "err": err, "explain": exe.explain()}}))
+""")
+
+
+def test_faster_proposal_is_admitted_used_and_reused_by_a_second_process(isolated, tmp_path):
+    log = tmp_path / "calls.log"
+    os.environ["AICF_TEST_PROPOSER_LOG"] = str(log)
+    try:
+        exe = aicf.compile(bcast_sum(), target="cpu", proposer=proposer("faster"), gate=GATE)
+    finally:
+        del os.environ["AICF_TEST_PROPOSER_LOG"]
+    assert schedule_kinds(exe) == ["cpu.external"]
+    assert "admitted by the gate" in _candidate_line(exe.explain(), "bcast_sum_faster")
+    v = _bcast_input()
+    np.testing.assert_allclose(exe(v), 4096.0 * v.astype(np.float64), rtol=1e-6)
+    assert log.read_text().splitlines() == ["faster cpu"]
+    env = {**os.environ, "AICF_TEST_PROPOSER_LOG": str(log), "AICF_CACHE_DIR": str(isolated)}
+    code = SECOND_PROCESS.format(support=os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    second = json.loads(proc.stdout.splitlines()[-1])
+    assert second["kinds"] == ["cpu.external"] and second["err"] < 1e-2
+    assert second["stats"]["gate_runs"] == 0 and second["stats"]["cache_hits"] >= 1
+    assert "admitted by the gate (cached)" in second["explain"]
+    assert log.read_text().splitlines() == ["faster cpu"]  # the proposer was not asked again
+
+
+def test_a_cached_verdict_is_checked_again_when_the_environment_changes(isolated, monkeypatch):
+    from aicf.kernels import cache, gate
+
+    def as_a_new_process():  # memory forgotten, the disk cache kept
+        cache.forget_memory()
+        gate._DECIDED_HERE.clear()
+        registry.clear()
+
+    aicf.compile(bcast_sum(), target="cpu", proposer=proposer("faster"), gate=GATE)
+    assert STATS["gate_runs"] == 1
+    as_a_new_process()
+    aicf.compile(bcast_sum(), target="cpu", proposer=proposer("faster"), gate=GATE)
+    assert STATS["gate_runs"] == 1 and STATS["cache_hits"] == 1  # the same environment: trusted
+    real = cache.environment
+    monkeypatch.setattr(cache, "environment", lambda *a: {**real(*a), "c_compiler": "another compiler 99"})
+    as_a_new_process()
+    exe = aicf.compile(bcast_sum(), target="cpu", proposer=proposer("faster"), gate=GATE)
+    assert STATS["gate_runs"] == 2 and STATS["rechecks"] == 1
+    assert schedule_kinds(exe) == ["cpu.external"]
+    assert prop.STATS["proposer_calls"] == 1  # the proposal itself came from the cache
+
+
+# --- the cuda target where there is no GPU: compile errors still reject -----------------------
+
+needs_nvcc = pytest.mark.skipif(__import__("shutil").which("nvcc") is None, reason="needs nvcc on PATH")
+
+
+def _plan_for_h100(mode: str) -> str:
+    """The explanation of bcast_sum planned for the H100 with the proposer in `mode`."""
+    from aicf.compiler import KernelOptions, pipeline_for, run_pipeline
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+    from aicf.kernels.gate import GateConfig
+    from aicf.kernels.planning import Options
+    from aicf.passes.loop.plan import explain_module
+    from aicf.target import resolve_target
+
+    module = parse_module(make_context(), bcast_sum(), "<bcast_sum>")
+    passes = pipeline_for("cuda", tune=False, kernels=KernelOptions(proposer=proposer(mode), time_limit_s=2.0))
+    run_pipeline(module, [p.replace("target=gpu", "target=h100") for p in passes])
+    return explain_module(module, resolve_target("h100"), options=Options(config=GateConfig(time_limit_s=2.0)))
+
+
+@needs_nvcc
+def test_cuda_proposal_that_does_not_compile_is_rejected_with_the_compiler_message(isolated):
+    text = _plan_for_h100("nocompile")
+    line = _candidate_line(text, "bcast_sum_nocompile")
+    assert "rejected by the gate (compile)" in line
+    assert "nvcc failed on the external kernel 'bcast_sum_nocompile'" in text and "kernel.cu(" in text
+
+
+@needs_nvcc
+def test_cuda_proposal_that_compiles_waits_for_a_gpu(isolated):
+    text = _plan_for_h100("faster")
+    assert "not checked: it compiles, but there is no GPU here to run it on" in _candidate_line(
+        text, "bcast_sum_faster")
+    assert "-> gpu.external" not in text

@@ -1,0 +1,211 @@
+"""The exit to upstream MLIR (aicf-to-upstream, aicf.upstream): programs lowered to
+upstream dialects, lowered further by MLIR 16's mlir-opt and run by its
+mlir-cpu-runner, compute what the golden reference (NumPy, float64) and our cpu
+target compute. The round trips need MLIR 16's tools (test/run-all.sh installs them
+on Debian); without them they skip, saying so."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("AICF_CACHE_DIR", tempfile.mkdtemp(prefix="aicf-test-cache-"))
+
+import aicf  # noqa: E402
+from aicf import upstream  # noqa: E402
+from aicf.context import make_context  # noqa: E402
+from aicf.diagnostics import parse_module  # noqa: E402
+from aicf.reference import evaluate  # noqa: E402
+from aicf.testing import assert_close  # noqa: E402
+from test_fusion import LAYERNORM, SOFTMAX  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
+RNG = np.random.default_rng(12)
+
+
+@pytest.fixture(scope="module")
+def tools():
+    try:
+        return upstream.find_mlir_tools()
+    except upstream.UpstreamError as e:
+        pytest.skip(f"the upstream round trip needs MLIR 16: {e}")
+
+
+def _tuple(x):
+    return x if isinstance(x, tuple) else (x,)
+
+
+def _random(spec) -> np.ndarray:
+    if spec.dtype.kind == "f":
+        return RNG.standard_normal(spec.shape).astype(spec.dtype)
+    if spec.dtype.kind == "b":
+        return RNG.random(spec.shape) < 0.5
+    return RNG.integers(-9, 10, spec.shape).astype(spec.dtype)
+
+
+def round_trip(module_or_text, args=None, *, entry=None):
+    """Upstream's result against the float64 reference and against ours; returns
+    (upstream, ours) results. Floats are compared relative to the largest element
+    (assert_close's reduction rule): an f32 chain rounds at every step, and not at
+    the same steps everywhere (our C compiler contracts a * x + b into an fma, upstream
+    rounds the product), so elementwise ulps would measure the compilers. Integers
+    and bools must be equal."""
+    module = (parse_module(make_context(), module_or_text, "<test>")
+              if isinstance(module_or_text, str) else module_or_text)  # fmt: skip
+    ours = aicf.compile(module, target="cpu", entry=entry, debug=True)
+    theirs = upstream.compile_upstream(module, entry=entry)
+    if args is None:
+        args = [_random(s) for s in ours.inputs]
+    got_ours, got = _tuple(ours(*args)), _tuple(theirs(*args))
+    ref = evaluate(module, ours.entry, *args)
+    for k, (u, o, r, spec) in enumerate(zip(got, got_ours, ref, ours.outputs)):
+        dtype = "bf16" if spec.is_bf16 else None
+        assert u.dtype == o.dtype and u.shape == o.shape
+        assert_close(u, r, reduction=True, dtype=dtype, msg=f"output #{k} vs the reference")
+        assert_close(u, o.astype(np.float64) if not spec.is_bf16 else aicf.reference.bf16_bits_to_f64(o),
+                     reduction=True, dtype=dtype, msg=f"output #{k} vs ours")  # fmt: skip
+    return got, got_ours
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_examples(tools, path):
+    round_trip(path.read_text())
+
+
+@pytest.mark.parametrize("ax", [-1, 0])
+def test_softmax(tools, ax):
+    x = (RNG.standard_normal((33, 65)) * 4).astype(np.float32)
+    np.moveaxis(x, ax, -1)[2, 5] = np.nan  # a NaN makes its slice NaN, upstream too
+    (y,), _ = round_trip(SOFTMAX.format(R=33, C=65, ax=ax), [x])
+    assert np.isnan(np.moveaxis(y, ax, -1)[2]).all()
+    assert not np.isnan(np.moveaxis(y, ax, -1)[3]).any()
+
+
+def test_layer_norm(tools):
+    round_trip(LAYERNORM.format(R=17, C=96))
+
+
+def f32(*shape) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def i32(lo, hi, *shape) -> np.ndarray:
+    return RNG.integers(lo, hi, shape).astype(np.int32)
+
+
+TRACED = {
+    # reductions: inner, outer and mixed axes, keepdims, mean and var
+    "reductions": (lambda x: (np.sum(x, axis=(0, 2), keepdims=True), np.max(x, axis=1),
+                              np.mean(x, axis=0), np.var(x, axis=-1)), [f32(5, 7, 9)]),  # fmt: skip
+    # broadcasting on both operands
+    "broadcasts": (lambda a, b: np.tanh(a * b + 1), [f32(5, 1, 7), f32(6, 1)]),
+    # strided and transposed views read through the maps: steps, a negative step
+    "views": (lambda x: np.exp(x.T[::2, 1::3]) + x[::-1, ::2].T[:, ::3], [f32(8, 12)]),
+    # a reshape ahead of a reduction (floordiv/mod maps or folded axes)
+    "reshape": (lambda x: x.reshape(6, 20).sum(axis=0), [f32(4, 5, 6)]),
+    # dtype conversions: to f16, to int (truncating), int to float, bool select
+    "casts": (lambda x, i: (x.astype(np.float16), np.where(x > 0, x, i.astype(np.float32)),
+                            x.astype(np.int32)), [f32(4, 6) * 10, i32(-5, 5, 4, 6)]),  # fmt: skip
+    # integer powers, sums, max (division: test_integer_division)
+    "integers": (lambda a, b, n: (a ** n, np.sum(a * b), np.maximum(a, b)),
+                 [i32(-9, 9, 20), i32(-2, 3, 20), i32(0, 4, 20)]),  # fmt: skip
+    # matmul, batched with a broadcast batch dim
+    "matmul": (lambda a, b: a @ b, [f32(2, 1, 5, 6), f32(3, 6, 4)]),
+    # a gather: negative and out-of-range indices wrap once and clamp
+    "take": (lambda w, ids: np.take(w, ids, axis=0), [f32(10, 4), np.array([0, -1, 3, 9, -12, 14])]),
+}
+
+
+@pytest.mark.parametrize("name", TRACED)
+def test_traced_programs(tools, name):
+    fn, args = TRACED[name]
+    round_trip(aicf.trace(fn, *args), args)
+
+
+INT_DIVISION = """
+func.func @f(%a: tensor<8xi32>, %b: tensor<8xi32>) -> (tensor<8xi32>, tensor<8xi32>) {
+  %0 = aicf_tensor.div %a, %b : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi32>
+  %1 = aicf_tensor.pow %a, %b : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi32>
+  func.return %0, %1 : tensor<8xi32>, tensor<8xi32>
+}
+"""
+
+
+def test_integer_division(tools):
+    """What the cpu target defines where NumPy has no answer, upstream too: x / 0 is 0,
+    MIN / -1 wraps, division truncates; x ** -n is the integer part of 1 / x ** n."""
+    a = np.array([7, -7, 5, -(2**31), 3, -1, 1, 0], np.int32)
+    b = np.array([2, 2, 0, -1, -2, -3, -5, -1], np.int32)
+    ours = aicf.compile(INT_DIVISION, target="cpu")(a, b)
+    theirs = upstream.compile_upstream(INT_DIVISION)(a, b)
+    np.testing.assert_array_equal(theirs[0], [3, -3, 0, -(2**31), -1, 0, 0, 0])
+    np.testing.assert_array_equal(theirs[1], [49, 49, 1, 0, 0, -1, 1, 0])
+    for t, o in zip(theirs, ours):
+        np.testing.assert_array_equal(t, o)
+
+
+BF16 = """
+func.func @bf(%x: tensor<8x16xf32>) -> (tensor<8x16xbf16>, tensor<8xbf16>, tensor<8x16xf32>) {
+  %0 = aicf_tensor.cast %x : (tensor<8x16xf32>) -> tensor<8x16xbf16>
+  %1 = aicf_tensor.reduce_sum %0 axes = [1] : (tensor<8x16xbf16>) -> tensor<8xbf16>
+  %2 = aicf_tensor.cast %0 : (tensor<8x16xbf16>) -> tensor<8x16xf32>
+  func.return %0, %1, %2 : tensor<8x16xbf16>, tensor<8xbf16>, tensor<8x16xf32>
+}
+"""
+
+
+def test_bf16_rounds_as_ours(tools):
+    x = f32(8, 16)
+    (bits, total, back), (our_bits, our_total, _) = round_trip(BF16, [x])
+    np.testing.assert_array_equal(bits, aicf.dtypes.f32_to_bf16_bits(x))  # nearest even
+    np.testing.assert_array_equal(bits, our_bits)
+    np.testing.assert_array_equal(total, our_total)  # summed in f64, rounded through f32
+    np.testing.assert_array_equal(back.view(np.uint32) >> 16, bits)
+
+
+ROW_SUM = """
+func.func @f(%x: tensor<6x10xf32>, %b: tensor<10xf32>) -> tensor<6xf32> {
+  %0 = aicf_tensor.mul %x, %b : (tensor<6x10xf32>, tensor<10xf32>) -> tensor<6x10xf32>
+  %1 = aicf_tensor.reduce_sum %0 axes = [1] : (tensor<6x10xf32>) -> tensor<6xf32>
+  func.return %1 : tensor<6xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("view", ["transposed", "reversed", "broadcast", "offset"])
+def test_strided_inputs(tools, view):
+    """Non-contiguous arrays are passed as strided memrefs over the memory they span
+    (negative and zero strides too), as the cpu target passes them."""
+    base = f32(12, 20)
+    x = {
+        "transposed": base[:10, :6].T,
+        "reversed": base[::-2, ::-2][:6, :10],
+        "broadcast": np.broadcast_to(base[0, :10], (6, 10)),
+        "offset": base[3:9, 5:15],
+    }[view]
+    assert not x.flags.c_contiguous
+    b = base[1, ::2]  # strided too
+    (y,), (ours,) = round_trip(ROW_SUM, [x, b])
+    assert_close(y, (x.astype(np.float64) * b).sum(axis=1), reduction=True)
+
+
+def test_output_is_upstream_only():
+    """No aicf op, no property syntax MLIR 16 does not parse (`<{`), for programs with
+    every op family; needs no MLIR tools."""
+    text = upstream.to_upstream_mlir(SOFTMAX.format(R=4, C=8, ax=-1) + LAYERNORM.format(R=4, C=8))
+    op = re.compile(r'^\s*(?:%[^=]*=\s*)?"?([a-z_0-9]+)\.[a-z_0-9.]+')
+    dialects = {m.group(1) for line in text.splitlines() if (m := op.match(line))}
+    assert dialects == {"builtin", "func", "scf", "memref", "arith", "math"}, dialects
+    assert "<{" not in text and "aicf_" not in text and "aicf.schedule" not in text
+
+
+def test_missing_tools_say_what_to_install(monkeypatch):
+    monkeypatch.setattr(upstream.shutil, "which", lambda name: None)
+    with pytest.raises(upstream.UpstreamError, match=r"apt-get install mlir-16-tools libmlir-16"):
+        upstream.find_mlir_tools.__wrapped__()
