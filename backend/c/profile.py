@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
-from aicf.dialects.loop import GatherOp, GroupOp, NestOp
+from aicf.dialects.loop import AttentionOp, GatherOp, GroupOp, NestOp
 from aicf.errors import AicfError
 
 _CLOCK = """
@@ -42,7 +42,7 @@ static inline int64_t aicf_now_ns(void) {
 def step_ops(func: FuncOp) -> list[Operation]:
     """The ops the emitter makes a step of, in the order the function calls them."""
     return [op for op in func.body.block.ops
-            if isinstance(op, NestOp | GroupOp | GatherOp) or op.name == "memref.copy"]  # fmt: skip
+            if isinstance(op, NestOp | GroupOp | GatherOp | AttentionOp) or op.name == "memref.copy"]  # fmt: skip
 
 
 def timing_symbol(c_name: str) -> str:

@@ -158,3 +158,20 @@ def test_cuda_records_every_kernel(tmp_path):
     if any(r.flops for r in prof.records):
         pytest.importorskip("matplotlib")
         prof.roofline(tmp_path / "roofline.png")
+
+
+def test_cpu_attention_is_a_step_of_its_own():
+    """An attention op is a step of the C function (backend/c/attention.py): the
+    profiler times it, with the nests around it, one record each."""
+    prog = """
+func.func @attn(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
+  %o = aicf_tensor.attention %q, %k, %v scale = 0.35355339059327373 causal : (tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
+  %t = aicf_tensor.tanh %o : (tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
+  func.return %t : tensor<2x16x8xf32>
+}
+"""
+    exe = aicf.compile(prog, target="cpu")
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal((2, 16, 8)).astype(np.float32) for _ in range(3)]
+    prof = exe.profile(*args)
+    assert len(prof.records) == 2 and all(r.ms >= 0 for r in prof.records)
