@@ -448,8 +448,7 @@ class Executable:
 
     def __call__(self, *arrays):
         if self.target == "cuda":
-            plan = self._program._plan
-            if plan and len(arrays) == len(self.inputs) and all(type(a) is plan[3] for a in arrays):
+            if self._program.takes_as_is(arrays):
                 # CuPy arrays: the program's launch plan checks dtype, shape and layout
                 # itself and sends anything else through its general path, which says
                 # what is wrong (the lean call path: no per-call message building here)

@@ -17,9 +17,15 @@ import json
 import statistics
 import time
 
+import sys
+from pathlib import Path
+
 import numpy as np
 
 import aicf
+
+sys.path.insert(0, str(Path(__file__).parent))
+from run import bench  # noqa: E402  (CUDA events around back-to-back calls, medians)
 
 
 def sin_program(n: int) -> str:
@@ -53,22 +59,6 @@ def synced_us(f, sync, calls=3000, warm=200) -> float:
         sync()
         samples.append(time.perf_counter() - t0)
     return statistics.median(samples) * 1e6
-
-
-def events_us(f, cp, calls=200, reps=15) -> float:
-    for _ in range(20):
-        f()
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        for _ in range(calls):
-            f()
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b) * 1e3 / calls)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -111,7 +101,7 @@ def main() -> None:
     per_call = {}
     for graphs in (False, True):
         cprog.graphs = graphs
-        t = events_us(lambda: cprog(xc, yc), cp)
+        t = bench(lambda: cprog(xc, yc), 15, warmup=20, inner=200) * 1e3
         per_call["graphs on" if graphs else "graphs off"] = t
         got = cp.asnumpy(yc)
         ref = got if ref is None else ref

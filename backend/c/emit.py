@@ -650,7 +650,7 @@ class NestEmitter:
 _ACC_TYPES: dict[str, Attribute] = {
     "f64": Float64Type(), "f32": Float32Type(), "f16": Float16Type(), "bf16": BFloat16Type(),
     "i64": IntegerType(64), "i32": IntegerType(32), "i16": IntegerType(16), "i8": IntegerType(8),
-    "i1": IntegerType(1),
+    "i1": IntegerType(1), "index": IndexType(),
 }  # fmt: skip
 """Accumulator types a cpu.nest schedule may name."""
 

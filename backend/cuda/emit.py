@@ -222,8 +222,7 @@ class KernelPrinter(ScalarPrinter):
 
     def __init__(self, kernel: gpu.KernelOp):
         self.k = kernel
-        self.index = self.index_type = "long long" if kernel.index_bits == 64 else "int"
-        self.uindex = "unsigned long long" if kernel.index_bits == 64 else "unsigned"
+        self.index_type = "long long" if kernel.index_bits == 64 else "int"
         self.names: dict[SSAValue, str] = {}
         self.strides: dict[SSAValue, list[str]] = {}
         self.shared_layout: dict[SSAValue, MemRefType] = {}
@@ -236,8 +235,8 @@ class KernelPrinter(ScalarPrinter):
     # -- helpers ---------------------------------------------------------------------------
     def ctype(self, t: Attribute) -> str:
         if isinstance(t, VectorType):
-            return f"aicf_vec<{scalar_ctype(t.get_element_type(), self.index)}, {t.get_shape()[0]}>"
-        return scalar_ctype(t, self.index)
+            return f"aicf_vec<{scalar_ctype(t.get_element_type(), self.index_type)}, {t.get_shape()[0]}>"
+        return scalar_ctype(t, self.index_type)
 
     def fresh(self, v: SSAValue) -> str:
         self.counter += 1
@@ -310,7 +309,7 @@ class KernelPrinter(ScalarPrinter):
                     strs = []
                     for d, s in enumerate(lay.get_strides()):
                         if s is None:
-                            params.append(f"{self.index} {name}_s{d}")
+                            params.append(f"{self.index_type} {name}_s{d}")
                             strs.append(f"{name}_s{d}")
                         else:
                             strs.append(str(s))
@@ -364,7 +363,7 @@ class KernelPrinter(ScalarPrinter):
         unroll = op.attributes.get("aicf_gpu.unroll")
         if unroll is not None:
             self.line(f"#pragma unroll {unroll.value.data}")  # type: ignore[attr-defined]
-        self.line(f"for ({self.index} {ivn} = {self.n(op.lb)}; {ivn} < {self.n(op.ub)}; {ivn} += {self.n(op.step)}) {{")
+        self.line(f"for ({self.index_type} {ivn} = {self.n(op.lb)}; {ivn} < {self.n(op.ub)}; {ivn} += {self.n(op.step)}) {{")
         self.depth += 1
         self.block(body)
         y = body.last_op
@@ -468,12 +467,12 @@ _SPECIAL = {gpu.ThreadIdOp: "threadIdx", gpu.BlockIdOp: "blockIdx", gpu.BlockDim
 
 @prints(*_SPECIAL)
 def _special_register(p: KernelPrinter, op: Operation) -> None:
-    p.define(op.result, f"({p.index}){_SPECIAL[type(op)]}.{op.dim}")  # type: ignore[attr-defined]
+    p.define(op.result, f"({p.index_type}){_SPECIAL[type(op)]}.{op.dim}")  # type: ignore[attr-defined]
 
 
 @prints(gpu.LaneIdOp)
 def _lane_id(p: KernelPrinter, op: gpu.LaneIdOp) -> None:
-    p.define(op.result, f"({p.index})(threadIdx.x & 31)")
+    p.define(op.result, f"({p.index_type})(threadIdx.x & 31)")
 
 
 @prints(gpu.BarrierOp)

@@ -330,6 +330,12 @@ class CudaProgram:
         self._graphable = work >= 2 and not any(st[0] is _LIBRARY for st in steps)
         return (len(slot), steps, specs, cp.ndarray)
 
+    def takes_as_is(self, arrays) -> bool:
+        """Whether `arrays` go straight to the launch plan's checks: as many as the
+        inputs, each a CuPy array (anything else needs the caller's conversions)."""
+        plan = self._plan
+        return bool(plan) and len(arrays) == self.num_inputs and all(type(a) is plan[3] for a in arrays)
+
     def __call__(self, *arrays, stream=None):
         """Run the program: the cached launch plan when the arrays are what the
         function takes (CuPy, right dtype/shape, C-contiguous, aligned) and nothing

@@ -30,7 +30,7 @@ func.func @int_in_float(%a: memref<8x16xi32>, %s: memref<8xi32>) attributes {aic
 // -----
 
 func.func @unknown(%a: memref<8x16xf32>, %s: memref<8xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // expected-error @+1 {{'aicf_loop.nest' the schedule's acc names 'f128', not one of f64, f32, f16, bf16, i64, i32, i16, i8, i1}}
+  // expected-error @+1 {{'aicf_loop.nest' the schedule's acc names 'f128', not one of f64, f32, f16, bf16, i64, i32, i16, i8, i1, index}}
   aicf_loop.nest domain = [8, 16] iterators = [parallel, reduction]
       ins(%a : memref<8x16xf32>) outs(%s : memref<8xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
