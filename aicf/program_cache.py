@@ -85,14 +85,8 @@ def lookup(key: str) -> dict | None:
         return None
     from aicf.backend import disk_cache
 
-    path = disk_cache.lookup("programs", key, ".json")  # logs the miss or hit
-    if path is None:
-        return None
-    try:
-        record = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    if record.get("format") != FORMAT:
+    record = disk_cache.lookup_json("programs", key, ".json")  # logs the miss or hit
+    if record is None or record.get("format") != FORMAT:
         return None
     return record
 

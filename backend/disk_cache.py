@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import stat
 import tempfile
@@ -133,6 +134,19 @@ def lookup(target: str, key: str, suffix: str) -> Path | None:
     os.utime(entry)  # most recently used
     _log.debug("%s hit: %s", target, entry)
     return entry
+
+
+def lookup_json(target: str, key: str, suffix: str) -> dict | None:
+    """A checked entry holding a JSON object, decoded; None when there is none or it
+    does not decode to an object (the caller then rebuilds it)."""
+    path = lookup(target, key, suffix)
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

@@ -75,14 +75,8 @@ def load(key: str, suffix: str) -> dict | None:
     found = _MEMO.get(key + suffix)
     if found is not None:
         return found
-    path = disk_cache.lookup(DIR, key, suffix)
-    if path is None:
-        return None
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict):
+    data = disk_cache.lookup_json(DIR, key, suffix)
+    if data is None:
         return None
     _MEMO[key + suffix] = data
     return data
