@@ -190,9 +190,13 @@ def run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
             if name not in upstream:
                 raise CompileError(f"unknown pass '{name}'")
             cls = upstream[name]()
+        try:
+            pass_ = cls.from_pass_spec(spec)
+        except (ValueError, TypeError) as e:  # unknown option, wrong type or value
+            raise CompileError(f"pass '{name}': {e}") from None
         start = time.perf_counter()
         try:
-            cls.from_pass_spec(spec).apply(ctx, module)
+            pass_.apply(ctx, module)
         except (CompileError, AicfError):
             raise
         except (VerifyException, DiagnosticException) as e:

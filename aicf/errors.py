@@ -12,7 +12,8 @@ class AicfError(Exception):
 
 class CompileError(AicfError, DiagnosticException):
     """The program cannot be compiled (bad IR, unsupported op or dtype). A
-    DiagnosticException, so `aicf-opt --verify-diagnostics` prints it and goes on."""
+    DiagnosticException, so `aicf-opt --verify-diagnostics` checks it against the
+    input's expected-error annotations and goes on with the next chunk."""
 
 
 class ArgumentError(AicfError, TypeError):

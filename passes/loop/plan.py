@@ -148,31 +148,40 @@ class SchedulePass(ModulePass):
     # (aicf.set_float32_matmul_precision)
     matmul_precision: str = ""
 
+    def __post_init__(self) -> None:
+        # option values are checked when the pipeline is built (a pipeline error), the
+        # force kind against the target's side when the target is known (apply)
+        from aicf.dialects.schedule import KINDS
+        from aicf.math_precision import MATMUL_PRECISIONS
+
+        if self.cores < 0 or self.top < 0:
+            raise ValueError(f"cores and top must be >= 0 (cores={self.cores}, top={self.top})")
+        for k in self.forced():
+            if k not in KINDS:
+                raise ValueError(f"force names an unknown schedule kind '{k}' (known: {', '.join(sorted(KINDS))})")
+        if self.matmul_precision and self.matmul_precision not in MATMUL_PRECISIONS:
+            raise ValueError(f"matmul_precision must be one of {', '.join(MATMUL_PRECISIONS)}, "
+                             f"got '{self.matmul_precision}'")
+
+    def forced(self) -> tuple[str, ...]:
+        return tuple(k.strip() for k in self.force.split(",") if k.strip())
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from dataclasses import replace
 
         from aicf.dialects.schedule import KINDS
         from aicf.errors import CompileError
+        from aicf.math_precision import planning_precision
 
         target = resolve_target(self.target)
-        if self.cores < 0 or self.top < 0:
-            raise CompileError(f"aicf-plan: cores and top must be >= 0 (cores={self.cores}, top={self.top})")
         if self.cores > 0 and isinstance(target, CpuTarget):
             target = replace(target, cores=self.cores)
-        force = tuple(k.strip() for k in self.force.split(",") if k.strip())
+        force = self.forced()
         side = "cpu" if isinstance(target, CpuTarget) else "gpu"
         for k in force:
-            if k not in KINDS:
-                raise CompileError(f"aicf-plan: force names an unknown schedule kind '{k}' "
-                                   f"(known: {', '.join(sorted(KINDS))})")
             if KINDS[k].target != side:
                 raise CompileError(f"aicf-plan: force='{k}' is a {KINDS[k].target} kind, but the "
                                    f"target {target.name} is a {side}")
-        from aicf.math_precision import MATMUL_PRECISIONS, planning_precision
-
-        if self.matmul_precision and self.matmul_precision not in MATMUL_PRECISIONS:
-            raise CompileError(f"aicf-plan: matmul_precision must be one of {', '.join(MATMUL_PRECISIONS)}, "
-                               f"got '{self.matmul_precision}'")
         planner = Planner(target, force, self.top)
         out: list[str] | None = [] if self.explain else None
         with planning_precision(self.matmul_precision):
