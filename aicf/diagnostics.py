@@ -23,10 +23,11 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Operation
+from xdsl.traits import SymbolTable
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
-from aicf.errors import CompileError
+from aicf.errors import CompileError, VerifyAtOp
 
 
 # significand bits (with the hidden one) and largest exponent of the float types
@@ -94,6 +95,33 @@ class LocatedParser(Parser):
         element.hex = hex_token and isinstance(element.value, int)
         return element
 
+    def _parse_dense_literal_type(self):
+        # xDSL reports a bad type at the token after it (often the next line); the
+        # size is checked before xDSL expands a splat to one Python value per element
+        # (a MemoryError, or minutes, for a huge type).
+        from xdsl.utils.exceptions import ParseError
+
+        start = self._current_token.span.start
+
+        def where() -> tuple[int, int]:
+            text, end = self._current_token.span.input.content, self._current_token.span.start
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            return start, end
+
+        try:
+            type = super()._parse_dense_literal_type()
+        except ParseError as e:
+            self.raise_error(e.msg, *where())
+        bits = getattr(type.element_type, "bitwidth", 64)
+        nbytes = math.prod(type.get_shape()) * max(1, (bits if isinstance(bits, int) else 64) // 8)
+        if nbytes > MAX_DENSE_LITERAL_BYTES:
+            self.raise_error(
+                f"a dense literal of {type} is {nbytes} bytes, more than aicf reads from "
+                f"text ({MAX_DENSE_LITERAL_BYTES}); pass the data as an argument", *where()
+            )
+        return type
+
     def _parse_op_result_list(self):
         results = super()._parse_op_result_list()
         self.__dict__["_op_name_span"] = self._current_token.span
@@ -113,7 +141,10 @@ class LocatedParser(Parser):
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except (ValueError, VerifyException) as e:  # attributes built from literals
+            self.raise_error(str(e), span.start, span.end)  # xDSL does not range-check
         if not isinstance(op.location, FileLineColLoc):
             loc = span.get_location()
             op.location = FileLineColLoc(
@@ -122,6 +153,8 @@ class LocatedParser(Parser):
         return op
 
 
+# The largest dense<> literal the parser builds (xDSL holds it as Python values first).
+MAX_DENSE_LITERAL_BYTES = 1 << 28
 NESTED_TOO_DEEPLY = "the input is nested too deeply for aicf (Python's recursion limit)"
 
 
@@ -170,17 +203,46 @@ def verify_module(module: ModuleOp) -> None:
     """Verify op by op, innermost first, so the error names the op that failed and
     where it is, instead of printing the whole module."""
     for op in module.walk(reverse=True):
+        if op.has_trait(SymbolTable):
+            _check_redefinitions(op)
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as e:
+            at = e.op if isinstance(e, VerifyAtOp) else op
             msg = str(e).strip()
-            prefix = f"'{op.name}': "
+            prefix = f"'{at.name}': "
             if msg.startswith(prefix):
                 msg = msg[len(prefix):]
-            raise op_error(op, msg) from None
+            raise op_error(at, msg) from None
         _check_sizes(op)
         if "aicf.num_outputs" in op.attributes:
             _check_num_outputs(op)
+
+
+def check_one_block(fn: Operation, stage: str) -> None:
+    """aicf's functions are straight-line code: one block (a branch to another is an
+    error at the branch, the op that makes the control flow)."""
+    blocks = list(fn.regions[0].blocks) if fn.regions else []
+    if len(blocks) > 1:
+        name = fn.properties.get("sym_name") or fn.attributes.get("sym_name")
+        raise op_error(blocks[0].last_op or fn, f"{stage}: a function of aicf has one block "
+                       f"(no control flow), @{getattr(name, 'data', '?')} has {len(blocks)}")
+
+
+def _check_redefinitions(table: Operation) -> None:
+    """A symbol defined twice is an error at the second definition (xDSL's symbol
+    table check reports it at the module, which has no location)."""
+    first: dict[str, Operation] = {}
+    for region in table.regions:
+        for block in region.blocks:
+            for op in block.ops:
+                name = op.properties.get("sym_name") or op.attributes.get("sym_name")
+                if not isinstance(name, StringAttr):
+                    continue
+                if name.data in first:
+                    raise op_error(op, f"redefinition of symbol @{name.data} "
+                                   f"(first defined at {location_of(first[name.data])})")
+                first[name.data] = op
 
 
 def _check_num_outputs(op: Operation) -> None:

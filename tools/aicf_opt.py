@@ -284,8 +284,8 @@ def error_message(e: BaseException) -> str | None:
         return format_parse_error(e)
     if isinstance(e, (VerifyException, DiagnosticException)):
         text = str(e).rstrip()
-        # located ones carry `file:line:col: error:` already; the rest get the tag
-        return text if vd.DIAGNOSTIC.search(text) or text.startswith("error: ") else f"error: {text}"
+        # aicf's carry `file:line:col: error:` (or `@f (no source location): error:`)
+        return text if "error: " in text.split("\n", 1)[0] else f"error: {text}"
     if isinstance(e, AicfError):
         return f"error: {e}"
     if isinstance(e, OSError):  # the input or output file cannot be opened

@@ -30,10 +30,11 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.passes import ModulePass
 
-from aicf.dialects.loop import GroupOp, NestOp
+from aicf.diagnostics import op_error
+from aicf.dialects.loop import GatherOp, GroupOp, NestOp
 from aicf.dialects.schedule import SCHEDULE_ATTR, schedule_of
 from aicf.lowering.loop_to_gpu import nest_view
 from aicf.passes.loop import candidates as cands
@@ -79,6 +80,7 @@ class Planner:
     top: int = 5  # points of a candidate's space shown by explain
 
     def plan_function(self, fn: func.FuncOp, explain: list[str] | None) -> None:
+        _check_static(fn)
         if isinstance(self.target, CpuTarget):
             from aicf.passes.loop import cpu_candidates
 
@@ -97,6 +99,17 @@ class Planner:
 
     def _decide(self, op, what: str, found: list[cands.Candidate], explain: list[str] | None) -> None:
         decide(op, what, found, self.target, self.force, explain, self.top)
+
+
+def _check_static(fn: func.FuncOp) -> None:
+    """The costs and schedules are of static extents: a dynamic one would be planned
+    as its placeholder (-2^63)."""
+    for op in fn.walk():
+        if isinstance(op, NestOp | GroupOp | GatherOp):
+            for v in op.operands:
+                if isinstance(v.type, MemRefType) and not v.type.has_static_shape():
+                    raise op_error(op, f"operand {v.type} has dynamic dims: aicf-plan needs static "
+                                   "shapes (specialise them first)")
 
 
 def decide(op, what: str, found: list[cands.Candidate], target, force: tuple[str, ...],

@@ -1,8 +1,8 @@
 // RUN: aicf-opt %s --split-input-file --verify-diagnostics
 
 func.func @domain_prefix(%x: memref<4x8xf32>, %y: memref<8xf32>) {
-  // expected-error @+1 {{'aicf_loop.group' member nest domain [8, 4] does not begin with the shared extents [4]}}
   aicf_loop.group shared = [4] {
+    // expected-error @+1 {{'aicf_loop.nest' domain [8, 4] of a group member does not begin with the group's shared extents [4]}}
     aicf_loop.nest domain = [8, 4] iterators = [parallel, reduction]
         ins(%x : memref<4x8xf32>) outs(%y : memref<8xf32>)
         maps = [(d0, d1) -> (d1, d0), (d0, d1) -> (d0)] combiners = [add] {
@@ -16,8 +16,8 @@ func.func @domain_prefix(%x: memref<4x8xf32>, %y: memref<8xf32>) {
 // -----
 
 func.func @shared_dim_reduces(%x: memref<4x8xf32>, %y: memref<8xf32>) {
-  // expected-error @+1 {{'aicf_loop.group' member nest iterators [reduction, parallel] are not parallel on the 1 shared dims}}
   aicf_loop.group shared = [4] {
+    // expected-error @+1 {{'aicf_loop.nest' iterators [reduction, parallel] of a group member are not parallel on the group's 1 shared dims}}
     aicf_loop.nest domain = [4, 8] iterators = [reduction, parallel]
         ins(%x : memref<4x8xf32>) outs(%y : memref<8xf32>)
         maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1)] combiners = [add] {
@@ -31,8 +31,8 @@ func.func @shared_dim_reduces(%x: memref<4x8xf32>, %y: memref<8xf32>) {
 // -----
 
 func.func @foreign_op(%x: memref<4xf32>) {
-  // expected-error @+1 {{'aicf_loop.group' may only hold aicf_loop.nest, memref.alloc and memref.dealloc, found 'arith.constant'}}
   aicf_loop.group shared = [4] {
+    // expected-error @+1 {{'arith.constant' is in an aicf_loop.group, which may only hold aicf_loop.nest, memref.alloc and memref.dealloc}}
     %c = arith.constant 1.0 : f32
   }
   func.return
