@@ -119,6 +119,8 @@ def tune_pass(tune: bool | str | None) -> str | None:
     2^31 FLOPs."""
     if tune is None:
         tune = os.environ.get("AICF_TUNE", "auto")
+    if not isinstance(tune, bool | str):
+        raise ArgumentError(f"tune must be True, False or 'auto', got {tune!r}")
     if isinstance(tune, str):
         low = tune.strip().lower()
         if low in ("0", "false", "off", "no", ""):
@@ -167,11 +169,27 @@ def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = (), ma
             "aicf-swizzle-smem"]
 
 
+def _check_forced(force: tuple[str, ...], target: str) -> None:
+    """Schedule kind names, checked before they are written into a pipeline's text (a
+    quote or brace in one would make another pipeline)."""
+    from aicf.dialects.schedule import KINDS
+
+    side = "cpu" if target == "cpu" else "gpu"
+    for k in force:
+        if k not in KINDS:
+            raise ArgumentError(f"aicf.compile: force names an unknown schedule kind {k!r} "
+                                f"(known: {', '.join(sorted(KINDS))})")
+        if KINDS[k].target != side:
+            raise ArgumentError(f"aicf.compile: force={k!r} is a {KINDS[k].target} kind; the {target} "
+                                f"target takes {side} kinds")
+
+
 def run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
     """Apply passes (`name` or `name{opt=value ...}`, as aicf-opt's -p takes them) in
     place, verifying after each; failures become CompileError."""
     from xdsl.transforms import get_all_passes
     from xdsl.utils.arg_spec import parse_pipeline
+    from xdsl.utils.exceptions import ArgSpecParseError
 
     from aicf.registry import AICF_PASSES
 
@@ -180,7 +198,7 @@ def run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
     for text in passes:
         try:
             (spec,) = list(parse_pipeline(text))
-        except Exception as e:
+        except (Exception, ArgSpecParseError) as e:  # the latter is a BaseException
             raise CompileError(f"malformed pass '{text}': {e}") from None
         name = spec.name
         if name in AICF_PASSES:
@@ -498,9 +516,10 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
         force = (force,)
     if not isinstance(force, list | tuple) or not all(isinstance(f, str) for f in force):
         raise TypeError(f"aicf.compile: force takes schedule kind names (str), got {force!r}")
-    force = tuple(k for f in force for k in f.split(",") if k)
+    force = tuple(k.strip() for f in force for k in f.split(",") if k.strip())
     if target not in TARGETS:
         raise CompileError(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")
+    _check_forced(force, target)
     key = None
     if isinstance(src, str) and target == "cpu":
         key = (src, fuse, force) if "\n" in src or not src.strip().endswith(".mlir") else None
@@ -518,8 +537,8 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     if cached is None and _has_dynamic_inputs(func):
         return SpecializingExecutable(module, func.sym_name.data, target, debug, fuse, force)
     arg_names = [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
-    if tune is not None and target == "cuda":
-        tune_pass(tune)  # a bad value fails here, before any work
+    if tune is not None:
+        tune_pass(tune)  # a bad value fails here, before any work (on any target)
     from aicf.math_precision import MATMUL_PRECISIONS, get_float32_matmul_precision
 
     precision = matmul_precision or get_float32_matmul_precision()
