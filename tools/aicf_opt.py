@@ -231,22 +231,29 @@ class AicfOptMain(xDSLOptMain):
         chunks, ext = self.prepare_input()
         output = self.prepare_output()
         problems: list[str] = []
-        for i, (chunk, offset) in enumerate(chunks):
-            text = chunk.read()
-            expected = vd.expectations(text.decode("utf-8", "replace"), offset + 1)
-            printed = ""
-            try:
+        try:
+            for i, (chunk, offset) in enumerate(chunks):
+                text = chunk.read()
+                expected = vd.expectations(text.decode("utf-8", "replace"), offset + 1)
+                printed = program = ""
                 if i > 0:
                     output.write("// -----\n")
-                module = self.parse_chunk(io.BytesIO(text), ext, offset)
-                if module is not None:
-                    self.apply_passes(module)
-                    output.write(self.output_resulting_program(module))
-            except Exception as e:
-                printed = error_message(e)
-                if printed is None:
-                    raise
-            problems += vd.check(expected, vd.diagnostics(printed), self.get_input_name())
+                try:
+                    module = self.parse_chunk(io.BytesIO(text), ext, offset)
+                    if module is not None:
+                        self.apply_passes(module)
+                        program = self.output_resulting_program(module)
+                except Exception as e:
+                    printed = error_message(e)
+                    if printed is None:
+                        raise
+                else:
+                    output.write(program)
+                problems += vd.check(expected, vd.diagnostics(printed), self.get_input_name())
+            output.flush()  # an output that cannot be written is an error, not a diagnostic
+        finally:
+            if output is not sys.stdout:
+                output.close()
         if problems:
             raise AicfError("--verify-diagnostics:\n" + "\n".join(problems))
         return True

@@ -147,3 +147,24 @@ def test_ops_without_a_source_location_are_named_by_their_place():
         aicf.compile(module)
     assert "<unknown>" not in str(e.value)
     assert str(e.value).startswith("@g, op #1 (no source location): error: 'aicf_tensor.add'")
+
+
+@pytest.mark.parametrize("args, words", [(("--seed", "-5"), "argument --seed: must be >= 0, got -5"),
+                                         (("--repeat", "0"), "argument --repeat: must be >= 1, got 0")])
+def test_aicf_run_checks_its_numbers(tmp_path, args, words):
+    """A negative seed raised NumPy's ValueError from deep inside (a traceback);
+    --repeat 0 ran once anyway."""
+    p = tmp_path / "sin.mlir"
+    p.write_text(SIN)
+    proc = tool("aicf-run", p, *args)
+    assert proc.returncode == 2, proc.stderr
+    assert words in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_verify_diagnostics_output_that_cannot_be_written_fails(tmp_path):
+    """The output was never flushed: a full disk lost it with exit code 0."""
+    p = tmp_path / "sin.mlir"
+    p.write_text(SIN)
+    proc = tool("aicf-opt", p, "--verify-diagnostics", "-o", "/dev/full")
+    assert_diagnostic(proc, "No space left on device")
