@@ -9,7 +9,9 @@ the same way (a FileLineColLoc).
 from __future__ import annotations
 
 import math
+import re
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     AnyFloat,
     FileLineColLoc,
@@ -26,9 +28,15 @@ from xdsl.ir import Operation
 from xdsl.traits import SymbolTable
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.mlir_lexer import MLIRLexer
 
 from aicf.errors import CompileError, VerifyAtOp
 
+
+# xDSL's string-literal pattern nests `+` inside `*`, so an unclosed quote before some
+# 30 characters backtracks exponentially (minutes; a hang). One character or escape
+# per step matches the same strings in linear time.
+MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
 
 # significand bits (with the hidden one) and largest exponent of the float types
 _FLOAT_FORMATS = {"f16": (11, 15), "bf16": (8, 127), "f32": (24, 127)}  # f64 is Python's float
@@ -143,8 +151,9 @@ class LocatedParser(Parser):
         span = self._current_token.span
         try:
             op = super().parse_operation()
-        except (ValueError, VerifyException) as e:  # attributes built from literals
-            self.raise_error(str(e), span.start, span.end)  # xDSL does not range-check
+        except (ValueError, OverflowError, VerifyException) as e:  # attributes built from literals
+            why = f"a number too large to handle ({e})" if isinstance(e, OverflowError) else str(e)
+            self.raise_error(why, span.start, span.end)  # xDSL does not range-check
         if not isinstance(op.location, FileLineColLoc):
             loc = span.get_location()
             op.location = FileLineColLoc(
@@ -215,18 +224,19 @@ def verify_module(module: ModuleOp) -> None:
                 msg = msg[len(prefix):]
             raise op_error(at, msg) from None
         _check_sizes(op)
+        if isinstance(op, func.FuncOp):
+            _check_one_block(op)
         if "aicf.num_outputs" in op.attributes:
             _check_num_outputs(op)
 
 
-def check_one_block(fn: Operation, stage: str) -> None:
-    """aicf's functions are straight-line code: one block (a branch to another is an
-    error at the branch, the op that makes the control flow)."""
-    blocks = list(fn.regions[0].blocks) if fn.regions else []
+def _check_one_block(fn: func.FuncOp) -> None:
+    """aicf's functions are straight-line code, which every pass and backend takes for
+    granted (`body.block`): a branch to another block is an error at the branch."""
+    blocks = list(fn.body.blocks)
     if len(blocks) > 1:
-        name = fn.properties.get("sym_name") or fn.attributes.get("sym_name")
-        raise op_error(blocks[0].last_op or fn, f"{stage}: a function of aicf has one block "
-                       f"(no control flow), @{getattr(name, 'data', '?')} has {len(blocks)}")
+        raise op_error(blocks[0].last_op or fn, f"a function of aicf has one block (no control "
+                       f"flow), @{fn.sym_name.data} has {len(blocks)}")
 
 
 def _check_redefinitions(table: Operation) -> None:

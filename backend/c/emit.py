@@ -89,7 +89,7 @@ from xdsl.ir.affine import (
 
 from aicf.backend.cstyle import Language, ScalarPrinter, dispatch_table, half_bits, int_helpers
 from aicf.backend.symbols import c_symbol, check_distinct
-from aicf.diagnostics import check_one_block, op_error
+from aicf.diagnostics import op_error
 from aicf.dialects.loop import Combiner, GatherOp, GroupOp, NestOp, YieldOp
 from aicf.dialects.schedule import Schedule, schedule_of
 from aicf.errors import CompileError
@@ -787,7 +787,6 @@ class ModuleEmitter:
         of its own (`static`, never inlined) that the function calls in order: the C
         compiler's time grows faster than linearly with a function's size (GCC's
         post-reload CSE: a 4-layer GPT-2 as one function took 24 s, as steps 4 s)."""
-        check_one_block(func, "the cpu target")
         st = FuncState()
         name = c_func_name(func.sym_name.data)
         decls: list[str] = []  # the arguments' pointers and strides, in every step too

@@ -44,7 +44,6 @@ from aicf.backend.cuda import runtime as rt
 from aicf.backend.cuda import tensor_maps
 from aicf.backend.cuda.emit import emit_cuda, kernel_symbol, kernels_of
 from aicf.backend.cuda.emit_async import needs_sm90a, tensor_maps_of
-from aicf.diagnostics import check_one_block
 from aicf.dialects import gpu
 from aicf.dialects.loop import GatherOp, NestOp
 from aicf.dtypes import f32_to_bf16_bits, numpy_dtype
@@ -103,7 +102,6 @@ class CudaProgram:
             fn = next((f for f in funcs if f.sym_name.data == entry), None)
             if fn is None:
                 raise CompileError(f"no function @{entry}")
-        check_one_block(fn, "the cuda target")
         self.func = fn
         self.entry = fn.sym_name.data
         attr = fn.attributes.get("aicf.num_outputs")

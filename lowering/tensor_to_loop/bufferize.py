@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from aicf.diagnostics import check_one_block, op_error
+from aicf.diagnostics import op_error
 from aicf.dialects import shape_rules as rules
 from aicf.dialects import tensor as t
 from aicf.lowering.tensor_to_loop.emitter import Emitter
@@ -58,7 +58,6 @@ def _static_memref(ty: Attribute, where: Operation, what: str) -> MemRefType:
 
 def _check_body(f: func.FuncOp) -> func.ReturnOp:
     """Only tensor ops and the return, all with static types."""
-    check_one_block(f, "cannot be lowered to loops")
     block = f.body.block
     ret = block.last_op
     if not isinstance(ret, func.ReturnOp):

@@ -168,3 +168,11 @@ def test_verify_diagnostics_output_that_cannot_be_written_fails(tmp_path):
     p.write_text(SIN)
     proc = tool("aicf-opt", p, "--verify-diagnostics", "-o", "/dev/full")
     assert_diagnostic(proc, "No space left on device")
+
+
+def test_an_unclosed_string_does_not_hang_the_lexer(tmp_path):
+    """xDSL's string-literal pattern backtracked exponentially: an unclosed quote before
+    the ~70 characters of an ordinary line took longer than anyone waits."""
+    p = tmp_path / "quote.mlir"
+    p.write_text(SIN.replace("aicf_tensor.sin", 'aicf_tensor.s"in'))
+    assert_diagnostic(tool("aicf-opt", p), "quote.mlir:2:21: error: End of file reached before closing string literal")

@@ -39,3 +39,10 @@ func.func @dynamic_dense() -> tensor<?xf32> {
   %0 = aicf_tensor.constant dense<1.0> : tensor<?xf32>
   func.return %0 : tensor<?xf32>
 }
+
+// -----
+
+// expected-error @+1 {{a number too large to handle}}
+func.func @int_type_too_wide(%x: memref<4xf32>) attributes {aicf.num_outputs = 1 : i1844674407370955161664} {
+  func.return
+}
