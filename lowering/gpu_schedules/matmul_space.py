@@ -335,6 +335,8 @@ def _vec_choice(p: MatmulProblem, which: str, rows: int, bk: int, threads: int) 
     vecs = p.a_vec if which == "a" else p.b_vec
     r_name = "m" if which == "a" else "n"
     best = (1, "k")
+    if threads < 1:  # tm > bm written by hand: check_candidate says why
+        return best
     for dim_name, ext in ((r_name, rows), ("k", bk)):
         v = vecs[dim_name]
         while v > 1 and (ext % v or (rows * bk) % (threads * v)):
