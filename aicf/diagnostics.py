@@ -25,10 +25,10 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Operation
-from xdsl.traits import SymbolTable
 from xdsl.parser import Parser
+from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.mlir_lexer import MLIRLexer
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from aicf.errors import CompileError, VerifyAtOp
 
@@ -130,6 +130,15 @@ class LocatedParser(Parser):
             )
         return type
 
+    def _parse_optional_integer_or_float_type(self):
+        # MLIR's limit; xDSL takes any width and computes its bounds as 1 << width (a
+        # MemoryError or minutes for i214748364864)
+        token = self._current_token
+        m = self._builtin_integer_type_regex.match(token.text) if token.kind == MLIRTokenKind.BARE_IDENT else None
+        if m is not None and int(m.group(1)) > MAX_INTEGER_WIDTH:
+            self.raise_error(f"integer width {m.group(1)} exceeds the limit of {MAX_INTEGER_WIDTH} bits", token.span)
+        return super()._parse_optional_integer_or_float_type()
+
     def _parse_op_result_list(self):
         results = super()._parse_op_result_list()
         self.__dict__["_op_name_span"] = self._current_token.span
@@ -162,6 +171,7 @@ class LocatedParser(Parser):
         return op
 
 
+MAX_INTEGER_WIDTH = (1 << 24) - 1  # as MLIR's IntegerType
 # The largest dense<> literal the parser builds (xDSL holds it as Python values first).
 MAX_DENSE_LITERAL_BYTES = 1 << 28
 NESTED_TOO_DEEPLY = "the input is nested too deeply for aicf (Python's recursion limit)"

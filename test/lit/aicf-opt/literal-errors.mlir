@@ -1,7 +1,8 @@
 // RUN: aicf-opt %s --split-input-file --verify-diagnostics
 // Literals the parser cannot hold are errors at the op that holds them, never a
 // Python ValueError or MemoryError: integers out of their type's range, a dense
-// literal too large to build from text, and a dense type that is not static.
+// literal too large to build from text, a dense type that is not static, and an
+// integer type wider than MLIR's 2^24 - 1 bits.
 
 func.func @int_out_of_range() -> tensor<2xi32> {
   // expected-error @+1 {{Integer value 99999999999 is out of range for type i32}}
@@ -42,7 +43,7 @@ func.func @dynamic_dense() -> tensor<?xf32> {
 
 // -----
 
-// expected-error @+1 {{a number too large to handle}}
+// expected-error @+1 {{integer width 1844674407370955161664 exceeds the limit of 16777215 bits}}
 func.func @int_type_too_wide(%x: memref<4xf32>) attributes {aicf.num_outputs = 1 : i1844674407370955161664} {
   func.return
 }
