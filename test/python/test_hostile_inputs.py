@@ -165,8 +165,9 @@ def test_aicf_run_checks_its_numbers(tmp_path, args, words):
 def test_verify_diagnostics_output_that_cannot_be_written_fails(tmp_path):
     """The output was never flushed: a full disk lost it with exit code 0."""
     p = tmp_path / "sin.mlir"
-    p.write_text(SIN)
-    proc = tool("aicf-opt", p, "--verify-diagnostics", "-o", "/dev/full")
+    bad = SIN.replace("  %0 = aicf_tensor.sin %x", "  // expected-error @+1 {{use of undefined value %y}}\n  %0 = aicf_tensor.sin %y")
+    p.write_text(bad + "// -----\n" + SIN)
+    proc = tool("aicf-opt", p, "--verify-diagnostics", "--split-input-file", "-o", "/dev/full")
     assert_diagnostic(proc, "No space left on device")
 
 
