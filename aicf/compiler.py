@@ -129,6 +129,8 @@ def tune_pass(tune: bool | str | None) -> str | None:
     2^31 FLOPs."""
     if tune is None:
         tune = os.environ.get("AICF_TUNE", "auto")
+    if not isinstance(tune, bool | str):
+        raise ArgumentError(f"tune must be True, False or 'auto', got {tune!r}")
     if isinstance(tune, str):
         low = tune.strip().lower()
         if low in ("0", "false", "off", "no", ""):
@@ -242,6 +244,21 @@ def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = (), ma
             f"aicf-lower-to-gpu{{target={gpu}}}", "aicf-swizzle-smem"]
 
 
+def _check_forced(force: tuple[str, ...], target: str) -> None:
+    """Schedule kind names, checked before they are written into a pipeline's text (a
+    quote or brace in one would make another pipeline)."""
+    from aicf.dialects.schedule import KINDS
+
+    side = "cpu" if target == "cpu" else "gpu"
+    for k in force:
+        if k not in KINDS:
+            raise ArgumentError(f"aicf.compile: force names an unknown schedule kind {k!r} "
+                                f"(known: {', '.join(sorted(KINDS))})")
+        if KINDS[k].target != side:
+            raise ArgumentError(f"aicf.compile: force={k!r} is a {KINDS[k].target} kind; the {target} "
+                                f"target takes {side} kinds")
+
+
 def run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
     """Apply passes (`name` or `name{opt=value ...}`, as aicf-opt's -p takes them) in
     place, verifying after each; failures become CompileError."""
@@ -252,6 +269,7 @@ def run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
 def _run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
     from xdsl.transforms import get_all_passes
     from xdsl.utils.arg_spec import parse_pipeline
+    from xdsl.utils.exceptions import ArgSpecParseError
 
     from aicf.registry import AICF_PASSES
 
@@ -260,7 +278,7 @@ def _run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
     for text in passes:
         try:
             (spec,) = list(parse_pipeline(text))
-        except Exception as e:
+        except (Exception, ArgSpecParseError) as e:  # the latter is a BaseException
             raise CompileError(f"malformed pass '{text}': {e}") from None
         name = spec.name
         if name in AICF_PASSES:
@@ -270,9 +288,13 @@ def _run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
             if name not in upstream:
                 raise CompileError(f"unknown pass '{name}'")
             cls = upstream[name]()
+        try:
+            pass_ = cls.from_pass_spec(spec)
+        except (ValueError, TypeError) as e:  # unknown option, wrong type or value
+            raise CompileError(f"pass '{name}': {e}") from None
         start = time.perf_counter()
         try:
-            cls.from_pass_spec(spec).apply(ctx, module)
+            pass_.apply(ctx, module)
         except (CompileError, AicfError):
             raise
         except (VerifyException, DiagnosticException) as e:
@@ -660,9 +682,10 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
         force = (force,)
     if not isinstance(force, list | tuple) or not all(isinstance(f, str) for f in force):
         raise TypeError(f"aicf.compile: force takes schedule kind names (str), got {force!r}")
-    force = tuple(k for f in force for k in f.split(",") if k)
+    force = tuple(k.strip() for f in force for k in f.split(",") if k.strip())
     if target not in TARGETS:
         raise CompileError(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")
+    _check_forced(force, target)
     kopts = kernel_options(src, kernels, proposer, gate)
     from aicf.kernels import registry
 
@@ -675,8 +698,8 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     if key is not None:
         _cache_log.debug("compiled cpu module %s", "hit" if cached is not None else "miss")
     debug = _debug_default() if debug is None else debug
-    if tune is not None and target == "cuda":
-        tune_pass(tune)  # a bad value fails here, before any work
+    if tune is not None:
+        tune_pass(tune)  # a bad value fails here, before any work (on any target)
     from aicf.math_precision import MATMUL_PRECISIONS, get_float32_matmul_precision
 
     precision = matmul_precision or get_float32_matmul_precision()

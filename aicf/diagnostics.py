@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     AnyFloat,
     FileLineColLoc,
@@ -25,10 +27,17 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
-from aicf.errors import CompileError
+from aicf.errors import CompileError, VerifyAtOp
 
+
+# xDSL's string-literal pattern nests `+` inside `*`, so an unclosed quote before some
+# 30 characters backtracks exponentially (minutes; a hang). One character or escape
+# per step matches the same strings in linear time.
+MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
 
 # significand bits (with the hidden one) and largest exponent of the float types
 _FLOAT_FORMATS = {"f16": (11, 15), "bf16": (8, 127), "f32": (24, 127)}  # f64 is Python's float
@@ -95,6 +104,42 @@ class LocatedParser(Parser):
         element.hex = hex_token and isinstance(element.value, int)
         return element
 
+    def _parse_dense_literal_type(self):
+        # xDSL reports a bad type at the token after it (often the next line); the
+        # size is checked before xDSL expands a splat to one Python value per element
+        # (a MemoryError, or minutes, for a huge type).
+        from xdsl.utils.exceptions import ParseError
+
+        start = self._current_token.span.start
+
+        def where() -> tuple[int, int]:
+            text, end = self._current_token.span.input.content, self._current_token.span.start
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            return start, end
+
+        try:
+            type = super()._parse_dense_literal_type()
+        except ParseError as e:
+            self.raise_error(e.msg, *where())
+        bits = getattr(type.element_type, "bitwidth", 64)
+        nbytes = math.prod(type.get_shape()) * max(1, (bits if isinstance(bits, int) else 64) // 8)
+        if nbytes > MAX_DENSE_LITERAL_BYTES:
+            self.raise_error(
+                f"a dense literal of {type} is {nbytes} bytes, more than aicf reads from "
+                f"text ({MAX_DENSE_LITERAL_BYTES}); pass the data as an argument", *where()
+            )
+        return type
+
+    def _parse_optional_integer_or_float_type(self):
+        # MLIR's limit; xDSL takes any width and computes its bounds as 1 << width (a
+        # MemoryError or minutes for i214748364864)
+        token = self._current_token
+        m = self._builtin_integer_type_regex.match(token.text) if token.kind == MLIRTokenKind.BARE_IDENT else None
+        if m is not None and int(m.group(1)) > MAX_INTEGER_WIDTH:
+            self.raise_error(f"integer width {m.group(1)} exceeds the limit of {MAX_INTEGER_WIDTH} bits", token.span)
+        return super()._parse_optional_integer_or_float_type()
+
     def _parse_op_result_list(self):
         results = super()._parse_op_result_list()
         self.__dict__["_op_name_span"] = self._current_token.span
@@ -114,7 +159,11 @@ class LocatedParser(Parser):
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except (ValueError, OverflowError, VerifyException) as e:  # attributes built from literals
+            why = f"a number too large to handle ({e})" if isinstance(e, OverflowError) else str(e)
+            self.raise_error(why, span.start, span.end)  # xDSL does not range-check
         if not isinstance(op.location, FileLineColLoc):
             line, col = self._line_col(span)
             op.location = FileLineColLoc(
@@ -139,6 +188,9 @@ class LocatedParser(Parser):
         return line, span.start - starts[line - 1] + 1
 
 
+MAX_INTEGER_WIDTH = (1 << 24) - 1  # as MLIR's IntegerType
+# The largest dense<> literal the parser builds (xDSL holds it as Python values first).
+MAX_DENSE_LITERAL_BYTES = 1 << 28
 NESTED_TOO_DEEPLY = "the input is nested too deeply for aicf (Python's recursion limit)"
 
 
@@ -187,17 +239,47 @@ def verify_module(module: ModuleOp) -> None:
     """Verify op by op, innermost first, so the error names the op that failed and
     where it is, instead of printing the whole module."""
     for op in module.walk(reverse=True):
+        if op.has_trait(SymbolTable):
+            _check_redefinitions(op)
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as e:
+            at = e.op if isinstance(e, VerifyAtOp) else op
             msg = str(e).strip()
-            prefix = f"'{op.name}': "
+            prefix = f"'{at.name}': "
             if msg.startswith(prefix):
                 msg = msg[len(prefix):]
-            raise op_error(op, msg) from None
+            raise op_error(at, msg) from None
         _check_sizes(op)
+        if isinstance(op, func.FuncOp):
+            _check_one_block(op)
         if "aicf.num_outputs" in op.attributes:
             _check_num_outputs(op)
+
+
+def _check_one_block(fn: func.FuncOp) -> None:
+    """aicf's functions are straight-line code, which every pass and backend takes for
+    granted (`body.block`): a branch to another block is an error at the branch."""
+    blocks = list(fn.body.blocks)
+    if len(blocks) > 1:
+        raise op_error(blocks[0].last_op or fn, f"a function of aicf has one block (no control "
+                       f"flow), @{fn.sym_name.data} has {len(blocks)}")
+
+
+def _check_redefinitions(table: Operation) -> None:
+    """A symbol defined twice is an error at the second definition (xDSL's symbol
+    table check reports it at the module, which has no location)."""
+    first: dict[str, Operation] = {}
+    for region in table.regions:
+        for block in region.blocks:
+            for op in block.ops:
+                name = op.properties.get("sym_name") or op.attributes.get("sym_name")
+                if not isinstance(name, StringAttr):
+                    continue
+                if name.data in first:
+                    raise op_error(op, f"redefinition of symbol @{name.data} "
+                                   f"(first defined at {location_of(first[name.data])})")
+                first[name.data] = op
 
 
 def _check_num_outputs(op: Operation) -> None:

@@ -3,7 +3,7 @@ program location (file:line:col of the IR, or the Python line for traced code)."
 
 from __future__ import annotations
 
-from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 
 class AicfError(Exception):
@@ -12,7 +12,8 @@ class AicfError(Exception):
 
 class CompileError(AicfError, DiagnosticException):
     """The program cannot be compiled (bad IR, unsupported op or dtype). A
-    DiagnosticException, so `aicf-opt --verify-diagnostics` prints it and goes on."""
+    DiagnosticException, so `aicf-opt --verify-diagnostics` checks it against the
+    input's expected-error annotations and goes on with the next chunk."""
 
 
 class ArgumentError(AicfError, TypeError):
@@ -21,3 +22,12 @@ class ArgumentError(AicfError, TypeError):
 
 class LaunchError(AicfError, RuntimeError):
     """A kernel launch failed; the message names the kernel and its launch config."""
+
+
+class VerifyAtOp(VerifyException):
+    """A verifier's error about another op than the one verified (a nest's body op,
+    a group's member): reported at that op (aicf.diagnostics.verify_module)."""
+
+    def __init__(self, op, message: str):
+        super().__init__(message)
+        self.op = op

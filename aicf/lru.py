@@ -9,15 +9,21 @@ many shapes keeps a bounded number of libraries loaded. The bound is
 from __future__ import annotations
 
 import os
+import warnings
 from collections import OrderedDict
 
 DEFAULT_ENTRIES = 64
 
 
 def memory_cache_entries() -> int:
+    text = os.environ.get("AICF_MEMORY_CACHE_ENTRIES", "").strip()
+    if not text:
+        return DEFAULT_ENTRIES
     try:
-        return max(1, int(os.environ.get("AICF_MEMORY_CACHE_ENTRIES", DEFAULT_ENTRIES)))
+        return max(1, int(text))
     except ValueError:
+        warnings.warn(f"aicf: AICF_MEMORY_CACHE_ENTRIES={text!r} is not a whole number; using "
+                      f"{DEFAULT_ENTRIES}", RuntimeWarning, stacklevel=3)
         return DEFAULT_ENTRIES
 
 

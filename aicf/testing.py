@@ -54,6 +54,7 @@ _DEFAULTS = {
 _MANTISSA_BITS = {"f64": 52, "f32": 23, "f16": 10, "bf16": 7}
 _MIN_EXPONENT = {"f64": -1022, "f32": -126, "f16": -14, "bf16": -126}
 _NUMPY_NAMES = {"float64": "f64", "float32": "f32", "float16": "f16"}
+_DTYPES = ("f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "i1")  # for `dtype=`
 
 
 def default_tolerance(dtype: str) -> Tolerance | None:
@@ -62,7 +63,9 @@ def default_tolerance(dtype: str) -> Tolerance | None:
     return _DEFAULTS.get(_NUMPY_NAMES.get(str(dtype), str(dtype)))
 
 
-def _to_numpy(a: Any) -> np.ndarray:
+def _to_numpy(a: Any) -> tuple[np.ndarray, str | None]:
+    """`a` as a NumPy array, and its element type when NumPy has no name for it (a
+    torch bf16 tensor arrives as its f32 values, exactly)."""
     if hasattr(a, "get") and not isinstance(a, np.ndarray):  # CuPy
         a = a.get()
     if not isinstance(a, np.ndarray) and hasattr(a, "__dlpack__"):
@@ -71,8 +74,27 @@ def _to_numpy(a: Any) -> np.ndarray:
         except (BufferError, RuntimeError, TypeError):
             pass
     if hasattr(a, "detach"):  # a torch tensor that DLPack could not hand over
-        a = a.detach().cpu().numpy()
-    return np.asarray(a)
+        a = a.detach().cpu()
+        if str(a.dtype) == "torch.bfloat16":
+            return a.float().numpy(), "bf16"
+        a = a.numpy()
+    return np.asarray(a), None
+
+
+def _numeric(a: np.ndarray, what: str) -> np.ndarray:
+    """`a`, if it holds real numbers (complex would lose its imaginary part to the
+    float64 comparison, and pass where it should not)."""
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"assert_close compares arrays of real numbers; {what} has dtype {a.dtype}")
+    return a
+
+
+def _tolerance_arg(value: Any, name: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating) or not value >= 0:
+        raise ValueError(f"assert_close: {name} must be a number >= 0, got {value!r}")
+    return float(value)
 
 
 def _ulp(expected: np.ndarray, kind: str) -> np.ndarray:
@@ -104,9 +126,21 @@ def assert_close(
     """Raise AssertionError, with the worst element and the count of mismatches,
     unless `actual` is close to `expected` (see the module docstring for the rules).
     `dtype` overrides the element type read from `actual` ("bf16" for bf16 bits)."""
-    a = _to_numpy(actual)
-    e = np.asarray(_to_numpy(expected), dtype=np.float64)
-    kind = dtype or _NUMPY_NAMES.get(a.dtype.name, a.dtype.name)
+    rtol, atol, ulps = (_tolerance_arg(v, n) for v, n in ((rtol, "rtol"), (atol, "atol"), (ulps, "ulps")))
+    a, a_kind = _to_numpy(actual)
+    a = _numeric(a, "actual")
+    e = _numeric(_to_numpy(expected)[0], "expected").astype(np.float64)
+    if dtype is not None:
+        if not isinstance(dtype, str):  # np.float16, np.dtype("float16")
+            try:
+                dtype = np.dtype(dtype).name
+            except TypeError:
+                dtype = repr(dtype)
+        dtype = _NUMPY_NAMES.get(dtype, dtype)  # "float16" is "f16" (its ulps)
+        if dtype not in _DTYPES:
+            raise ValueError(f"assert_close: dtype must be one of {', '.join(_DTYPES)} (or a NumPy "
+                             f"float name), got {dtype!r}")
+    kind = dtype or a_kind or _NUMPY_NAMES.get(a.dtype.name, a.dtype.name)
     if kind == "bf16":
         from aicf.reference import bf16_bits_to_f64
 

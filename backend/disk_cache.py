@@ -29,7 +29,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import os
+import shutil
 import stat
 import tempfile
 import warnings
@@ -100,14 +102,15 @@ def _digest(data: bytes) -> str:
 
 def _read_trusted(path: Path) -> bytes | None:
     """The bytes of `path` if it is a regular file we may trust, else None."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:  # O_NONBLOCK: a FIFO planted under the name would block the open forever
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or _unsafe(st, "entry") is not None:
+        os.close(fd)
+        return None
     with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        if not stat.S_ISREG(st.st_mode) or _unsafe(st, "entry") is not None:
-            return None
         return f.read()
 
 
@@ -117,6 +120,14 @@ def _remove(*paths: Path) -> None:
             p.unlink()
         except FileNotFoundError:
             pass
+        except IsADirectoryError:  # something made a directory under an entry's name
+            shutil.rmtree(p, ignore_errors=True)
+
+
+def remove(entry: Path) -> None:
+    """Drop an entry (and its sidecar) its user found unusable."""
+    _log.info("removed the entry %s, which did not load (rebuilding it)", entry)
+    _remove(entry, entry.with_name(entry.name + _SIDECAR))
 
 
 def lookup(target: str, key: str, suffix: str) -> Path | None:
@@ -164,17 +175,31 @@ def store(target: str, key: str, suffix: str, data: bytes) -> Path:
     """Store `data` as the entry `key` (atomically, with its digest); its path."""
     d = directory(target)
     entry = d / f"{key}{suffix}"
-    _write_atomic(entry, data)
-    _write_atomic(d / f"{key}{suffix}{_SIDECAR}", _digest(data).encode())
+    try:
+        _write_atomic(entry, data)
+        _write_atomic(d / f"{key}{suffix}{_SIDECAR}", _digest(data).encode())
+    except OSError as e:  # a full disk, a name taken by what cannot be replaced
+        fallback = _fallback_root() / target
+        _warn_once(f"aicf: cannot write {entry} ({e.strerror or e}); storing it in the "
+                   f"private directory {fallback.parent} instead")
+        fallback.mkdir(mode=0o700, exist_ok=True)
+        entry = fallback / entry.name
+        _write_atomic(entry, data)
+        return entry
     _log.info("%s store: %s (%d bytes)", target, entry, len(data))
     _prune(d, keep=entry)
     return entry
 
 
 def max_bytes() -> int:
+    text = os.environ.get("AICF_CACHE_MAX_MB", "")
     try:
-        mb = float(os.environ.get("AICF_CACHE_MAX_MB", DEFAULT_MAX_MB))
+        mb = float(text) if text.strip() else DEFAULT_MAX_MB
     except ValueError:
+        mb = math.nan
+    if not 0 <= mb <= 2**40:  # also NaN and inf, which int() refuses
+        _warn_once(f"aicf: AICF_CACHE_MAX_MB={text!r} is not a size in MiB (0 to 2^40); "
+                   f"using {DEFAULT_MAX_MB:g}")
         mb = DEFAULT_MAX_MB
     return int(mb * 2**20)
 

@@ -77,11 +77,13 @@ from xdsl.traits import (
     NoTerminator,
     Pure,
     RecursiveMemoryEffect,
+    is_side_effect_free,
 )
 from xdsl.utils.exceptions import VerifyException
 
 from aicf.dialects.affine_intervals import DivisionByZero, expr_range
 from aicf.dialects.tensor import AttentionProperties
+from aicf.errors import VerifyAtOp
 
 
 class Iterator(str, Enum):
@@ -128,6 +130,23 @@ def _verify_in_bounds(i: int, m: AffineMap, t: MemRefType, extents: Sequence[int
             raise VerifyException(
                 f"map #{i} ({m}) reaches index {bad} of dim {d} of {t} (extent {size}) "
                 f"over the domain {list(extents)}"
+            )
+
+
+def _verify_aliasing(nest: NestOp) -> None:
+    """An output buffer is one output, and an input that is also an output is read
+    where it is written (elementwise in place); anything else reads elements another
+    iteration has overwritten, in an order the schedule decides."""
+    outs = list(nest.outputs)
+    for k, v in enumerate(outs):
+        if v in outs[:k]:
+            raise VerifyException(f"output #{k} is output #{outs.index(v)} again ({v.type})")
+    for i, (v, m) in enumerate(zip(nest.inputs, nest.input_maps)):
+        if v in outs and nest.output_maps[outs.index(v)] != m:
+            k = outs.index(v)
+            raise VerifyException(
+                f"input #{i} is output #{k} but read through map {m}, written through "
+                f"{nest.output_maps[k]}: in place, the maps must be the same"
             )
 
 
@@ -300,6 +319,15 @@ class NestOp(IRDLOperation):
                 raise VerifyException(
                     f"output #{k} map {m} uses a reduction dim"
                 )
+            # written exactly once per index: a parallel dim the map leaves out would
+            # store `extent` values (in any order, racing) at one element
+            unused = [d for d in self.parallel_dims if extents[d] > 1 and d not in m.used_dims()]
+            if unused:
+                raise VerifyException(
+                    f"output #{k} map {m} leaves out parallel dim d{unused[0]} (extent "
+                    f"{extents[unused[0]]}): each element would be written {extents[unused[0]]} times"
+                )
+        _verify_aliasing(self)
         block = self.body.block
         if len(block.args) != len(self.inputs):
             raise VerifyException(
@@ -315,6 +343,10 @@ class NestOp(IRDLOperation):
         term = block.last_op
         if not isinstance(term, YieldOp):
             raise VerifyException("body must end with aicf_loop.yield")
+        for op in block.ops:  # arith and math are pure in MLIR (xDSL misses extsi, remui)
+            if op is not term and op.name.split(".")[0] not in ("arith", "math") and not is_side_effect_free(op):
+                raise VerifyAtOp(op, "has memory effects: the body of an aicf_loop.nest is "
+                                 "scalar code without any")
         if len(term.values) != len(self.outputs):
             raise VerifyException(
                 f"yield has {len(term.values)} values, expected one per output "
@@ -555,19 +587,15 @@ class GroupOp(IRDLOperation):
             if isinstance(op, memref.DeallocOp):
                 continue
             if not isinstance(op, NestOp):
-                raise VerifyException(
-                    f"may only hold aicf_loop.nest, memref.alloc and memref.dealloc, "
-                    f"found '{op.name}'"
-                )
+                raise VerifyAtOp(op, "is in an aicf_loop.group, which may only hold "
+                                 "aicf_loop.nest, memref.alloc and memref.dealloc")
             if op.extents[:k] != shared:
-                raise VerifyException(
-                    f"member nest domain {list(op.extents)} does not begin with the "
-                    f"shared extents {list(shared)}"
-                )
+                raise VerifyAtOp(op, f"domain {list(op.extents)} of a group member does not "
+                                 f"begin with the group's shared extents {list(shared)}")
             if any(it is not Iterator.PARALLEL for it in op.iterators[:k]):
-                raise VerifyException(
-                    f"member nest iterators [{', '.join(i.value for i in op.iterators)}] "
-                    f"are not parallel on the {k} shared dims"
+                raise VerifyAtOp(
+                    op, f"iterators [{', '.join(i.value for i in op.iterators)}] of a group "
+                    f"member are not parallel on the group's {k} shared dims"
                 )
             idx = id(op)
             nin = len(op.inputs)

@@ -55,6 +55,10 @@ class ScheduleKind:
 COMMON = {"est_ns": Param(INT, minimum=0, optional=True), "why": Param(STR, optional=True)}
 
 _pos = Param(INT, minimum=1)
+# elements a thread moves as one vector: the planner takes at most 16 bytes' worth; a
+# kernel's code grows with it (lanes are unrolled), so a hand-written one is bounded
+MAX_VEC = 64
+_vec = Param(INT, minimum=1, maximum=MAX_VEC)
 # special functions whose results are only rounded to f16/bf16 run approximate
 # ("approx"; aicf/math_precision.py) or as f32 libm ("precise", the default)
 _math = Param(STR, ("precise", "approx"), optional=True)
@@ -70,7 +74,7 @@ def register_kind(kind: ScheduleKind) -> ScheduleKind:
 register_kind(ScheduleKind(
     "gpu.per_output", "gpu", "nest",
     {
-        "vec": _pos, "block": _pos, "grid": _pos, "split": _pos, "minblocks": _pos,
+        "vec": _vec, "block": _pos, "grid": _pos, "split": _pos, "minblocks": _pos,
         # vectors a thread loads before its math (elementwise), or the unroll of
         # the reduction loop
         "unroll": _pos,
@@ -84,7 +88,7 @@ register_kind(ScheduleKind(
 register_kind(ScheduleKind(
     "gpu.rows", "gpu", "nest",
     {
-        "vec": _pos, "mode": Param(STR, ("warp", "block", "split")), "block": _pos,
+        "vec": _vec, "mode": Param(STR, ("warp", "block", "split")), "block": _pos,
         "grid": _pos, "split": _pos, "unroll": _pos, "minblocks": _pos,
         "combine": Param(SCHEDULE, optional=True),
         # 1: a scalar head to each row's first aligned vector, then vectors, then a tail
@@ -99,9 +103,9 @@ register_kind(ScheduleKind(
         "bm": _pos, "bn": _pos, "bk": _pos, "tm": _pos, "tn": _pos,
         "threads": Param(INT, minimum=1, optional=True), "stages": Param(INT, minimum=1, optional=True),
         # global vector widths and the dim they run along (default: what the operands allow)
-        "vec_a": Param(INT, minimum=1, optional=True), "dim_a": Param(STR, ("k", "m"), optional=True),
-        "vec_b": Param(INT, minimum=1, optional=True), "dim_b": Param(STR, ("k", "n"), optional=True),
-        "vec_c": Param(INT, minimum=1, optional=True),
+        "vec_a": Param(INT, minimum=1, optional=True, maximum=MAX_VEC), "dim_a": Param(STR, ("k", "m"), optional=True),
+        "vec_b": Param(INT, minimum=1, optional=True, maximum=MAX_VEC), "dim_b": Param(STR, ("k", "n"), optional=True),
+        "vec_c": Param(INT, minimum=1, optional=True, maximum=MAX_VEC),
         # tiles staged through XOR-swizzled (true) or padded (false) shared memory
         "swizzle": Param(BOOL, optional=True),
         "bps": Param(INT, minimum=1, optional=True),  # resident blocks an SM (launch bounds)
@@ -159,7 +163,7 @@ register_kind(ScheduleKind(
 register_kind(ScheduleKind(
     "gpu.row_group", "gpu", "group",
     {
-        "mode": Param(STR, ("warp", "block")), "block": _pos, "grid": _pos, "vec": _pos,
+        "mode": Param(STR, ("warp", "block")), "block": _pos, "grid": _pos, "vec": _vec,
         "rows": Param(STR, ("registers", "stream")), "per": _pos, "bps": _pos,
         "launch": Param(STR, ("stride", "once")), "pipeline": Param(INT, (0, 1)),
         "unroll": _pos,  # vectors in flight in the streaming (rows=stream) loops

@@ -1453,8 +1453,8 @@ class FusedOp(IRDLOperation):
             raise VerifyException(f"'{self.name}': body must end with aicf_tensor.yield")
         if tuple(term.values.types) != tuple(self.outputs.types):
             raise VerifyException(
-                f"'{self.name}': yielded types {list(term.values.types)} differ from "
-                f"result types {list(self.outputs.types)}"
+                f"'{self.name}': yielded types ({', '.join(map(str, term.values.types))}) "
+                f"differ from result types ({', '.join(map(str, self.outputs.types))})"
             )
 
     def print(self, printer: Printer) -> None:

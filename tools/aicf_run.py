@@ -110,6 +110,22 @@ def _check_runnable(module, entry: str | None) -> None:
                        "needs static shapes to make its random inputs")  # fmt: skip
 
 
+def _at_least(low: int):
+    """An argparse type: an int >= low (NumPy's seeding raised from deep inside on a
+    negative seed; --repeat 0 ran once anyway)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        return value
+
+    return parse
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from importlib.metadata import version
 
@@ -125,8 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--target", choices=("cpu", "cuda", "auto"), default="auto",
                    help="where to run it (auto: cuda if CuPy sees a GPU, else cpu)")  # fmt: skip
     p.add_argument("--entry", default=None, help="function to run (default: the only one)")
-    p.add_argument("--seed", type=int, default=0, help="of the random inputs")
-    p.add_argument("--repeat", type=int, default=5, help="timed runs (median is printed)")
+    p.add_argument("--seed", type=_at_least(0), default=0, help="of the random inputs (>= 0)")
+    p.add_argument("--repeat", type=_at_least(1), default=5, help="timed runs (median is printed)")
     p.add_argument("--version", action="version",
                    version=f"aicf-run {__version__} (xdsl {version('xdsl')})")  # fmt: skip
     args = p.parse_args(argv)

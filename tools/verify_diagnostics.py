@@ -13,10 +13,8 @@ with --split-input-file each chunk is checked on its own, with file line numbers
 
 aicf's diagnostics are text in MLIR's form (`file:line:col: error: message`, from
 aicf.diagnostics and aicf.errors), so they are read back from what aicf-opt would
-print. xDSL's own `--verify-diagnostics` only prints the first verifier error and
-exits 0; aicf-opt keeps that for an input with no annotations at all (the negative
-lit tests not yet written with annotations), and a file with annotations gets the
-check.
+print; one without a location (`error: message`) is matched by `@unknown`. An input
+without annotations must produce no diagnostic at all.
 """
 
 from __future__ import annotations
@@ -68,10 +66,6 @@ def expectations(text: str, first_line: int) -> list[Expected]:
                 target = here
             out.append(Expected(m.group("sev"), target, m.group("text"), here))
     return out
-
-
-def has_annotations(text: str) -> bool:
-    return ANNOTATION.search(text) is not None
 
 
 def diagnostics(printed: str) -> list[Diagnostic]:

@@ -120,6 +120,14 @@ class JitFunction:
                  static_argnums: int | Iterable[int] | None = None,
                  static_argnames: str | Iterable[str] | None = None,
                  cache_size: int = DEFAULT_CACHE_SIZE):  # fmt: skip
+        from aicf.compiler import TARGETS
+
+        if not callable(fn):
+            raise ArgumentError(f"aicf.jit expects a function, got {type(fn).__name__} {fn!r}")
+        if target not in TARGETS:
+            raise ArgumentError(f"aicf.jit: unknown target {target!r} (expected one of {', '.join(TARGETS)})")
+        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
+            raise ArgumentError(f"aicf.jit: cache_size must be an int >= 0, got {cache_size!r}")
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.target = target

@@ -43,6 +43,14 @@ def not_yet(what: str, operator: str) -> NoReturn:
     )
 
 
+def immutable(what: str) -> NoReturn:
+    raise located_error(
+        None,
+        f"{what} on a traced tensor: tensors are immutable (as JAX's); build the new "
+        "value with aicf.ops.where, concatenate or slice",
+    )
+
+
 def no_meaning(what: str) -> NoReturn:
     raise located_error(
         None,
@@ -364,7 +372,7 @@ def getitem(x: Tensor, index: Any) -> Tensor:
         return _advanced_getitem(x, items, arrays)
     for i in items:
         if isinstance(i, bool | np.bool_):
-            not_yet("indexing a traced tensor with a boolean mask", "a masked select")
+            not_yet("indexing a traced tensor with a boolean mask", "masked select")
         if not (i is None or i is Ellipsis or isinstance(i, builtins.slice)):
             _index(i, "an index", None)
     if builtins.sum(i is Ellipsis for i in items) > 1:
@@ -391,7 +399,10 @@ def getitem(x: Tensor, index: Any) -> Tensor:
         if n is None and i != builtins.slice(None):
             raise located_error(None, f"indexing axis {axis} of dynamic extent")
         if isinstance(i, builtins.slice):
-            a, b, c = (0, -1, 1) if n is None else i.indices(n)
+            try:
+                a, b, c = (0, -1, 1) if n is None else i.indices(n)
+            except (TypeError, ValueError) as e:  # non-integer bounds, a zero step
+                raise located_error(None, f"slice {i.start}:{i.stop}:{i.step} of axis {axis}: {e}") from None
             start.append(a), stop.append(b), step.append(c)
             shape.append(-1 if n is None else len(builtins.range(a, b, c)))
         else:
@@ -423,7 +434,7 @@ def _integer_index(i: Any) -> Tensor | np.ndarray | None:
     indices, or None when `i` is not one."""
     if isinstance(i, Tensor):
         if i.dtype == "i1":
-            not_yet("indexing a traced tensor with a boolean mask", "a masked select")
+            not_yet("indexing a traced tensor with a boolean mask", "masked select")
         if i.dtype not in ("i32", "i64"):
             raise located_error(None, f"an index tensor must be i32 or i64, got {i.dtype}")
         return i
@@ -432,7 +443,7 @@ def _integer_index(i: Any) -> Tensor | np.ndarray | None:
     if isinstance(i, np.ndarray | list):
         array = np.asarray(i)
         if array.dtype == np.bool_:
-            not_yet("indexing a traced tensor with a boolean mask", "a masked select")
+            not_yet("indexing a traced tensor with a boolean mask", "masked select")
         if array.dtype.kind not in "iu" and array.size:
             raise located_error(None, f"an index array must hold integers, got {array.dtype}")
         return array.astype(np.int64)
@@ -589,8 +600,8 @@ UFUNCS: dict[str, Callable[..., Tensor]] = {
     "add": ops.add,
     "subtract": ops.sub,
     "multiply": ops.mul,
-    "divide": ops.div,
-    "true_divide": ops.div,
+    "divide": ops.true_divide,
+    "true_divide": ops.true_divide,
     "power": ops.pow,
     "maximum": ops.maximum,
     "minimum": ops.minimum,

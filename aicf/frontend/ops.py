@@ -31,14 +31,14 @@ from xdsl.dialects.builtin import (
 )
 
 from aicf.dialects import tensor as T
-from aicf.dialects.shape_rules import FLOAT_RANK
-from aicf.frontend.tensor import I32_MAX, I32_MIN, Tensor, dtype_of
+from aicf.dialects.shape_rules import FLOAT_RANK, size_problem
+from aicf.frontend.tensor import I32_MAX, I32_MIN, Tensor, dtype_bits, dtype_of
 from aicf.frontend.tracer import Tracer, current_tracer, located_error
 from aicf.passes.tensor.fold import MAX_FOLD_ELEMENTS
 
 __all__ = [
     "neg", "exp", "log", "sin", "cos", "tanh", "sqrt", "rsqrt", "abs", "relu", "gelu",
-    "sigmoid", "add", "sub", "mul", "div", "max", "min", "pow", "maximum", "minimum",
+    "sigmoid", "add", "sub", "mul", "div", "true_divide", "max", "min", "pow", "maximum", "minimum",
     "constant", "cast", "reduce_sum", "reduce_max", "reduce_mean", "reduce_var", "matmul",
     "reshape", "transpose", "broadcast_to", "erf", "equal", "not_equal", "less",
     "less_equal", "greater", "greater_equal", "where", "iota", "slice", "concatenate", "take", "argmax", "argmin",
@@ -211,7 +211,34 @@ mul = _binary(T.MulOp)
 div = _binary(T.DivOp)
 max = _binary(T.MaxOp)
 min = _binary(T.MinOp)
-pow = _binary(T.PowOp)
+_pow = _binary(T.PowOp)
+
+
+def pow(x: Any, y: Any) -> Tensor:
+    """Elementwise `aicf_tensor.pow` with NumPy broadcasting; an integer tensor to a
+    negative integer constant is an error, as in NumPy."""
+    if (isinstance(x, Tensor) and not _is_float(x.dtype) and isinstance(y, numbers.Integral | np.integer)
+            and not isinstance(y, bool) and y < 0):
+        raise located_error(T.PowOp.name, f"integers to negative integer powers are not allowed "
+                            f"({x.dtype} ** {y}); cast the tensor to a float type first")
+    return _pow(x, y)
+
+
+def true_divide(x: Any, y: Any) -> Tensor:
+    """numpy.true_divide, Python's `/`: integer (and bool) operands are divided as f32,
+    JAX's promotion (`aicf_tensor.div` of integers truncates, as C's)."""
+
+    def floating(v: Any) -> Any:
+        if isinstance(v, Tensor) and not _is_float(v.dtype):
+            f = v.tracer.emit(T.CastOp, [v], result_element=T.dtype_from_name("f32"))
+            return _weak_if(f, v)
+        if isinstance(v, np.ndarray | np.generic) and not np.issubdtype(v.dtype, np.floating):
+            return np.asarray(v, np.float32)
+        if isinstance(v, numbers.Integral) and not isinstance(v, Tensor):
+            return float(v)
+        return v
+
+    return div(floating(x), floating(y))
 maximum = max
 minimum = min
 
@@ -263,6 +290,9 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None) 
     target = array.shape
     if shape is not None:
         target = tuple(_int_list(shape, "an extent", T.ConstantOp.name))
+        why = size_problem([d for d in target if d >= 0], dtype_bits(dtype))
+        if why is not None:
+            raise located_error(T.ConstantOp.name, f"a constant of shape {target} {why}")
     try:
         full = np.broadcast_to(array, target)
     except ValueError:

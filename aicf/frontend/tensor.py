@@ -6,6 +6,7 @@ ops through the tracer that owns it. `dtype` is MLIR's spelling (`"f32"`, `"bf16
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from xdsl.ir import SSAValue
 
+from aicf.dialects.shape_rules import size_problem
 from aicf.dialects.tensor import SUPPORTED_DTYPES, dtype_name, element_type, ranked_shape
 
 if TYPE_CHECKING:
@@ -56,9 +58,38 @@ class TensorSpec:
     weak: bool = False
 
     def __init__(self, shape: Sequence[int | None], dtype: Any = "f32", weak: bool = False):
-        object.__setattr__(self, "shape", tuple(shape))
+        object.__setattr__(self, "shape", _extents(shape))
         object.__setattr__(self, "dtype", dtype_of(dtype))
         object.__setattr__(self, "weak", weak)
+        why = size_problem([d for d in self.shape if d is not None], dtype_bits(self.dtype))
+        if why is not None:
+            raise ValueError(f"TensorSpec{self.shape} of {self.dtype} {why}")
+
+
+def _extents(shape: Any) -> tuple[int | None, ...]:
+    """A spec's shape as ints (None: dynamic), checked as NumPy checks a shape."""
+    if isinstance(shape, str) or not isinstance(shape, Sequence):
+        raise TypeError(f"a TensorSpec shape is a sequence of ints (None: dynamic), got {shape!r}")
+    out: list[int | None] = []
+    for d in shape:
+        if d is None:
+            out.append(None)
+            continue
+        try:
+            if isinstance(d, bool | np.bool_):
+                raise TypeError
+            n = operator.index(d)
+        except TypeError:
+            raise TypeError(f"a TensorSpec extent is an int or None, got {d!r} in {tuple(shape)!r}") from None
+        if n < 0:
+            raise ValueError(f"a TensorSpec extent is >= 0, got {n} in {tuple(shape)!r}")
+        out.append(n)
+    return tuple(out)
+
+
+def dtype_bits(dtype: str) -> int:
+    """Bits of an element of MLIR dtype name `dtype` (an i1 takes a byte)."""
+    return {"i1": 8, "f16": 16, "bf16": 16, "f32": 32, "i32": 32}.get(dtype, 64)
 
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
@@ -204,10 +235,10 @@ class Tensor:
         return _api().ops.mul(other, self)
 
     def __truediv__(self, other):
-        return _api().ops.div(self, other)
+        return _api().ops.true_divide(self, other)
 
     def __rtruediv__(self, other):
-        return _api().ops.div(other, self)
+        return _api().ops.true_divide(other, self)
 
     def __pow__(self, other):
         return _api().ops.pow(self, other)
@@ -245,7 +276,21 @@ class Tensor:
         return _api().getitem(self, index)
 
     def __iter__(self):
-        return _api().not_yet("iterating over a traced tensor", "slice")
+        # as NumPy and JAX: the sub-tensors along the first axis
+        if not self.shape:
+            raise TypeError("iteration over a 0-d traced tensor")
+        if self.shape[0] is None:
+            return _api().no_value("iteration over a dynamic extent")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __setitem__(self, index, value):
+        return _api().immutable(f"item assignment (x[{index!r}] = ...)")
+
+    def item(self, *args):
+        return _api().no_value("item()")
+
+    def tolist(self):
+        return _api().no_value("tolist()")
 
     # ndarray methods ----------------------------------------------------------------------
 

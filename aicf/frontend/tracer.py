@@ -123,7 +123,11 @@ class Tracer:
     def constant(self, value: np.ndarray, tensor_type: TensorType) -> Tensor:
         """A constant of `tensor_type` holding `value` (rounded to its dtype); equal
         constants are shared."""
-        attr = fold.from_numpy(value, tensor_type)
+        try:
+            attr = fold.from_numpy(value, tensor_type)
+        except MemoryError:
+            raise located_error(T.ConstantOp.name, f"a constant {tensor_type} does not fit in this "
+                                "machine's memory; pass the data as an argument") from None
         key = ("constant", attr)
         if (hit := self._cse.get(key)) is None:
             op = T.ConstantOp(attr)

@@ -276,8 +276,8 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.rsub.Scalar": lambda a, b, *, alpha=1: ops.sub(b, a * alpha if alpha != 1 else a),
     "aten.mul.Tensor": ops.mul,
     "aten.mul.Scalar": ops.mul,
-    "aten.div.Tensor": ops.div,
-    "aten.div.Scalar": ops.div,
+    "aten.div.Tensor": ops.true_divide,  # torch.div without rounding_mode divides truly
+    "aten.div.Scalar": ops.true_divide,
     "aten.pow.Tensor_Scalar": ops.pow,
     "aten.pow.Tensor_Tensor": ops.pow,
     "aten.maximum.default": ops.maximum,

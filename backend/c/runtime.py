@@ -35,13 +35,13 @@ from xdsl.dialects.func import FuncOp
 from xdsl.rewriter import Rewriter
 
 from aicf import profiling
-from aicf.backend.c.build import build_shared_library
+from aicf.backend import disk_cache
 from aicf.backend.c import blas, profile
-from aicf.backend.c.profile import step_ops
+from aicf.backend.c.build import build_shared_library
 from aicf.backend.c.emit import c_func_name, emit_c_unit
+from aicf.backend.c.profile import step_ops
 from aicf.dialects.loop import NestOp
-from aicf.diagnostics import verify_module
-from aicf.errors import AicfError
+from aicf.errors import AicfError, CompileError
 from aicf.program_cache import LazyModule, module_of
 
 _FN_TYPE = ctypes.CFUNCTYPE(
@@ -108,6 +108,24 @@ def _load(path) -> ctypes.CDLL:
     return lib
 
 
+def _build_and_load(source: str, flags: tuple[str, ...], linked: tuple[str, ...]) -> ctypes.CDLL:
+    """The library of `source`, loaded. A cached entry that passes its digest check but
+    does not load (written by another machine's toolchain into a shared home, say) is
+    removed and rebuilt once, instead of failing every later run."""
+    path = build_shared_library(source, flags, linked)
+    try:
+        return _load(path)
+    except OSError as e:
+        disk_cache.remove(path)
+        first = e
+    path = build_shared_library(source, flags, linked)
+    try:
+        return _load(path)
+    except OSError as e:
+        raise CompileError(f"cannot load the library built for the cpu target: {e} "
+                           f"(the cached copy did not load either: {first})") from None
+
+
 def _close_all(libs: list[ctypes.CDLL]) -> None:
     # Only the module's own function pointers point into these libraries, and they
     # die with it, so nothing can call into a closed library.
@@ -130,7 +148,7 @@ class CpuModule:
         self._libs: list[ctypes.CDLL] = []
         self._lock = threading.Lock()
         weakref.finalize(self, _close_all, self._libs)
-        self._libs.append(_load(build_shared_library(self.source, self.flags, self.linked)))
+        self._libs.append(_build_and_load(self.source, self.flags, self.linked))
 
     @property
     def module(self) -> ModuleOp:
@@ -155,7 +173,7 @@ class CpuModule:
                 if profiled:
                     ops = step_ops(find_func(self.module, entry))
                     source = profile.instrument(source, c_func_name(entry), len(ops))
-                lib = _load(build_shared_library(source, flags, linked))
+                lib = _build_and_load(source, flags, linked)
                 self._libs.append(lib)
             else:
                 lib = self._libs[0]

@@ -4,7 +4,7 @@ allocation, launches, deallocation) go before the nest being lowered."""
 from __future__ import annotations
 
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp, UnknownLoc
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from aicf.dialects import gpu
@@ -18,6 +18,7 @@ class LoweringContext:
         self.target = target
         self.kernel_anchor = kernel_anchor  # kernels are inserted before this op
         self._frees: list[SSAValue] = []
+        self._kernels: list[gpu.KernelOp] = []
         self._used_names = {
             op.sym_name.data for op in module.ops if hasattr(op, "sym_name") and op.sym_name is not None
         }
@@ -34,11 +35,13 @@ class LoweringContext:
         parent = self.kernel_anchor.parent_block()
         assert parent is not None
         parent.insert_op_before(kernel, self.kernel_anchor)
+        self._kernels.append(kernel)
 
     def host(self, op: Operation) -> Operation:
         parent = self.anchor.parent_block()
         assert parent is not None
         parent.insert_op_before(op, self.anchor)
+        _locate(op, self.anchor.location)
         return op
 
     def workspace(self, type: MemRefType) -> SSAValue:
@@ -57,9 +60,20 @@ class LoweringContext:
         for v in self._frees:
             self.host(memref.DeallocOp.get(v))
         self._frees = []
+        for k in self._kernels:  # built after add_kernel, some of them
+            _locate(k, self.anchor.location)
+        self._kernels = []
 
 
 def _unit() -> Attribute:
     from xdsl.dialects.builtin import UnitAttr
 
     return UnitAttr()
+
+
+def _locate(op: Operation, loc: Attribute) -> None:
+    """The ops lowered from a nest or group carry its location (as MLIR's lowerings
+    do), so a diagnostic about a kernel points at the source line it came from."""
+    for o in op.walk():
+        if isinstance(o.location, UnknownLoc):
+            o.location = loc

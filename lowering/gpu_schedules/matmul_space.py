@@ -335,6 +335,8 @@ def _vec_choice(p: MatmulProblem, which: str, rows: int, bk: int, threads: int) 
     vecs = p.a_vec if which == "a" else p.b_vec
     r_name = "m" if which == "a" else "n"
     best = (1, "k")
+    if threads < 1:  # tm > bm written by hand: check_candidate says why
+        return best
     for dim_name, ext in ((r_name, rows), ("k", bk)):
         v = vecs[dim_name]
         while v > 1 and (ext % v or (rows * bk) % (threads * v)):
@@ -388,6 +390,8 @@ def check_candidate(c: Candidate, p: MatmulProblem) -> str:
     """Why the kernel cannot be built with this point ('' if it can): the tiles must
     divide among the threads in whole vectors and the vectors must be legal for the
     operands."""
+    if c.tm % 4 or c.tn % 4:  # a hand-written tm = 6 computed 4 of its rows, tm = 1 divided by 0
+        return f"tm = {c.tm}, tn = {c.tn}: the FMA loop reads the shared tiles in groups of 4, so both are multiples of 4"
     if c.bm % c.tm or c.bn % c.tn or c.threads < 1:
         return "the register tile does not divide the block tile"
     la, lb = c.loads_per_thread("a"), c.loads_per_thread("b")

@@ -165,6 +165,10 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
         return  # nothing to write
     dim = P[-1] if P else None
     tail = len(P) == 1 and not Rd and vec > 1 and Ep[0] % vec != 0
+    if vec > 1 and (not P or (Ep[-1] % vec and not tail)):  # a hand-written schedule
+        raise NotImplementedError(
+            f"gpu.per_output vec = {vec} must divide the innermost parallel extent "
+            f"({Ep[-1] if P else 'none'}; a tail is built for one parallel dim without reduction only)")
     groups = Mp // vec
 
     if S > 1:

@@ -241,6 +241,11 @@ def build(gv: GroupView, s: Schedule, lc: LoweringContext) -> None:
     ws = lc.target.warp_size
     wpb = bs // ws
     lanes = ws if mode == "warp" else bs
+    if gv.row_len % vec:  # a hand-written schedule (the planner's vec divides the row)
+        raise NotImplementedError(f"gpu.row_group vec = {vec} does not divide the rows of {gv.row_len} elements")
+    if in_regs and per * lanes < Ng:
+        raise NotImplementedError(f"gpu.row_group rows = registers, per = {per}: {lanes} lanes hold {per * lanes} "
+                                  f"of a row's {Ng} vectors")
     types = [v.type for v in gv.params]
     biggest = max([M * gv.row_len, *(num_elements(t) for t in types)])  # type: ignore[arg-type]
     wide = biggest + grid * bs * vec * 2 >= 2**31

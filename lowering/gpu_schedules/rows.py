@@ -64,6 +64,9 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     vec, mode, bs, grid, S = (s[k] for k in ("vec", "mode", "block", "grid", "split"))
     check_block(bs, S, s, lc)
     peel = bool(s.get("peel", 0))
+    if not peel and Er[-1] % vec:  # a hand-written schedule; the planner peels these
+        raise NotImplementedError(f"{s.kind} vec = {vec} does not divide the row's {Er[-1]} "
+                                  "elements (peel = 1 folds the rest)")
     dim = n - 1
     Rg = R // vec  # peeled: the most aligned vectors a row holds
     ws = lc.target.warp_size

@@ -125,7 +125,7 @@ def lower_var(op: t.ReduceVarOp, ins: Sequence[SSAValue], out: SSAValue, em: Emi
     em.dealloc(total)
 
     def scale(b: Builder, args: Sequence[SSAValue]) -> list[SSAValue]:
-        d = scalar.constant(b, count - op.ddof_value, acc)
+        d = scalar.constant(b, max(count - op.ddof_value, 0), acc)  # NumPy's: inf/NaN when n <= ddof
         return [scalar.convert(b, scalar.binary(b, "aicf_tensor.div", args[0], d), elt)]
 
     out_rank = len(shape_of(out))

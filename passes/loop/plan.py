@@ -35,10 +35,11 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.passes import ModulePass
 
-from aicf.dialects.loop import AttentionOp, GroupOp, NestOp
+from aicf.diagnostics import op_error
+from aicf.dialects.loop import AttentionOp, GatherOp, GroupOp, NestOp
 from aicf.dialects.schedule import SCHEDULE_ATTR, schedule_of
 from aicf.lowering.loop_to_gpu import nest_view
 from aicf.structural import structural_key
@@ -109,6 +110,7 @@ class Planner:
     top: int = 5  # points of a candidate's space shown by explain
 
     def plan_function(self, fn: func.FuncOp, explain: list[str] | None) -> None:
+        _check_static(fn)
         if isinstance(self.target, CpuTarget):
             from aicf.passes.loop import cpu_candidates
 
@@ -164,6 +166,17 @@ class CandidateMemo:
         return found
 
 
+def _check_static(fn: func.FuncOp) -> None:
+    """The costs and schedules are of static extents: a dynamic one would be planned
+    as its placeholder (-2^63)."""
+    for op in fn.walk():
+        if isinstance(op, NestOp | GroupOp | GatherOp):
+            for v in op.operands:
+                if isinstance(v.type, MemRefType) and not v.type.has_static_shape():
+                    raise op_error(op, f"operand {v.type} has dynamic dims: aicf-plan needs static "
+                                   "shapes (specialise them first)")
+
+
 def decide(op, what: str, found: list[cands.Candidate], target, force: tuple[str, ...],
            explain: list[str] | None, top: int = 5) -> None:  # fmt: skip
     """Write the chosen candidate's schedule on `op` unless it has one; explain."""
@@ -217,32 +230,42 @@ class SchedulePass(ModulePass):
     gate_time_limit: float = 10.0
     min_speedup: float = 1.1
 
+    def __post_init__(self) -> None:
+        # option values are checked when the pipeline is built (a pipeline error), the
+        # force kind against the target's side when the target is known (apply)
+        from aicf.dialects.schedule import KINDS
+        from aicf.math_precision import MATMUL_PRECISIONS
+
+        if self.cores < 0 or self.top < 0:
+            raise ValueError(f"cores and top must be >= 0 (cores={self.cores}, top={self.top})")
+        for k in self.forced():
+            if k not in KINDS:
+                raise ValueError(f"force names an unknown schedule kind '{k}' (known: {', '.join(sorted(KINDS))})")
+        if self.matmul_precision and self.matmul_precision not in MATMUL_PRECISIONS:
+            raise ValueError(f"matmul_precision must be one of {', '.join(MATMUL_PRECISIONS)}, "
+                             f"got '{self.matmul_precision}'")
+
+    def forced(self) -> tuple[str, ...]:
+        return tuple(k.strip() for k in self.force.split(",") if k.strip())
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from dataclasses import replace
 
         from aicf.dialects.schedule import KINDS
         from aicf.errors import CompileError
+        from aicf.math_precision import planning_precision
 
         target = resolve_target(self.target)
-        if self.cores < 0 or self.top < 0:
-            raise CompileError(f"aicf-plan: cores and top must be >= 0 (cores={self.cores}, top={self.top})")
         if self.cores > 0 and isinstance(target, CpuTarget):
             target = replace(target, cores=self.cores)
-        force = tuple(k.strip() for k in self.force.split(",") if k.strip())
+        force = self.forced()
         side = "cpu" if isinstance(target, CpuTarget) else "gpu"
         for k in force:
-            if k not in KINDS:
-                raise CompileError(f"aicf-plan: force names an unknown schedule kind '{k}' "
-                                   f"(known: {', '.join(sorted(KINDS))})")
             if KINDS[k].target != side:
                 raise CompileError(f"aicf-plan: force='{k}' is a {KINDS[k].target} kind, but the "
                                    f"target {target.name} is a {side}")
         from aicf.kernels.planning import planning_options
-        from aicf.math_precision import MATMUL_PRECISIONS, planning_precision
 
-        if self.matmul_precision and self.matmul_precision not in MATMUL_PRECISIONS:
-            raise CompileError(f"aicf-plan: matmul_precision must be one of {', '.join(MATMUL_PRECISIONS)}, "
-                               f"got '{self.matmul_precision}'")
         planner = Planner(target, force, self.top)
         out: list[str] | None = [] if self.explain else None
         with planning_precision(self.matmul_precision), planning_options(self.kernel_options()):
@@ -250,7 +273,6 @@ class SchedulePass(ModulePass):
                 planner.plan_function(fn, out)
         if out:
             print("\n".join(out), file=sys.stderr)
-
 
     def kernel_options(self):
         """The external kernels' planning options (aicf/kernels/planning.py), after

@@ -197,8 +197,7 @@ class Tuner:
         key = _key(op, schedules, target.name, self.top)
         hit = disk_cache.lookup("tuning", key, ".json")
         if hit is not None:
-            data = json.loads(hit.read_text())
-            best = next((x for x in schedules if _name(x) == data["schedule"]), None)
+            best = _cached_choice(hit, schedules)
             if best is not None:
                 STATS["cache_hits"] += 1
                 op.attributes[SCHEDULE_ATTR] = best.to_attr()
@@ -213,6 +212,19 @@ class Tuner:
         record = {"schedule": _name(best), "ms": ms, "timed": [{"schedule": _name(x), "ms": t} for t, x in timed]}
         disk_cache.store("tuning", key, ".json", json.dumps(record).encode())
         op.attributes[SCHEDULE_ATTR] = best.to_attr()
+
+
+def _cached_choice(entry, schedules: list[Schedule]) -> Schedule | None:
+    """The schedule a tuning record names, if it is one of `schedules`; a record that
+    is not one (another version's format, a hand edit) is removed and tuned again."""
+    from aicf.backend import disk_cache
+
+    try:
+        name = json.loads(entry.read_bytes())["schedule"]
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        disk_cache.remove(entry)
+        return None
+    return next((x for x in schedules if _name(x) == name), None)
 
 
 def gpu_available() -> bool:

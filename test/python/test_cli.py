@@ -140,16 +140,16 @@ def test_good_input_infers_and_reparses(tmp_path):
     assert again.stdout == r.stdout
 
 
-def test_verify_diagnostics_reports_each_chunk_and_exits_zero(tmp_path):
+def test_split_input_file_runs_every_chunk_and_exits_one(tmp_path):
     bad = GOOD.replace("tensor<8xf32>", "tensor<3xf32>")
-    text = bad + "\n// -----\n" + GOOD
+    text = GOOD + "\n// -----\n" + bad + "\n// -----\n" + GOOD
     path = write(tmp_path, text)
-    r = aicf_opt(str(path), "--split-input-file", "--verify-diagnostics",
-                 "-p", "aicf-infer-shapes")
-    assert r.returncode == 0, r.stderr
-    assert f"{path}:2:3: error: 'aicf_tensor.add'" in r.stdout
-    # the second chunk still ran, and its line numbers count from the file's start
-    assert "-> tensor<4xf32>" in r.stdout
+    r = aicf_opt(str(path), "--split-input-file", "-p", "aicf-infer-shapes")
+    assert r.returncode == 1, r.stderr
+    # the error's line counts from the file's start; the chunks around it still ran
+    assert f"{path}:9:3: error: 'aicf_tensor.add'" in r.stderr, r.stderr
+    assert r.stdout.count("-> tensor<4xf32>") == 2 * 2
+    assert r.stdout.count("// -----") == 2
     assert "Traceback" not in r.stderr + r.stdout
 
 

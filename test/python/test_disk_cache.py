@@ -6,6 +6,7 @@ the cache state it sets up is the one the build sees."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import stat
@@ -109,6 +110,64 @@ def test_corrupt_entry_is_rebuilt(tmp_path, damage):
     proc = build(cache)
     assert proc.returncode == 0, proc.stderr
     assert entries(cache)[0].read_bytes() == data  # rebuilt in place: later runs use it
+
+
+RUN = textwrap.dedent(
+    """
+    import numpy as np, aicf
+    exe = aicf.compile('''
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %0 = aicf_tensor.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+      func.return %0 : tensor<4xf32>
+    }''')
+    print(exe(np.zeros(4, np.float32)).tolist())
+    """
+)
+
+
+def test_entry_that_passes_its_digest_but_does_not_load_is_rebuilt(tmp_path):
+    """A library another machine's toolchain wrote into a shared home (or any file
+    with its digest beside it) failed every later run with dlopen's OSError."""
+    cache = tmp_path / "shared-home"
+    env = {**os.environ, "AICF_CACHE_DIR": str(cache)}
+
+    def run() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", RUN], env=env, capture_output=True, text=True, timeout=300)
+
+    assert run().returncode == 0
+    (lib,) = entries(cache)
+    lib.write_bytes(b"not a library")
+    lib.with_name(lib.name + ".sha256").write_text(hashlib.sha256(b"not a library").hexdigest())
+    for _ in range(2):  # rebuilt once, then used
+        proc = run()
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip() == "[1.0, 1.0, 1.0, 1.0]"
+    assert lib.read_bytes()[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "lots"])
+def test_a_bad_size_bound_is_a_warning_and_the_default(tmp_path, value):
+    proc = build(tmp_path / "c", AICF_CACHE_MAX_MB=value)
+    assert proc.returncode == 0, proc.stderr
+    assert "AICF_CACHE_MAX_MB" in proc.stderr and "1024" in proc.stderr
+
+
+@pytest.mark.parametrize("thing", ["fifo", "directory"])
+def test_a_fifo_or_directory_under_an_entry_name_is_replaced(tmp_path, thing):
+    """A FIFO blocked the open of the entry forever; a directory raised
+    IsADirectoryError in every later build."""
+    cache = tmp_path / thing
+    assert build(cache).returncode == 0
+    (lib,) = entries(cache)
+    lib.unlink()
+    if thing == "fifo":
+        os.mkfifo(lib)
+    else:
+        lib.mkdir()
+        (lib / "inside").write_text("")
+    proc = build(cache)
+    assert proc.returncode == 0, proc.stderr
+    assert lib.is_file() and lib.read_bytes()[:4] == b"\x7fELF"
 
 
 def test_unusable_cache_dir_falls_back_with_a_warning(tmp_path):

@@ -147,3 +147,33 @@ def test_ops_without_a_source_location_are_named_by_their_place():
         aicf.compile(module)
     assert "<unknown>" not in str(e.value)
     assert str(e.value).startswith("@g, op #1 (no source location): error: 'aicf_tensor.add'")
+
+
+@pytest.mark.parametrize("args, words", [(("--seed", "-5"), "argument --seed: must be >= 0, got -5"),
+                                         (("--repeat", "0"), "argument --repeat: must be >= 1, got 0")])
+def test_aicf_run_checks_its_numbers(tmp_path, args, words):
+    """A negative seed raised NumPy's ValueError from deep inside (a traceback);
+    --repeat 0 ran once anyway."""
+    p = tmp_path / "sin.mlir"
+    p.write_text(SIN)
+    proc = tool("aicf-run", p, *args)
+    assert proc.returncode == 2, proc.stderr
+    assert words in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_verify_diagnostics_output_that_cannot_be_written_fails(tmp_path):
+    """The output was never flushed: a full disk lost it with exit code 0."""
+    p = tmp_path / "sin.mlir"
+    bad = SIN.replace("  %0 = aicf_tensor.sin %x", "  // expected-error @+1 {{use of undefined value %y}}\n  %0 = aicf_tensor.sin %y")
+    p.write_text(bad + "// -----\n" + SIN)
+    proc = tool("aicf-opt", p, "--verify-diagnostics", "--split-input-file", "-o", "/dev/full")
+    assert_diagnostic(proc, "No space left on device")
+
+
+def test_an_unclosed_string_does_not_hang_the_lexer(tmp_path):
+    """xDSL's string-literal pattern backtracked exponentially: an unclosed quote before
+    the ~70 characters of an ordinary line took longer than anyone waits."""
+    p = tmp_path / "quote.mlir"
+    p.write_text(SIN.replace("aicf_tensor.sin", 'aicf_tensor.s"in'))
+    assert_diagnostic(tool("aicf-opt", p), "quote.mlir:2:21: error: End of file reached before closing string literal")

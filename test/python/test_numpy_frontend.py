@@ -216,7 +216,6 @@ def _error_of(fn, *args) -> str:
         ("E-FIDX", lambda x: x[x], "an index tensor must be i32 or i64, got f32"),  # E-FIDX
         ("E-TWOARR", lambda x: x[[0], [1]], "several integer arrays is not supported yet"),  # E-TWOARR
         ("E-INTARR", lambda x: x[0, [1]], "mixing integer and array indices is not supported yet"),  # E-INTARR
-        ("E-ITER", lambda x: [r for r in x], "iterating over a traced tensor"),  # E-ITER
         ("E-WHERE1", lambda x: np.where(x), "numpy.where with one argument"),  # E-WHERE1
         ("E-TRIL1", lambda x: np.tril(x[0]), "numpy.tril: needs a matrix"),  # E-TRIL1
         ("E-INDEX", lambda x: x[:, 8], "index 8 is out of bounds for axis 1 with size 8"),  # E-INDEX

@@ -22,6 +22,45 @@ def ulps_away(x: np.ndarray, n: int) -> np.ndarray:
     return x
 
 
+@pytest.mark.parametrize("actual, expected", [
+    (np.array([1.0, 2.0], np.float32), np.array([1.0, 2.0]) + 1j),   # passed: the imaginary part dropped
+    (np.array([1.0, 2.0], np.complex64), np.array([1.0, 2.0])),
+    (np.array([1, "a"], dtype=object), np.array([1.0, 2.0])),         # raised from NumPy's conversion
+])  # fmt: skip
+def test_only_real_arrays_are_compared(actual, expected):
+    with pytest.raises(TypeError, match="arrays of real numbers"):
+        assert_close(actual, expected)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"rtol": -1.0}, "rtol must be a number >= 0, got -1.0"),   # made every element fail
+    ({"atol": float("nan")}, "atol must be a number >= 0, got nan"),
+    ({"ulps": -5}, "ulps must be a number >= 0, got -5"),
+    ({"rtol": "a"}, "rtol must be a number >= 0, got 'a'"),     # a UFuncTypeError from inside
+    ({"dtype": "f128"}, "dtype must be one of"),                # was ignored
+])  # fmt: skip
+def test_bad_tolerance_arguments_are_named(kwargs, words):
+    x = np.arange(4, dtype=np.float32)
+    with pytest.raises(ValueError, match=words):
+        assert_close(x, x, **kwargs)
+
+
+@pytest.mark.parametrize("dtype", ["float16", np.float16, np.dtype("float16")])
+def test_numpy_names_of_dtype_give_its_ulps(dtype):
+    """dtype="float16" compared exactly (no ulp table entry under that name)."""
+    near = np.array([1.0], np.float32)
+    assert_close(near, np.array([1.0 + 2**-11]), dtype=dtype)  # 2 ulp(f16) allowed
+    with pytest.raises(AssertionError):
+        assert_close(near, np.array([1.0 + 2**-8]), dtype=dtype)
+
+
+def test_torch_bf16_tensors_are_compared():
+    torch = pytest.importorskip("torch")
+    assert_close(torch.tensor([1.0, 3.0], dtype=torch.bfloat16), np.array([1.0, 3.0]))
+    with pytest.raises(AssertionError, match="bf16"):
+        assert_close(torch.tensor([1.0, 3.0], dtype=torch.bfloat16), np.array([1.0, 3.5]))
+
+
 @pytest.mark.parametrize("dtype,allowed", [(np.float32, 8), (np.float16, 2), (np.float64, 16)])
 def test_elementwise_default_is_ulps_of_the_stored_type(dtype, allowed):
     expected = np.array([1.5, -3.0e3, 0.7, 2.0 ** -3, 100.25], dtype)

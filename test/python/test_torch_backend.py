@@ -91,6 +91,20 @@ def test_graph_needing_gradients_runs_in_torch(caplog):
     assert model.weight.grad is not None
 
 
+@pytest.mark.parametrize("fn", [lambda a, b: a / b, lambda a, b: a / 2, lambda a, b: torch.true_divide(b, a + 10)])
+def test_integer_true_division_is_torchs(fn):
+    """aten.div.Tensor of int tensors went to aicf_tensor.div, C's truncating integer
+    division: [-7, 3] / [2, 5] gave [-3., 0.] where torch gives [-3.5, 0.6]."""
+    a = torch.tensor([-7, 0, 3, 9], dtype=torch.int32)
+    b = torch.tensor([2, 4, 5, 3], dtype=torch.int32)
+    with torch.no_grad():
+        got = torch.compile(fn, backend="aicf")(a, b)
+    want = fn(a, b)
+    assert backend.last_report().compiled_ops  # aicf computed it, not torch
+    assert got.dtype == want.dtype
+    torch.testing.assert_close(got, want)
+
+
 def test_example_runs():
     G.main(["--config", "tiny", "--seq", "8", "--batch", "1"])
 

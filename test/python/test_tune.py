@@ -16,7 +16,7 @@ from aicf.compiler import run_pipeline
 from aicf.context import make_context
 from aicf.diagnostics import parse_module, verify_module
 from aicf.dialects.loop import GroupOp, NestOp
-from aicf.passes.loop.tune import Tuner, _key, _standalone
+from aicf.passes.loop.tune import Tuner, _key, _name, _standalone
 from aicf.target import H100
 
 from gpu_support import gpu
@@ -93,6 +93,25 @@ def test_bad_options_are_refused():
         run_pipeline(nest.parent_op().parent_op(), ["aicf-tune{top=0}"])
     with pytest.raises(ArgumentError, match="tune must be"):
         aicf.compile(MLP, target="cuda", tune="sometimes")
+
+
+@pytest.mark.parametrize("record", [b"not json", b"\xff\xfe", b"[1, 2]", b'{"ms": 1.0}', b'{"schedule": 7}'])
+def test_a_tuning_record_that_is_not_one_is_tuned_again(tmp_path, monkeypatch, record):
+    """A record with a good digest but not a tuning record (another version's format,
+    an edit) raised from json or a KeyError in every later compile."""
+    from aicf.backend import disk_cache
+    from aicf.dialects.schedule import schedule_of
+
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path))
+    fn, nest = _planned_nest(4096, 4096, 4096)
+    tuner = Tuner(top=2, min_flops=0)
+    scheds = tuner.candidates(fn, nest, H100)
+    disk_cache.store("tuning", _key(nest, scheds, H100.name, 2), ".json", record)
+    monkeypatch.setattr(Tuner, "measure", lambda self, op, ss: [(1.0, ss[1])])
+    tuner.tune(fn, nest, H100)
+    assert _name(schedule_of(nest)) == _name(scheds[1]) != _name(scheds[0])
+    hit = disk_cache.lookup("tuning", _key(nest, scheds, H100.name, 2), ".json")
+    assert json.loads(hit.read_text())["ms"] == 1.0  # the record was rewritten
 
 
 TUNE_SCRIPT = textwrap.dedent("""

@@ -80,8 +80,35 @@ def test_parse_errors_are_diagnostics_too(tmp_path, capsys):
     assert rc == 0, err
 
 
-def test_an_input_without_annotations_keeps_xdsl_behaviour(tmp_path, capsys):
-    """xDSL's meaning (print the error, exit 0) for negative tests not yet annotated."""
-    rc, _ = run(tmp_path, capsys, FUNC.format(before="", op=BAD_ADD))
-    assert rc == 0
-    assert "not broadcast-compatible" in run.out
+def test_an_input_without_annotations_must_produce_no_diagnostic(tmp_path, capsys):
+    rc, err = run(tmp_path, capsys, FUNC.format(before="", op=BAD_ADD))
+    assert rc == 1
+    assert "in.mlir:3: unexpected error: 'aicf_tensor.add' shapes 4x8, 3" in err
+    rc, err = run(tmp_path, capsys, GOOD)
+    assert rc == 0, err
+    assert "func.func @g" in run.out
+
+
+def test_a_diagnostic_without_location_is_matched_by_unknown(tmp_path, capsys):
+    plan = 'aicf-lower-to-loops,aicf-plan{target=cpu force="gpu.matmul_tiled"}'
+    text = "// expected-error @unknown {{force='gpu.matmul_tiled' is a gpu kind}}\n" + GOOD
+    rc, err = run(tmp_path, capsys, text, "-p", plan)
+    assert rc == 0, err
+    rc, err = run(tmp_path, capsys, GOOD, "-p", plan)
+    assert rc == 1
+    assert "(no location): unexpected error: " in err
+
+
+def test_split_marker_is_a_line_of_its_own(tmp_path, capsys):
+    """`// -----` inside a comment does not split the input (a CHECK line of the
+    printed separator would otherwise cut a function in two)."""
+    text = GOOD.replace("  func.return", "  // CHECK: // -----\n  func.return")
+    rc, err = run(tmp_path, capsys, text + "// -----\n" + GOOD, "--split-input-file")
+    assert rc == 0, err
+    assert run.out.count("func.func @g") == 2
+
+
+def test_parse_error_lines_count_from_the_file_start(tmp_path, capsys):
+    bad = "func.func @h() {\n  // expected-error @+1 {{unknown iterator}}\n  aicf_loop.nest domain = [4] iterators = [sideways]\n}\n"
+    rc, err = run(tmp_path, capsys, GOOD + "// -----\n" + GOOD + "// -----\n" + bad, "--split-input-file")
+    assert rc == 0, err

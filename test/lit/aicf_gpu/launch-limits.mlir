@@ -2,21 +2,21 @@
 
 // Kernel attributes the launch cannot honour, or that would silently wrap indices.
 
-// CHECK: error: 'aicf_gpu.kernel' dynamic shared memory of 300000 bytes exceeds the 232448 a block can have
+// expected-error @+1 {{'aicf_gpu.kernel' dynamic shared memory of 300000 bytes exceeds the 232448 a block can have}}
 aicf_gpu.kernel @k() grid = [1, 1, 1] block = [32, 1, 1] smem = 300000 {
   aicf_gpu.return
 }
 
 // -----
 
-// CHECK: error: 'aicf_gpu.kernel' index = 32 but parameter #0 (memref<2147483648xf32>) has 2147483648 elements: 32-bit indices would wrap
+// expected-error @+1 {{'aicf_gpu.kernel' index = 32 but parameter #0 (memref<2147483648xf32>) has 2147483648 elements: 32-bit indices would wrap}}
 aicf_gpu.kernel @k(%x : memref<2147483648xf32>) grid = [1, 1, 1] block = [32, 1, 1] smem = 0 bounds = [32, 1] index = 32 {
   aicf_gpu.return
 }
 
 // -----
 
-// CHECK: error: 'aicf_gpu.kernel' launch bounds [32, -1] must be [max_threads >= block size, min_blocks >= 0]
+// expected-error @+1 {{'aicf_gpu.kernel' launch bounds [32, -1] must be [max_threads >= block size, min_blocks >= 0]}}
 aicf_gpu.kernel @k() grid = [1, 1, 1] block = [32, 1, 1] smem = 0 bounds = [32, -1] index = 64 {
   aicf_gpu.return
 }

@@ -1,9 +1,9 @@
-// RUN: aicf-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: aicf-opt %s --split-input-file --verify-diagnostics
 // Verifier rules of aicf_loop.gather: integer indices, one element type, a
 // non-negative axis in range, the gathered output shape.
 
 func.func @float_indices(%x: memref<3x5xf32>, %i: memref<2xf32>, %y: memref<2x5xf32>) {
-  // CHECK: {{.*}}gather-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.gather' indices must be i32 or i64, got f32
+  // expected-error @+1 {{'aicf_loop.gather' indices must be i32 or i64, got f32}}
   aicf_loop.gather axis = 0 ins(%x, %i : memref<3x5xf32>, memref<2xf32>) outs(%y : memref<2x5xf32>)
   func.return
 }
@@ -11,7 +11,7 @@ func.func @float_indices(%x: memref<3x5xf32>, %i: memref<2xf32>, %y: memref<2x5x
 // -----
 
 func.func @element_types(%x: memref<3x5xf32>, %i: memref<2xi32>, %y: memref<2x5xf16>) {
-  // CHECK: {{.*}}gather-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.gather' output element type f16 differs from the source's f32
+  // expected-error @+1 {{'aicf_loop.gather' output element type f16 differs from the source's f32}}
   aicf_loop.gather axis = 0 ins(%x, %i : memref<3x5xf32>, memref<2xi32>) outs(%y : memref<2x5xf16>)
   func.return
 }
@@ -19,7 +19,7 @@ func.func @element_types(%x: memref<3x5xf32>, %i: memref<2xi32>, %y: memref<2x5x
 // -----
 
 func.func @axis(%x: memref<3x5xf32>, %i: memref<2xi32>, %y: memref<2x5xf32>) {
-  // CHECK: {{.*}}gather-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.gather' axis 2 is out of range for a rank-2 source
+  // expected-error @+1 {{'aicf_loop.gather' axis 2 is out of range for a rank-2 source}}
   aicf_loop.gather axis = 2 ins(%x, %i : memref<3x5xf32>, memref<2xi32>) outs(%y : memref<2x5xf32>)
   func.return
 }
@@ -27,7 +27,7 @@ func.func @axis(%x: memref<3x5xf32>, %i: memref<2xi32>, %y: memref<2x5xf32>) {
 // -----
 
 func.func @shape(%x: memref<3x5xf32>, %i: memref<2xi32>, %y: memref<5x2xf32>) {
-  // CHECK: {{.*}}gather-errors.mlir:[[# @LINE + 1]]:3: error: 'aicf_loop.gather' output shape 5x2 is not the gathered shape 2x5
+  // expected-error @+1 {{'aicf_loop.gather' output shape 5x2 is not the gathered shape 2x5}}
   aicf_loop.gather axis = 0 ins(%x, %i : memref<3x5xf32>, memref<2xi32>) outs(%y : memref<5x2xf32>)
   func.return
 }

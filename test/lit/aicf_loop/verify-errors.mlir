@@ -1,7 +1,7 @@
-// RUN: aicf-opt %s --split-input-file --verify-diagnostics --parsing-diagnostics | filecheck %s
+// RUN: aicf-opt %s --split-input-file --verify-diagnostics
 
 func.func @too_few_maps(%x: memref<4xf32>, %y: memref<4xf32>) {
-  // CHECK: verify-errors.mlir:5:3: error: 'aicf_loop.nest' expected 2 indexing maps (one per input and output), got 1
+  // expected-error @+1 {{'aicf_loop.nest' expected 2 indexing maps (one per input and output), got 1}}
   aicf_loop.nest domain = [4] iterators = [parallel] ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
       maps = [(d0) -> (d0)] {
   ^bb0(%a: f32):
@@ -13,7 +13,7 @@ func.func @too_few_maps(%x: memref<4xf32>, %y: memref<4xf32>) {
 // -----
 
 func.func @reduction_needs_combiner(%x: memref<4x8xf32>, %y: memref<4xf32>) {
-  // CHECK: error: 'aicf_loop.nest' output #0 needs a combiner: the nest has reduction dims
+  // expected-error @+1 {{'aicf_loop.nest' output #0 needs a combiner: the nest has reduction dims}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] {
@@ -26,7 +26,7 @@ func.func @reduction_needs_combiner(%x: memref<4x8xf32>, %y: memref<4xf32>) {
 // -----
 
 func.func @output_uses_reduction_dim(%x: memref<4x8xf32>, %y: memref<8xf32>) {
-  // CHECK: error: 'aicf_loop.nest' output #0 map (d0, d1) -> (d1) uses a reduction dim
+  // expected-error @+1 {{'aicf_loop.nest' output #0 map (d0, d1) -> (d1) uses a reduction dim}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
       ins(%x : memref<4x8xf32>) outs(%y : memref<8xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1)] combiners = [add] {
@@ -39,7 +39,7 @@ func.func @output_uses_reduction_dim(%x: memref<4x8xf32>, %y: memref<8xf32>) {
 // -----
 
 func.func @map_rank(%x: memref<4x8xf32>, %y: memref<4x8xf32>) {
-  // CHECK: error: 'aicf_loop.nest' map #0 ((d0, d1) -> (d0)) has 1 results for a rank-2 operand memref<4x8xf32>
+  // expected-error @+1 {{'aicf_loop.nest' map #0 ((d0, d1) -> (d0)) has 1 results for a rank-2 operand memref<4x8xf32>}}
   aicf_loop.nest domain = [4, 8] iterators = [parallel, parallel]
       ins(%x : memref<4x8xf32>) outs(%y : memref<4x8xf32>)
       maps = [(d0, d1) -> (d0), (d0, d1) -> (d0, d1)] {
@@ -52,7 +52,7 @@ func.func @map_rank(%x: memref<4x8xf32>, %y: memref<4x8xf32>) {
 // -----
 
 func.func @yield_type(%x: memref<4xf32>, %y: memref<4xf16>) {
-  // CHECK: error: 'aicf_loop.nest' yielded f32 for an output of element type f16
+  // expected-error @+1 {{'aicf_loop.nest' yielded f32 for an output of element type f16}}
   aicf_loop.nest domain = [4] iterators = [parallel] ins(%x : memref<4xf32>) outs(%y : memref<4xf16>)
       maps = [(d0) -> (d0), (d0) -> (d0)] {
   ^bb0(%a: f32):
@@ -64,7 +64,7 @@ func.func @yield_type(%x: memref<4xf32>, %y: memref<4xf16>) {
 // -----
 
 func.func @combiner_without_reduction(%x: memref<4xf32>, %y: memref<4xf32>) {
-  // CHECK: error: 'aicf_loop.nest' output #0 has combiner 'add' but the nest has no reduction dims
+  // expected-error @+1 {{'aicf_loop.nest' output #0 has combiner 'add' but the nest has no reduction dims}}
   aicf_loop.nest domain = [4] iterators = [parallel] ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
       maps = [(d0) -> (d0), (d0) -> (d0)] combiners = [add] {
   ^bb0(%a: f32):
@@ -76,7 +76,7 @@ func.func @combiner_without_reduction(%x: memref<4xf32>, %y: memref<4xf32>) {
 // -----
 
 func.func @bad_iterator(%x: memref<4xf32>, %y: memref<4xf32>) {
-  // CHECK: unknown iterator type 'sideways' (expected parallel or reduction)
+  // expected-error @+1 {{unknown iterator type 'sideways' (expected parallel or reduction)}}
   aicf_loop.nest domain = [4] iterators = [sideways] ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
       maps = [(d0) -> (d0), (d0) -> (d0)] {
   ^bb0(%a: f32):
@@ -88,7 +88,7 @@ func.func @bad_iterator(%x: memref<4xf32>, %y: memref<4xf32>) {
 // -----
 
 func.func @body_args(%x: memref<4xf32>, %y: memref<4xf32>) {
-  // CHECK: error: 'aicf_loop.nest' body argument type f16 does not match input element type f32
+  // expected-error @+1 {{'aicf_loop.nest' body argument type f16 does not match input element type f32}}
   aicf_loop.nest domain = [4] iterators = [parallel] ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
       maps = [(d0) -> (d0), (d0) -> (d0)] {
   ^bb0(%a: f16):

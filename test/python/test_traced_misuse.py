@@ -1,0 +1,162 @@
+"""Traced Python used the way NumPy, JAX and PyTorch users use it, misused included:
+each gives NumPy's answer or the project's own error at the user's line, never a
+silent wrong answer or a raw exception from inside aicf (issue 10's second attack)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("AICF_CACHE_DIR", tempfile.mkdtemp(prefix="aicf-test-cache-"))
+
+import aicf  # noqa: E402
+from aicf.compiler import run_pipeline  # noqa: E402
+from aicf.context import make_context  # noqa: E402
+from aicf.diagnostics import parse_module  # noqa: E402
+from aicf.errors import ArgumentError, CompileError  # noqa: E402
+
+I4 = np.array([-7, 0, 3, 9], np.int32)
+X4 = np.array([0.5, 1.0, 2.0, 3.0], np.float32)
+HERE = os.path.basename(__file__)
+IDENTITY = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n  func.return %x : tensor<4xf32>\n}\n"
+
+
+def here(offset: int = 0) -> str:
+    """`file:line` of the caller's line plus `offset` (where a traced error points)."""
+    import inspect
+
+    return f"{HERE}:{inspect.currentframe().f_back.f_lineno + offset}"
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, y: x / y,
+    lambda x, y: np.divide(x, y),
+    lambda x, y: np.true_divide(x, y),
+    lambda x, y: x / 2 + 1 / y,
+])  # fmt: skip
+def test_true_division_of_integers_is_numpys(fn):
+    """`/` of i32 tensors truncated (aicf_tensor.div of integers is C's division):
+    [-7, 0, 3, 9] / 2 gave [-3, 0, 1, 4]."""
+    y = np.array([2, 4, 5, 3], np.int32)
+    got = aicf.jit(fn)(I4, y)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, fn(I4.astype(np.float64), y.astype(np.float64)), rtol=1e-6)
+
+
+def test_integer_to_a_negative_power_is_an_error_as_in_numpy():
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: 'aicf_tensor.pow' integers to negative integer powers"):
+        aicf.jit(lambda x: x**-1)(I4)
+    np.testing.assert_array_equal(aicf.jit(lambda x: x**2)(I4), I4**2)
+
+
+@pytest.mark.parametrize("ddof", [3, 4, 10])
+def test_variance_with_ddof_at_least_n_is_numpys(ddof):
+    """n - ddof <= 0: NumPy divides by max(n - ddof, 0) (inf); aicf divided by the
+    negative count (ddof=10 over 4 values gave -0.83)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = np.var(X4.astype(np.float64), ddof=ddof)
+    got = aicf.jit(lambda x: aicf.ops.reduce_var(x, ddof=ddof))(X4)
+    if ddof < 4:
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    else:
+        assert np.isinf(got) and np.isinf(want)
+
+
+def test_iterating_over_a_tensor_gives_its_rows():
+    m = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(aicf.jit(lambda x: sum(row * 2 for row in x))(m), sum(row * 2 for row in m))
+    a, b, c = m
+    got = aicf.jit(lambda x: (lambda p, q, r: p - r)(*x))(m)
+    np.testing.assert_array_equal(got, a - c)
+
+
+def test_item_assignment_is_a_located_error():
+    def f(x):
+        x[0] = 5.0
+        return x
+
+    with pytest.raises(CompileError, match=rf"{here(-3)}: error: item assignment .* tensors are immutable"):
+        aicf.jit(f)(X4)
+
+
+@pytest.mark.parametrize("method", ["item", "tolist"])
+def test_concrete_values_are_a_located_error(method):
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: {method}\(\) of a traced tensor"):
+        aicf.jit(lambda x: getattr(x, method)())(X4)
+
+
+@pytest.mark.parametrize("index, words", [(np.s_[0.5:2], "slice indices must be integers"),
+                                          (np.s_[::0], "slice step cannot be zero")])
+def test_bad_slices_are_located_errors(index, words):
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: slice .* of axis 0: {words}"):
+        aicf.jit(lambda x: x[index])(X4)
+
+
+@pytest.mark.parametrize("shape, words", [
+    # a 4 TiB splat is a 0-d constant broadcast (no memory taken), so the mismatch
+    # with x's shape is what is reported, at the user's line
+    ((2**40,), "'aicf_tensor.add' shapes 4, 1099511627776 are not broadcast-compatible"),
+    ((2**62, 8), "'aicf_tensor.constant' .*more than int64 can count"),
+])
+def test_huge_constants_are_located_errors(shape, words):
+    """A 4 TiB splat raised NumPy's MemoryError from inside the tracer."""
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: {words}"):
+        aicf.jit(lambda x: x + aicf.ops.constant(1.0, shape=shape))(X4)
+
+
+@pytest.mark.parametrize("shape, error, words", [
+    ((3.5,), TypeError, "an int or None, got 3.5"),
+    ("abc", TypeError, "a sequence of ints"),
+    ((True,), TypeError, "an int or None, got True"),
+    ((-3,), ValueError, ">= 0, got -3"),
+    ((2**62,), ValueError, "more than can be allocated"),
+    ((2**64,), ValueError, "more than int64 can count"),
+])  # fmt: skip
+def test_tensor_spec_checks_its_shape(shape, error, words):
+    """3.5 and "abc" raised xDSL's VerifyException from the tracer; 2^62 and 2^64
+    traced into a module with no complaint."""
+    with pytest.raises(error, match=words):
+        aicf.TensorSpec(shape, "f32")
+    assert aicf.TensorSpec((np.int64(3), None), "f32").shape == (3, None)
+
+
+@pytest.mark.parametrize("options, words", [
+    ({"target": "tpu"}, "unknown target 'tpu'"),
+    ({"cache_size": -1}, "cache_size must be an int >= 0, got -1"),
+    ({"cache_size": "a"}, "cache_size must be an int >= 0, got 'a'"),
+])  # fmt: skip
+def test_jit_checks_its_options(options, words):
+    """cache_size=-1 raised KeyError and "a" TypeError from the cache, at the first call."""
+    with pytest.raises(ArgumentError, match=words):
+        aicf.jit(lambda x: x, **options)
+    with pytest.raises(ArgumentError, match="expects a function, got int"):
+        aicf.jit(3)
+
+
+@pytest.mark.parametrize("force, words", [
+    ('a"} x{', "unknown schedule kind 'a\"} x{'"),
+    ("gpu.nope", "unknown schedule kind 'gpu.nope'"),
+    ("gpu.rows", "is a gpu kind; the cpu target takes cpu kinds"),
+])  # fmt: skip
+def test_compile_checks_forced_kinds_before_they_reach_a_pipeline(force, words):
+    """A quote and brace in a kind made a pipeline of its own: xDSL's
+    ArgSpecParseError, a BaseException, escaped `except Exception`."""
+    with pytest.raises(ArgumentError, match=words):
+        aicf.compile(IDENTITY, force=force)
+
+
+@pytest.mark.parametrize("tune", ["sometimes", 5, 1.0])
+def test_compile_checks_tune_on_every_target(tune):
+    with pytest.raises(ArgumentError, match="tune must be True, False or 'auto'"):
+        aicf.compile(IDENTITY, target="cpu", tune=tune)
+
+
+def test_a_malformed_pass_is_a_compile_error():
+    module = parse_module(make_context(), IDENTITY)
+    with pytest.raises(CompileError, match="malformed pass"):
+        run_pipeline(module, ['aicf-plan{force="a"} x{"}'])
