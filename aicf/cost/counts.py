@@ -17,7 +17,7 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import AnyFloat, IntegerType, MemRefType
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from aicf.dialects.loop import Combiner, GatherOp, GroupOp, NestOp
+from aicf.dialects.loop import AttentionOp, Combiner, GatherOp, GroupOp, NestOp
 
 _NOT_FLOPS = ("arith.constant", "arith.extf", "arith.truncf")
 
@@ -57,4 +57,12 @@ def step_counts(op: Operation) -> tuple[int, int]:
         return 2 * buffer_bytes(op.output) + buffer_bytes(op.indices), 0
     if isinstance(op, memref.CopyOp):
         return buffer_bytes(op.source) + buffer_bytes(op.destination), 0
+    if isinstance(op, AttentionOp):  # Q, K, V (and a mask) read once, O written once
+        from aicf.cost.cpu import attention_key_steps
+
+        lq, lk, lv = op.logical_shapes()
+        out = op.output.type.get_shape()  # type: ignore[union-attr]
+        pairs = prod(out[:-2]) * attention_key_steps(lq[-2], lk[-2], op.is_causal)
+        nbytes = sum(buffer_bytes(b) for b in {*op.inputs, op.output})
+        return nbytes, 2 * pairs * (lq[-1] + lv[-1])  # the two products' multiply-adds
     return 0, 0

@@ -134,6 +134,8 @@ class Guard:
     def from_data(data: Mapping | Guard | None, where: str) -> Guard:
         if isinstance(data, Guard):
             return data
+        if data is not None and not isinstance(data, Mapping):
+            raise kernel_error(where, f"guard must be an object {{shapes, dtypes, layout, constraints}}, got {data!r}")
         data = dict(data or {})
         unknown = set(data) - {"shapes", "dtypes", "layout", "constraints"}
         if unknown:

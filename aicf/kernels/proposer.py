@@ -36,6 +36,7 @@ import os
 import shlex
 import signal
 import subprocess
+import tempfile
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -146,21 +147,37 @@ def request(text: str, target_kind: str, target, gate) -> dict:
     }
 
 
+MAX_REPLY_BYTES = 16 << 20
+"""The most of a proposer's reply read (kernel sources and launch data, not data)."""
+
+
 def ask(command: str, req: dict, timeout: float) -> list[dict] | str:
-    """The proposer's kernels (raw), or why there are none."""
+    """The proposer's kernels (raw), or why there are none. Its request and its reply
+    go through files, not pipes: a reply is read once the command has exited, even if
+    something it started in the background still holds its output open, and at most
+    MAX_REPLY_BYTES of it."""
     STATS["proposer_calls"] += 1
-    try:
-        argv = shlex.split(command)
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, start_new_session=True)
-    except (OSError, ValueError) as e:
-        return f"cannot run it: {e}"
-    try:
-        out, err = proc.communicate(json.dumps(req), timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        return f"no reply within {timeout:g} s (stopped)"
+    with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, tempfile.TemporaryFile() as ferr:
+        fin.write(json.dumps(req).encode())
+        fin.seek(0)
+        try:
+            proc = subprocess.Popen(shlex.split(command), stdin=fin, stdout=fout, stderr=ferr,
+                                    start_new_session=True)
+        except (OSError, ValueError) as e:
+            return f"cannot run it: {e}"
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return f"no reply within {timeout:g} s (stopped)"
+        fout.seek(0)
+        raw = fout.read(MAX_REPLY_BYTES + 1)
+        ferr.seek(0)
+        err = ferr.read(MAX_REPLY_BYTES).decode("utf-8", errors="replace")
+    if len(raw) > MAX_REPLY_BYTES:
+        return f"its reply is longer than {MAX_REPLY_BYTES} bytes"
+    out = raw.decode("utf-8", errors="replace")
     if proc.returncode != 0:
         tail = "\n".join(err.strip().splitlines()[-5:])
         return f"exit status {proc.returncode}" + (f":\n{tail}" if tail else "")
@@ -179,10 +196,12 @@ def ask(command: str, req: dict, timeout: float) -> list[dict] | str:
 
 def _kernel(raw: dict, text: str, target_kind: str, command: str, index: int) -> ExternalKernel:
     data = {"name": f"proposal{index}", **raw, "target": target_kind, "pattern": text, "origin": f"proposer {command}"}
-    guard = dict(data.get("guard") or {})
-    if guard.get("shapes") is None:
-        guard["shapes"] = [list(t.get_shape()) for t in _types(text)[0]]
-    data["guard"] = guard
+    guard = data.get("guard")
+    if guard is None or isinstance(guard, dict):  # anything else: Guard.from_data says why
+        guard = dict(guard or {})
+        if guard.get("shapes") is None:
+            guard["shapes"] = [list(t.get_shape()) for t in _types(text)[0]]
+        data["guard"] = guard
     return ExternalKernel.from_data(data, origin=f"proposer {command}")
 
 

@@ -530,8 +530,8 @@ class NestEmitter:
             if is_float_type(t) != is_float_type(v.type):
                 raise op_error(self.nest, f"cannot accumulate a {v.type} output in {name} on the cpu target")
             if isinstance(t, BFloat16Type):
-                raise op_error(self.nest, "cannot accumulate in bf16 on the cpu target (a storage "
-                               "type there: name f32)")
+                raise op_error(self.nest, "cannot accumulate in bf16 on the cpu target, where bf16 "
+                               "is only stored: name f32")
             out.append(t)
         return out
 

@@ -33,16 +33,24 @@ class LoopToUpstreamPass(ModulePass):
     parses: nests become scf.for loops, groups their members, gathers loops; schedules
     are dropped. A tensor-level module goes through aicf.compile's tensor pipeline for
     the cpu target (aicf-infer-shapes ... aicf-lower-to-loops, aicf-fold-view-copies)
-    first. Print the
+    first, attention decomposed as on cuda. Print the
     result with --print-no-properties."""
 
     name = "aicf-to-upstream"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from aicf.compiler import is_tensor_level, pipeline_for, run_pipeline
+        from aicf.compiler import DECOMPOSE_ATTENTION, is_tensor_level, pipeline_for, run_pipeline
 
         if is_tensor_level(op):  # what aicf.compile runs for the cpu target, up to its planner
-            run_pipeline(op, [p for p in pipeline_for("cpu") if not p.startswith("aicf-plan")])
+            passes = []
+            for p in pipeline_for("cpu"):
+                if not p.startswith("aicf-plan"):
+                    passes.append(p)
+                if p == "aicf-recognize-attention":
+                    # upstream has no attention op: the decomposition the cuda target runs
+                    # (batched matmul, softmax, batched matmul), loops like any other
+                    passes.append(DECOMPOSE_ATTENTION)
+            run_pipeline(op, passes)
         for o in op.walk():
             if o.name.startswith("aicf_gpu."):
                 raise op_error(o, "is GPU-level: aicf-to-upstream takes the loop level "

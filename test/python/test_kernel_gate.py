@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import textwrap
 
 import numpy as np
@@ -154,6 +155,44 @@ def test_proposer_time_limit(isolated, tmp_path):
     exe = aicf.compile(bcast_sum(64, 32), target="cpu", proposer=f"{sys.executable} {script}",
                        gate={"proposer_timeout_s": 1.0})
     assert "no reply within 1 s" in exe.explain()
+
+
+def test_a_proposer_leaving_a_background_process_is_read_when_it_exits(isolated, tmp_path):
+    """Its reply is read once it has exited, though a process it started in a session
+    of its own still holds its output open (the pipe read used to wait for that)."""
+    script = tmp_path / "bg.sh"
+    script.write_text("#!/bin/sh\ncat >/dev/null\nsetsid sleep 30 &\necho '{\"kernels\": []}'\n")
+    script.chmod(0o755)
+    start = time.monotonic()
+    exe = aicf.compile(bcast_sum(64, 32), target="cpu", proposer=str(script), gate={"proposer_timeout_s": 10.0})
+    assert time.monotonic() - start < 20
+    assert "no reply" not in exe.explain()
+
+
+@pytest.mark.parametrize("reply, words", [
+    (b"\xff\xfe{}", "its output is not JSON"),
+    (b'{"kernels": [{"name": "k", "source": "x", "entry": "k", "guard": 5}]}', "guard must be an object"),
+    (b'{"kernels": [{"name": "k", "source": "x", "entry": "k", "guard": "abc"}]}', "guard must be an object"),
+])
+def test_malformed_replies_are_noted(isolated, tmp_path, reply, words):
+    out = tmp_path / "reply.bin"
+    out.write_bytes(reply)
+    script = tmp_path / "reply.sh"
+    script.write_text(f"#!/bin/sh\ncat >/dev/null\ncat {out}\n")
+    script.chmod(0o755)
+    exe = aicf.compile(bcast_sum(64, 32), target="cpu", proposer=str(script), gate=GATE)
+    assert schedule_kinds(exe) == ["cpu.nest"]
+    assert words in exe.explain()
+
+
+def test_a_kernels_file_with_a_bad_guard_names_the_kernel(tmp_path):
+    from aicf.errors import CompileError
+    from aicf.kernels import load
+
+    f = tmp_path / "g.kernels.json"
+    f.write_text('{"kernels": [{"name": "g", "target": "cpu", "pattern": "x", "source": "x", "entry": "g", "guard": 5}]}')
+    with pytest.raises(CompileError, match="'g'.*guard must be an object"):
+        load(str(f))
 
 
 def test_the_proposer_sees_the_subgraph_and_the_abi(isolated, tmp_path):

@@ -175,3 +175,8 @@ func.func @attn(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x
     args = [rng.standard_normal((2, 16, 8)).astype(np.float32) for _ in range(3)]
     prof = exe.profile(*args)
     assert len(prof.records) == 2 and all(r.ms >= 0 for r in prof.records)
+    # the attention step's counts: Q, K, V and O once each; two multiply-adds of head
+    # dim 8 per causal query-key pair (16 * 17 / 2 of them per head, 2 heads)
+    att = next(r for r in prof.records if "attention" in r.kernel)
+    assert att.nbytes == 4 * 2 * 16 * 8 * 4
+    assert att.flops == 2 * (2 * 16 * 17 // 2) * (8 + 8)

@@ -87,6 +87,17 @@ def test_softmax(tools, ax):
     assert not np.isnan(np.moveaxis(y, ax, -1)[3]).any()
 
 
+@pytest.mark.parametrize("causal", [" causal", ""])
+def test_attention(tools, causal):
+    """Upstream has no attention op: the cpu tensor pipeline's op is decomposed first."""
+    t = "tensor<2x9x8xf32>"
+    round_trip(f"""
+func.func @main(%q: {t}, %k: {t}, %v: {t}) -> {t} {{
+  %o = aicf_tensor.attention %q, %k, %v scale = 0.35{causal} : ({t}, {t}, {t}) -> {t}
+  func.return %o : {t}
+}}""")
+
+
 def test_layer_norm(tools):
     round_trip(LAYERNORM.format(R=17, C=96))
 
