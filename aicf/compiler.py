@@ -411,16 +411,10 @@ class Executable:
         lines.append(explain_module(self.module, resolve_target("cpu" if self.target == "cpu" else "gpu"), top,
                                     Options(config=config)))
         if self.target == "cuda":
-            from aicf.backend.cuda.emit import kernels_of
-
-            for k in kernels_of(self._program.module):
-                lines.append(
-                    f"kernel {k.sym_name.data}: grid={list(k.grid_dims)} "
-                    f"block={list(k.block_dims)} smem={k.dynamic_smem.value.data}"
-                )
-                schedule = k.attributes.get("aicf.schedule")
-                if schedule is not None:
-                    lines.append("  " + str(getattr(schedule, "data", schedule)))
+            for k in self._program.kernel_facts():
+                lines.append(f"kernel {k['symbol']}: grid={k['grid']} block={k['block']} smem={k['smem']}")
+                if k["schedule"] is not None:
+                    lines.append("  " + k["schedule"])
             return "\n".join(lines)
         from aicf.dialects.loop import GroupOp, NestOp
 

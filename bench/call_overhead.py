@@ -5,7 +5,9 @@
    eager (torch.sin) and CuPy (cupy.sin);
 2. a program of many small kernels (an unfused chain of N elementwise ops, as a
    model's forward launches them): the time per call with CUDA graphs off and on, and
-   the per-kernel launch overhead it implies (CUDA events around back-to-back calls).
+   the per-kernel launch overhead it implies (CUDA events around back-to-back calls);
+3. the issue's model: a 2-layer GPT-2 forward (examples/gpt2_numpy.py, picoGPT's code
+   under aicf.jit, 64 tokens, width 768), its weights on the device, graphs off and on.
 
     python3 bench/call_overhead.py [--json OUT.json]
 """
@@ -61,6 +63,43 @@ def synced_us(f, sync, calls=3000, warm=200) -> float:
     return statistics.median(samples) * 1e6
 
 
+def gpt2_forward(cp, rng) -> dict:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    import gpt2_numpy as g
+
+    cfg = dict(g.CONFIGS["small"], n_layer=2)
+    params = g.init_params(**cfg)
+    dparams = _to_device(cp, params)
+    ids = cp.asarray(rng.integers(0, cfg["n_vocab"], 64))
+    model = aicf.jit(g.gpt2, target="cuda", static_argnames="n_head")
+    exe = model.executable(ids, **dparams, n_head=cfg["n_head"])
+    prog = exe._program
+    model(ids, **dparams, n_head=cfg["n_head"])
+    kinds = [st[0] for st in prog._plan[1]]
+    res: dict = {"steps": {k: kinds.count(k) for k in sorted(set(map(str, kinds)))}, "graphable": prog._graphable}
+    print(f"gpt2 2 layers: launch plan {res['steps']}, graphable {prog._graphable}")
+    ref = None
+    for graphs in (False, True):
+        prog.graphs = graphs
+        t = bench(lambda: model(ids, **dparams, n_head=cfg["n_head"]), 15, warmup=20, inner=50) * 1e3
+        got = cp.asnumpy(model(ids, **dparams, n_head=cfg["n_head"]))
+        ref = got if ref is None else ref
+        assert np.array_equal(got, ref), "graph replay differs from kernel-by-kernel launches"
+        res["graphs on" if graphs else "graphs off"] = t
+        print(f"gpt2 2 layers, 64 tokens, f32, graphs {'on ' if graphs else 'off'}: {t:8.1f} us per call")
+    return res
+
+
+def _to_device(cp, tree):
+    if isinstance(tree, np.ndarray):
+        return cp.asarray(tree)
+    if isinstance(tree, dict):
+        return {k: _to_device(cp, v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_to_device(cp, v) for v in tree)
+    return tree
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
@@ -110,6 +149,7 @@ def main() -> None:
               f"({t / args.ops:.2f} us per kernel)")
     out["chain_us_per_call"] = per_call
     out["kernels"] = args.ops
+    out["gpt2"] = gpt2_forward(cp, rng)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(out, fh, indent=2)

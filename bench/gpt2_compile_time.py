@@ -5,6 +5,10 @@ process with a warm cache under 5 s).
 On the GPU machine (the issue's measurement): two fresh processes share one fresh
 AICF_CACHE_DIR; each times its first call of the compiled model (dynamo, AOTAutograd,
 aicf's compile, NVRTC, the first run, synchronised), and prints what aicf's part was.
+A third ("floor") times the same first call with a backend that hands the ATen graph
+back to torch: what dynamo and AOTAutograd cost without aicf. Each process first runs
+the model eagerly on a few tokens, so CUDA's context and cuBLAS's start-up are not
+counted as compile time.
 
     python bench/gpt2_compile_time.py --device cuda [--json FILE]
 
@@ -58,25 +62,51 @@ def first_call(args) -> dict:
     import aicf.torch_backend as backend
 
     gpt2_torch, model, idx = build_model(args)
+    chosen = floor_backend() if args.phase == "floor" else "aicf"
+    prof = cProfile.Profile() if args.profile else None
     with torch.no_grad():
+        model(idx[:1, :8])  # CUDA context, cuBLAS handle: not the compiler's
+        torch.cuda.synchronize() if args.device == "cuda" else None
         start = time.perf_counter()
-        out = torch.compile(model, backend="aicf", dynamic=False)(idx)
+        prof.enable() if prof else None
+        out = torch.compile(model, backend=chosen, dynamic=False)(idx)
         if args.device == "cuda":
             torch.cuda.synchronize()
+        prof.disable() if prof else None
         first = time.perf_counter() - start
         err = gpt2_torch.rel_err(out, model(idx))
+    if prof:
+        Path(args.profile).mkdir(parents=True, exist_ok=True)
+        prof.dump_stats(Path(args.profile) / f"{args.phase}.prof")
+    if args.phase == "floor":
+        return {"first_call_s": first, "aicf_compile_s": 0.0, "summary": "dynamo + AOTAutograd, torch runs the graph",
+                "rel_err": err}
     report = backend.last_report()
     return {"first_call_s": first, "aicf_compile_s": report.compile_seconds, "summary": report.summary(),
             "rel_err": err}
 
 
+def floor_backend():
+    """What every first call pays before aicf: dynamo and AOTAutograd with the aicf
+    backend's decompositions, the ATen graph then run by torch."""
+    from torch._decomp import core_aten_decompositions
+    from torch._dynamo.backends.common import aot_autograd
+
+    import aicf.torch_backend as backend
+
+    decompositions = {op: fn for op, fn in core_aten_decompositions().items()
+                      if str(op) not in backend._KEPT_WHOLE}  # fmt: skip
+    return aot_autograd(fw_compiler=lambda gm, _: gm, decompositions=decompositions)
+
+
 def device_run(args) -> list[dict]:
     cache = tempfile.mkdtemp(prefix="aicf-gpt2-cache-")
     rows = []
-    for phase in ("cold", "warm"):
+    for phase in ("cold", "warm", "floor"):
         cmd = [sys.executable, __file__, "--one", "--device", args.device, "--config", args.config,
-               "--dtype", args.dtype, "--batch", str(args.batch)]
+               "--dtype", args.dtype, "--batch", str(args.batch), "--phase", phase]
         cmd += ["--seq", str(args.seq)] if args.seq else []
+        cmd += ["--profile", args.profile] if args.profile else []
         cmd += ["--layers", str(args.layers)] if args.layers is not None else []
         env = {**os.environ, "AICF_CACHE_DIR": cache}
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
@@ -215,7 +245,7 @@ def main() -> None:
     p.add_argument("--device", default="cuda")
     p.add_argument("--local", action="store_true", help="no GPU: the Python side, see the docstring")
     p.add_argument("--target", nargs="+", default=["cuda", "cpu"], choices=["cuda", "cpu"])
-    p.add_argument("--profile", help="--local: a directory for cProfile files")
+    p.add_argument("--profile", help="a directory for cProfile files (one per process)")
     p.add_argument("--json")
     p.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # one process of device_run
     p.add_argument("--local-one", action="store_true", help=argparse.SUPPRESS)  # one process of local_run

@@ -158,8 +158,11 @@ def run_cuda(job: dict, jobdir: Path) -> None:
 
     for k, case in enumerate(job["cases"]):
         emit({"event": "start", "case": k})
-        dbufs = [cp.asarray(np.load(jobdir / a["file"])) for a in case["args"]]
-        dws = cp.asarray(guarded_workspace(case["workspace"])) if case["workspace"] else None
+        # the copies go on the kernel's stream: a non-blocking stream does not wait for the
+        # null stream's, and a copy from pageable memory may return before it lands
+        with stream:
+            dbufs = [cp.asarray(np.load(jobdir / a["file"])) for a in case["args"]]
+            dws = cp.asarray(guarded_workspace(case["workspace"])) if case["workspace"] else None
         grid, block, smem = case["launch"]
         try:
             with time_limit(limit):
@@ -170,9 +173,9 @@ def run_cuda(job: dict, jobdir: Path) -> None:
             emit({"event": "done", "case": k, "error": f"{type(e).__name__}: {e}"})
             return  # the context is lost after a fault: nothing more can run
         for i, d in enumerate(dbufs):
-            np.save(jobdir / f"r{k}_a{i}.npy", cp.asnumpy(d))
+            np.save(jobdir / f"r{k}_a{i}.npy", cp.asnumpy(d, stream=stream))
         if dws is not None:
-            np.save(jobdir / f"r{k}_ws.npy", cp.asnumpy(dws))
+            np.save(jobdir / f"r{k}_ws.npy", cp.asnumpy(dws, stream=stream))
         emit({"event": "done", "case": k, "rc": 0})
     bench = job.get("bench")
     if bench is None:
@@ -185,10 +188,12 @@ def run_cuda(job: dict, jobdir: Path) -> None:
     case = job["cases"][bench["case"]]
     host = [np.load(jobdir / a["file"]) for a in case["args"]]
     views = [_view(h, a) for h, a in zip(host, case["args"])]
-    dbufs = [cp.asarray(h) for h in host]
-    dws = cp.asarray(guarded_workspace(case["workspace"])) if case["workspace"] else None
-    ins = [cp.asarray(np.ascontiguousarray(views[k])) for k in bench["own_inputs"]]
-    outs = [cp.empty(views[k].shape, views[k].dtype) for k in bench["own_outputs"]]
+    with stream:
+        dbufs = [cp.asarray(h) for h in host]
+        dws = cp.asarray(guarded_workspace(case["workspace"])) if case["workspace"] else None
+        ins = [cp.asarray(np.ascontiguousarray(views[k])) for k in bench["own_inputs"]]
+        outs = [cp.empty(views[k].shape, views[k].dtype) for k in bench["own_outputs"]]
+    stream.synchronize()
     grid, block, smem = case["launch"]
 
     def timed(f) -> float:

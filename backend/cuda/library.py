@@ -49,6 +49,11 @@ class LibraryCall:
     `__call__` that runs it; the routine's class says how (`_run`)."""
 
     dense_only: list[bool]
+    # whether a CUDA graph may hold the call: it allocates nothing and synchronises
+    # with nothing when its operands are dense (a graph replays the captured
+    # pointers, and memory taken from the pool while capturing would be handed out
+    # again after it)
+    capturable = False
 
     def __init__(self, op: gpu.LibraryCallOp):
         self.routine = op.routine
@@ -85,6 +90,11 @@ class LibraryCall:
 
 
 class Gemm(LibraryCall):
+    # cuBLAS supports stream capture; alpha and beta are host scalars, so their values
+    # (1 and 0) are captured, and the handle's workspace exists from the first,
+    # uncaptured call on
+    capturable = True
+
     def __init__(self, op: gpu.LibraryCallOp):
         super().__init__(op)
         from aicf.lowering.gpu_schedules.library_calls import gemm_bytes, gemm_flops

@@ -96,7 +96,9 @@ def kernel_facts(op: gpu.KernelOp) -> dict:
     """What a run needs of a kernel besides its code, as JSON (what the program cache
     keeps, so a cached program runs without parsing kernel bodies): its name, index
     width, parameter types (as text), the tensor maps it reads (argument index, dims,
-    box, element code), the vector alignment each argument needs, bytes and flops."""
+    box, element code), the vector alignment each argument needs, bytes and flops; and
+    what explain() shows of it (launch shape, schedule), so a cached program explains
+    itself without lowering again."""
     args = list(op.args)
     # (argument index, dims, box) of each tensor-map parameter (backend/cuda/tensor_maps.py)
     maps = [(i, list(d), list(b), tensor_maps.element_code(args[i].type.get_element_type()))
@@ -112,8 +114,14 @@ def kernel_facts(op: gpu.KernelOp) -> dict:
             align[i] = max(align.get(i, 1), nbytes)
     b = op.attributes.get("aicf.bytes")
     f = op.attributes.get("aicf.flops")
+    schedule = op.attributes.get("aicf.schedule")
     return {
         "name": op.kernel_name,
+        "symbol": op.sym_name.data,
+        "grid": list(op.grid_dims),
+        "block": list(op.block_dims),
+        "smem": op.dynamic_smem.value.data,
+        "schedule": None if schedule is None else str(getattr(schedule, "data", schedule)),
         "index_bits": op.index_bits,
         "params": [str(a.type) for a in args],
         "maps": maps,
@@ -324,10 +332,11 @@ class CudaProgram:
         specs = []
         for i, t in enumerate(self.arg_types):
             specs.append((numpy_dtype(t.get_element_type()), tuple(t.get_shape()), align[i]))
-        # a graph replays what was captured: library calls (CuPy/cuBLAS may allocate
-        # workspace while they run) stay out; one launch gains nothing from a graph
-        work = sum(st[0] in (_LAUNCH, _LAUNCH_TMA, _COPY) for st in steps)
-        self._graphable = work >= 2 and not any(st[0] is _LIBRARY for st in steps)
+        # a graph replays what was captured: library calls that allocate while they run
+        # (CuPy's reductions) stay out; one launch gains nothing from a graph. Every
+        # slot is dense here, so a cuBLAS call copies nothing
+        work = sum(st[0] in (_LAUNCH, _LAUNCH_TMA, _COPY, _LIBRARY) for st in steps)
+        self._graphable = work >= 2 and all(st[1].capturable for st in steps if st[0] is _LIBRARY)
         return (len(slot), steps, specs, cp.ndarray)
 
     def takes_as_is(self, arrays) -> bool:
@@ -488,18 +497,21 @@ class CudaProgram:
         env: dict[SSAValue, object] = {}
         args = list(self.func.body.block.args)
         outs = []
-        for i, (v, t) in enumerate(zip(args, self.arg_types)):
-            if i < nin:
-                env[v] = self._check(i, arrays[i], t, False)
-            else:
-                if len(arrays) == nall:
-                    o = self._check(i - nin, arrays[i], t, True)
+        # conversions (NumPy uploads, contiguous copies) on the launch stream: a stream
+        # the caller passes need not wait for the current one's work
+        with stream:
+            for i, (v, t) in enumerate(zip(args, self.arg_types)):
+                if i < nin:
+                    env[v] = self._check(i, arrays[i], t, False)
                 else:
-                    o = rt.allocate(tuple(t.get_shape()), numpy_dtype(t.get_element_type()))
-                    if self.debug:
-                        poison(o)
-                env[v] = o
-                outs.append(o)
+                    if len(arrays) == nall:
+                        o = self._check(i - nin, arrays[i], t, True)
+                    else:
+                        o = rt.allocate(tuple(t.get_shape()), numpy_dtype(t.get_element_type()))
+                        if self.debug:
+                            poison(o)
+                    env[v] = o
+                    outs.append(o)
         if len(arrays) == nall:
             _reject_overlap([env[a] for a in args[:nin]], outs, self.entry)
         staged: list[tuple[object, object]] = []
