@@ -218,7 +218,10 @@ def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tens
                 passes.append(kernels.propose_pass(target))
             passes.append(p)
             if p == "aicf-recognize-attention" and target == "cuda":
-                passes.append(DECOMPOSE_ATTENTION)
+                # the flash kernel is taken where it applies only when forced, until
+                # the GPU has checked it (issue 11): everything else is decomposed
+                keep = "gpu.flash_attention" in force
+                passes.append(DECOMPOSE_ATTENTION + ("{keep_flash=true}" if keep else ""))
     tp = target_pipeline(target, force=force, matmul_precision=matmul_precision, plan_options=kernels.plan_options())
     upto = next(i for i, p in enumerate(tp) if p.startswith("aicf-plan"))
     step = tune_pass(tune) if target == "cuda" else None

@@ -87,6 +87,29 @@ def gpt2_forward(cp, rng) -> dict:
         assert np.array_equal(got, ref), "graph replay differs from kernel-by-kernel launches"
         res["graphs on" if graphs else "graphs off"] = t
         print(f"gpt2 2 layers, 64 tokens, f32, graphs {'on ' if graphs else 'off'}: {t:8.1f} us per call")
+    # where a call's time goes: the GPU's time per step (aicf's profiler), then the host
+    leaves = model._split((ids,), {**dparams, "n_head": cfg["n_head"]}).leaves
+    prof = exe.profile(*leaves, repeat=3)
+    by_name: dict[str, float] = {}
+    for r in prof.records:
+        by_name[r.kernel] = by_name.get(r.kernel, 0.0) + r.ms / 3
+    res["gpu_ms_per_call"] = sum(by_name.values())
+    res["gpu_top"] = sorted(by_name.items(), key=lambda kv: -kv[1])[:8]
+    print(f"gpt2 2 layers: GPU time {res['gpu_ms_per_call'] * 1e3:.1f} us per call over {len(prof.records) // 3} steps; "
+          "top: " + ", ".join(f"{n} {ms * 1e3:.1f} us" for n, ms in res["gpu_top"]))
+    import cProfile
+    import io
+    import pstats
+
+    host = cProfile.Profile()
+    host.enable()
+    for _ in range(20):
+        model(ids, **dparams, n_head=cfg["n_head"])
+    cp.cuda.get_current_stream().synchronize()
+    host.disable()
+    text = io.StringIO()
+    pstats.Stats(host, stream=text).sort_stats("tottime").print_stats(12)
+    print(text.getvalue())
     return res
 
 

@@ -10,7 +10,7 @@
 set -u
 out=${1:?OUTDIR}; jobs=${2:-8}; shift $(( $# >= 2 ? 2 : $# ))
 tools=${*:-memcheck racecheck synccheck}
-mkdir -p "$out/runs"
+mkdir -p "$out/runs"; : > "$out/summary.txt"  # a line per finished run, as it finishes
 # the files that hold GPU tests, the largest first (they take longest)
 files=$(python3 -m pytest -m gpu --collect-only -q -p no:cacheprovider test/python 2>/dev/null |
   grep "::" | cut -d: -f1 | sort | uniq -c | sort -rn | awk '{print $2}')
@@ -20,9 +20,12 @@ for t in $tools; do for f in $files; do echo "$t $f"; done; done |
     timeout 900 compute-sanitizer --tool $t --target-processes all --print-limit 20 \
       python3 -m pytest -m gpu -q -p no:cacheprovider -x "$f" > "$log" 2>&1
     rc=$?
-    errs=$(grep -h "ERROR SUMMARY" "$log" | awk "{s += \$4} END {print s+0}")
+    # memcheck/synccheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: H hazards displayed (N errors, W warnings)"
+    errs=$(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$log" |
+      sed -E "s/.*ERROR SUMMARY: ([0-9]+).*/\1/; s/.*\(([0-9]+) errors.*/\1/" | awk "{s += \$1} END {print s+0}")
     summ=$(grep -E "passed|failed|error" "$log" | grep -v "ERROR SUMMARY" | tail -1)
-    echo "$t $f rc=$rc sanitizer_errors=$errs $summ"' | sort > "$out/summary.txt"
+    echo "$t $f rc=$rc sanitizer_errors=$errs $summ" >> '"$out"'/summary.txt'
+sort -o "$out/summary.txt" "$out/summary.txt"
 cat "$out/summary.txt"
 echo "--- runs with sanitizer errors"
 awk '$4 != "sanitizer_errors=0" {print $1, $2}' "$out/summary.txt" | while read -r t f; do

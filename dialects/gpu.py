@@ -1245,8 +1245,43 @@ def _verify_external(op: LibraryCallOp, p: dict[str, Attribute]) -> None:
             raise VerifyException(f"param '{key}' must be a non-negative integer")
 
 
+def _verify_flash_attention(op: LibraryCallOp, p: dict[str, Attribute]) -> None:
+    """Q, K, V in, O out (backend/cuda/flash_attention.py): each operand's element
+    strides over [b0, b1, S] (`q_strides`, ...; the head dim contiguous) and offset;
+    `sq`, `sk`, `b0`, `b1`, `head_dim` its extents; `block_m` and `block_n` its tiles
+    (multiples of 16); `causal` 0 or 1; `dtype` "f16" or "bf16"; `scale` a float as
+    text."""
+    if len(op.inputs) != 3 or len(op.outputs) != 1:
+        raise VerifyException("aicf.flash_attention takes 3 inputs (Q, K, V) and 1 output")
+    dt = p.get("dtype")
+    if not isinstance(dt, StringAttr) or dt.data not in ("f16", "bf16"):
+        raise VerifyException('param \'dtype\' must be "f16" or "bf16"')
+    for v in (*op.inputs, *op.outputs):
+        if _type_name(v.type.get_element_type()) != dt.data:  # type: ignore[union-attr]
+            raise VerifyException(f"every operand must be {dt.data}, got {v.type}")
+    if _param(p, "head_dim") not in (64, 128):
+        raise VerifyException("param 'head_dim' must be 64 or 128")
+    for key in ("block_m", "block_n"):
+        if _param(p, key) <= 0 or _param(p, key) % 16:
+            raise VerifyException(f"param '{key}' must be a positive multiple of 16")
+    if _param(p, "causal") not in (0, 1):
+        raise VerifyException("param 'causal' must be 0 or 1")
+    for key in ("sq", "sk", "b0", "b1"):
+        if _param(p, key) < 0:
+            raise VerifyException(f"param '{key}' must be a non-negative integer")
+    for x in "qkvo":
+        if len(_param_ints(p, f"{x}_strides")) != 3:
+            raise VerifyException(f"param '{x}_strides' must be 3 element strides (b0, b1, S)")
+        _param(p, f"{x}_offset")
+    scale = p.get("scale")
+    try:
+        float(scale.data)  # type: ignore[union-attr]
+    except (AttributeError, ValueError):
+        raise VerifyException("param 'scale' must be a float written as a string") from None
+
+
 LIBRARY_ROUTINES = {"cublas.gemm": _verify_cublas_gemm, "cub.reduce": _verify_cub_reduce,
-                    "external": _verify_external}
+                    "external": _verify_external, "aicf.flash_attention": _verify_flash_attention}
 
 
 @irdl_op_definition

@@ -287,6 +287,17 @@ register_kind(ScheduleKind(
 ))
 
 
+register_kind(ScheduleKind(
+    "gpu.flash_attention", "gpu", "attention",
+    {
+        # queries per block (16 per warp) and keys per step of the online softmax
+        "block_m": _pos, "block_n": _pos,
+    },
+    "aicf_loop.attention as one launch of the flash kernel (backend/cuda/flash_attention.py: "
+    "mma.sync, the scores and the softmax in registers, K and V tiles through shared memory)",
+))
+
+
 # --- reading and writing --------------------------------------------------------------
 
 

@@ -24,8 +24,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import VerifyException
 
-from aicf.dialects.loop import GroupOp, NestOp
+from aicf.dialects import gpu
+from aicf.dialects.loop import AttentionOp, GroupOp, NestOp
 from aicf.dialects.schedule import Schedule, schedule_of
 from aicf.diagnostics import op_error
 from aicf.lowering.gather_to_gpu import lower_gathers
@@ -65,6 +67,32 @@ def lower_nest(module: ModuleOp, fn: func.FuncOp, nest: NestOp, index: int, targ
     lc.finish()
     nest.detach()
     nest.erase()
+
+
+def lower_attention(att: AttentionOp) -> None:
+    """`gpu.flash_attention`: one `aicf_gpu.library_call "aicf.flash_attention"` over
+    Q, K, V and O, its parameters the schedule's tiles and the operands' layouts."""
+    from aicf.lowering.gpu_schedules.flash_attention import KIND, call_params
+    from aicf.lowering.gpu_schedules.library import to_attr
+
+    s = _schedule(att)
+    if s.kind != KIND:
+        raise op_error(att, f"schedule kind {s.kind} does not apply to an attention")
+    params = call_params(att, int(s.params["block_m"]), int(s.params["block_n"]))
+    if isinstance(params, str):
+        raise op_error(att, f"cannot run as the flash kernel: {params}")
+    params["est_ns"] = int(s.params.get("est_ns", 0))
+    call = gpu.LibraryCallOp("aicf.flash_attention", [att.q, att.k, att.v], [att.output],
+                             {k: to_attr(v) for k, v in params.items()})
+    try:
+        call.verify()
+    except VerifyException as e:
+        raise op_error(att, f"cannot run as the flash kernel: {e}") from None
+    block = att.parent_block()
+    assert block is not None
+    block.insert_op_before(call, att)
+    att.detach()
+    att.erase()
 
 
 def lower_group(module: ModuleOp, fn: func.FuncOp, group: GroupOp, index: int, target: GpuTarget) -> None:
@@ -129,3 +157,5 @@ class LowerToGpuPass(ModulePass):
             for i, nest in enumerate(nests):
                 replay.lower(nest, lambda: lower_nest(op, fn, nest, i, target))  # noqa: B023
             lower_gathers(op, fn, target)
+            for att in [o for o in fn.walk() if isinstance(o, AttentionOp)]:
+                lower_attention(att)

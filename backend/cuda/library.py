@@ -184,7 +184,45 @@ class Reduce(LibraryCall):
             out[...] = cp.amax(x, axis=axes)
 
 
-_ROUTINES = {"cublas.gemm": Gemm, "cub.reduce": Reduce}
+class FlashAttention(LibraryCall):
+    """aicf's flash kernel (backend/cuda/flash_attention.py), built once per
+    instantiation (NVRTC through the module cache), one launch per call."""
+
+    capturable = True  # one launch, nothing allocated
+
+    def __init__(self, op: gpu.LibraryCallOp):
+        super().__init__(op)
+        from aicf.backend.cuda import flash_attention as fa
+
+        p = self.p
+        self.source = fa.source(p["head_dim"], p["dtype"], p["block_m"], p["block_n"], bool(p["causal"]))
+        self.grid, self.block = fa.launch(p["sq"], p["b0"] * p["b1"], p["block_m"])
+        self.scale_log2 = np.float32(float(p["scale"]) * np.log2(np.e))
+        self.ints = [np.int32(p["sq"]), np.int32(p["sk"]), np.int32(max(p["b1"], 1))]
+        self.strides = [np.int64(s) for x in "qkvo" for s in p[f"{x}_strides"]]
+        self.offsets = [p[f"{x}_offset"] for x in "qkvo"]
+        batch, sq, sk, d = p["b0"] * p["b1"], p["sq"], p["sk"], p["head_dim"]
+        pairs = batch * (sq * (sk + 1) // 2 if p["causal"] and sq == sk else sq * sk)
+        self.flops, self.nbytes = 4 * pairs * d, 2 * batch * d * (2 * sq + 2 * sk)
+        self.name = f"{self.routine}[{batch}x{sq}x{sk}x{d} {p['dtype']}{' causal' if p['causal'] else ''}]"
+        self._fn = None
+
+    def _run(self, ins, outs) -> None:
+        import cupy as cp
+
+        from aicf.backend.cuda import flash_attention as fa
+        from aicf.backend.cuda import runtime as rt
+
+        if 0 in (self.p["sq"], self.p["b0"], self.p["b1"]):
+            return
+        if self._fn is None:
+            self._fn = rt.load_module(self.source).get_function(fa.ENTRY)
+        ptrs = [a.data.ptr + off * a.itemsize for a, off in zip((*ins, *outs), self.offsets)]
+        self._fn(self.grid, self.block, (*ptrs, *self.ints, *self.strides, self.scale_log2),
+                 stream=cp.cuda.get_current_stream())
+
+
+_ROUTINES = {"cublas.gemm": Gemm, "cub.reduce": Reduce, "aicf.flash_attention": FlashAttention}
 
 
 def prepare(op: gpu.LibraryCallOp) -> LibraryCall:

@@ -163,7 +163,7 @@ def host_part(module: ModuleOp) -> ModuleOp:
 
 
 class CudaProgram:
-    def __init__(self, module: ModuleOp, entry: str | None = None, sync: str | rt.SyncPolicy = "event-record",
+    def __init__(self, module: ModuleOp, entry: str | None = None, sync: str | rt.SyncPolicy = "none",
                  *, _cached: dict | None = None):
         if _cached is None:
             self._module: ModuleOp | LazyModule = lower_to_gpu(module)
@@ -201,7 +201,7 @@ class CudaProgram:
 
     @classmethod
     def cached(cls, record: dict, entry: str, loop_module: ModuleOp | LazyModule,
-               sync: str | rt.SyncPolicy = "event-record") -> CudaProgram:
+               sync: str | rt.SyncPolicy = "none") -> CudaProgram:
         """The program `artifact()` described (of `loop_module`, lowered again only if
         something asks for the GPU-level module), without lowering or parsing its
         kernels."""
@@ -653,7 +653,7 @@ def poison(a) -> None:
         a.fill(np.iinfo(a.dtype).min)
 
 
-def compile_cuda(lowered_module: ModuleOp, entry: str | None = None, sync: str = "event-record") -> CudaProgram:
+def compile_cuda(lowered_module: ModuleOp, entry: str | None = None, sync: str = "none") -> CudaProgram:
     """The cuda target's executable for a module after aicf-lower-to-loops (or
     already at the GPU level). The GPU lowering plans with the sm_90 description, so
     another GPU is refused here rather than given kernels planned for the wrong chip."""

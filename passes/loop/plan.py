@@ -117,14 +117,19 @@ class Planner:
             cpu_candidates.plan_function(fn, self.target, self.force, explain, self.top)
             return
         fname = fn.sym_name.data
-        for att in (o for o in fn.walk() if isinstance(o, AttentionOp)):
-            # the one place the GPU's attention is decided until a flash schedule
-            # exists: the cuda pipeline decomposes the tensor-level op before this
-            from aicf.diagnostics import op_error
+        for i, att in enumerate(o for o in fn.walk() if isinstance(o, AttentionOp)):
+            from aicf.passes.loop.gpu_attention import flash_candidate
 
-            raise op_error(att, "has no GPU schedule yet: the cuda pipeline lowers attention "
-                           "through aicf-decompose-attention (batched matmul, softmax row "
-                           "group, batched matmul) before aicf-lower-to-loops")
+            if settled(att, explain):
+                continue
+            found = [flash_candidate(att, self.target)]
+            if not found[0].applies and schedule_of(att) is None:
+                # the cuda pipeline keeps an attention whole only where the flash
+                # kernel takes it (aicf-decompose-attention{keep_flash=true})
+                raise op_error(att, f"has no GPU schedule: {found[0].reason}; lower it through "
+                               "aicf-decompose-attention (batched matmul, softmax row group, "
+                               "batched matmul) before aicf-lower-to-loops")
+            self._decide(att, f"@{fname} attention #{i}", found, explain)
         memo = CandidateMemo()
         groups = [o for o in fn.walk() if isinstance(o, GroupOp)]
         for i, group in enumerate(groups):

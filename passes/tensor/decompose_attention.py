@@ -136,9 +136,30 @@ def _shape_k(op: T.AttentionOp) -> tuple[int, ...]:
     return k if perm is None else rules.transpose_shape(k, perm)
 
 
+def flash_takes(op: T.AttentionOp) -> bool:
+    """Whether the GPU's flash kernel takes `op` as its types and layouts stand (its
+    strides are checked again at the loop level, where the planner decides)."""
+    from aicf.lowering.gpu_schedules.flash_attention import tensor_guard
+
+    try:
+        dtypes = tuple(T.dtype_name(T.element_type(x.type)) for x in (op.q, op.k, op.v))
+        q, v = _shape(op.q), _shape(op.v)
+        q = q if op.perms()[0] is None else rules.transpose_shape(q, op.perms()[0])
+        v = v if op.perms()[2] is None else rules.transpose_shape(v, op.perms()[2])
+        out = _shape(op.result)
+    except (AssertionError, TypeError, ValueError, AttributeError):  # not ranked and static yet
+        return False
+    return tensor_guard(dtypes, q[-1], v[-1], op.mask is not None, op.perms(), len(out) - 2) is None
+
+
+@dataclass
 class DecomposeAttention(RewritePattern):
+    keep_flash: bool = False
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: T.AttentionOp, rewriter: PatternRewriter, /) -> None:
+        if self.keep_flash and flash_takes(op):
+            return
         ops = decompose(op)
         rewriter.replace(op, ops, [ops[-1].results[0]])
 
@@ -146,9 +167,13 @@ class DecomposeAttention(RewritePattern):
 @dataclass(frozen=True)
 class DecomposeAttentionPass(ModulePass):
     """Every `aicf_tensor.attention` as matmul, softmax, matmul (see the module
-    docstring)."""
+    docstring); with `keep_flash`, except those the GPU's flash kernel takes
+    (lowering/gpu_schedules/flash_attention.py), which stay whole for aicf-plan's
+    `gpu.flash_attention`."""
 
     name = "aicf-decompose-attention"
 
+    keep_flash: bool = False
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GreedyRewritePatternApplier([DecomposeAttention()])).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier([DecomposeAttention(self.keep_flash)])).rewrite_module(op)

@@ -122,3 +122,37 @@ func.func @main(%a: tensor<512x4096xf16>) -> tensor<512xf16> {
     assert len(exe._program._graphs) == 0
     ref = np.exp(cp.asnumpy(a).astype(np.float64)).sum(1)
     np.testing.assert_allclose(cp.asnumpy(got).astype(np.float64), ref, rtol=2e-3)
+
+
+@gpu
+def test_a_model_forward_is_replayed_as_one_graph(caplog):
+    """picoGPT's forward under aicf.jit (2 layers, GPT-2 small widths): its kernels and
+    cuBLAS calls replay as one graph once the same weights come again."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+    import gpt2_numpy as g
+
+    cfg = dict(g.CONFIGS["small"], n_layer=2)
+    params = g.init_params(**cfg)
+
+    def on_device(tree):
+        if isinstance(tree, dict):
+            return {k: on_device(v) for k, v in tree.items()}
+        if isinstance(tree, list):
+            return [on_device(v) for v in tree]
+        return cp.asarray(tree) if isinstance(tree, np.ndarray) else tree
+
+    dev = on_device(params)
+    ids = cp.asarray(np.random.default_rng(1).integers(0, cfg["n_vocab"], 64))
+    model = aicf.jit(g.gpt2, target="cuda", static_argnames="n_head")
+    prog = model.executable(ids, **dev, n_head=cfg["n_head"])._program
+    prog.graphs = False
+    eager = cp.asnumpy(model(ids, **dev, n_head=cfg["n_head"]))
+    prog.graphs = True
+    with caplog.at_level("INFO", logger="aicf"):
+        for _ in range(3):
+            out = cp.asnumpy(model(ids, **dev, n_head=cfg["n_head"]))
+    assert prog.graphs and len(prog._graphs) >= 1, f"{len(prog._seen)} keys seen once; {caplog.text}"
+    np.testing.assert_array_equal(out, eager)

@@ -247,11 +247,17 @@ def test_dynamic_shape_specialisations_are_bounded_and_unloaded(tmp_path):
 
 
 class _FakeCupy:
-    """Stands in for CuPy: records which cubin file a module was loaded from."""
+    """Stands in for CuPy: records which cubin file a module was loaded from; a cubin
+    marked as another driver's fails to load at the first kernel lookup."""
 
     class RawModule:
         def __init__(self, path=None, code=None, options=()):
             self.path, self.data = path, Path(path).read_bytes() if path else None
+
+        def get_function(self, name):
+            if self.data is not None and b"not for this driver" in self.data:
+                raise RuntimeError("CUDA_ERROR_INVALID_IMAGE")
+            return name
 
 
 def test_cubins_share_the_checked_cache(tmp_path, monkeypatch):
@@ -275,6 +281,27 @@ def test_cubins_share_the_checked_cache(tmp_path, monkeypatch):
     rt._MODULES.clear()
     assert rt.load_module("kernel", arch="sm_90").data == b"cubin of kernel"
     assert rt.STATS["compiles"] == 2
+
+
+def test_a_cached_cubin_that_does_not_load_is_rebuilt(tmp_path, monkeypatch):
+    """An entry that passes the cache's checks (its digest matches) but that the driver
+    refuses (another toolkit's, say) is rebuilt once, not handed to every launch."""
+    from aicf.backend import disk_cache
+    from aicf.backend.cuda import runtime as rt
+
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(rt, "cupy", lambda: _FakeCupy)
+    monkeypatch.setattr(rt, "_MODULES", type(rt._MODULES)())
+    monkeypatch.setattr(rt, "STATS", dict.fromkeys(rt.STATS, 0))
+    good = b"ELF\x00.text.k\x00 code"
+    monkeypatch.setattr(rt, "_nvrtc_cubin", lambda source, arch: good)
+    key = rt.cache_key("kernel", "sm_90")
+    disk_cache.store("cuda", key, ".cubin", b"ELF\x00.text.k\x00 not for this driver")
+    assert rt.load_module("kernel", arch="sm_90").data == good
+    assert rt.STATS == {"memory_hits": 0, "disk_hits": 0, "compiles": 1}
+    rt._MODULES.clear()
+    assert rt.load_module("kernel", arch="sm_90").data == good  # the rebuilt entry is kept
+    assert rt.STATS["disk_hits"] == 1
 
 
 def test_unloading_every_library_keeps_the_openmp_runtime(tmp_path):

@@ -5,7 +5,7 @@
 // operand is read or written past its memref.
 
 func.func @f(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) {
-  // expected-error @+1 {{'aicf_gpu.library_call' unknown library routine 'cublas.gemv' (known: cub.reduce, cublas.gemm, external)}}
+  // expected-error @+1 {{'aicf_gpu.library_call' unknown library routine 'cublas.gemv' (known: aicf.flash_attention, cub.reduce, cublas.gemm, external)}}
   aicf_gpu.library_call "cublas.gemv" ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>) params = {a = 0 : i64, b = 1 : i64, m = 64 : i64, n = 16 : i64, k = 32 : i64, batch = 1 : i64, trans_a = 0 : i64, trans_b = 0 : i64, lda = 32 : i64, ldb = 16 : i64, ldc = 16 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, offset_a = 0 : i64, offset_b = 0 : i64, offset_c = 0 : i64, dtype = "f32", out_dtype = "f32", compute = "f32"}
   func.return
 }
