@@ -372,6 +372,7 @@ class Executable:
         self.pipeline: list[str] = []  # the passes aicf.compile ran, as aicf-opt's -p takes them
         self.kernels = KernelOptions()  # external kernels this compile considered (aicf/kernels/)
         self.kernel_notes: list[str] = []  # what went wrong with the proposer, if anything
+        self.force: tuple[str, ...] = ()  # the kinds compile forced (explain plans as it did)
 
     @property
     def module(self) -> ModuleOp:
@@ -409,7 +410,7 @@ class Executable:
             lines += ["attention:", *(f"  {n.data}" for n in notes)]  # type: ignore[attr-defined]
         lines += [f"external kernels: {n}" for n in self.kernel_notes]
         lines.append(explain_module(self.module, resolve_target("cpu" if self.target == "cpu" else "gpu"), top,
-                                    Options(config=config)))
+                                    Options(config=config), self.force))
         if self.target == "cuda":
             for k in self._program.kernel_facts():
                 lines.append(f"kernel {k['symbol']}: grid={k['grid']} block={k['block']} smem={k['smem']}")
@@ -712,6 +713,7 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
             if record is not None:
                 exe = _from_record(record, target, debug)
                 exe.kernels = kopts
+                exe.force = force
                 _compile_log.info("@%s for %s: %.1f ms (from the program cache)", exe.entry, target,
                                   (time.perf_counter() - start) * 1e3)
                 return exe
@@ -750,6 +752,7 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
             program.debug = debug
     exe = Executable(module, name, target, ins, outs, program, source, debug)
     exe.kernels = kopts
+    exe.force = force
     exe.kernel_notes = _proposer.NOTES[noted:]
     if target == "cuda":  # what CudaProgram runs after the planner
         tp = target_pipeline("cuda")

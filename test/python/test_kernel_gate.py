@@ -135,6 +135,27 @@ def test_forcing_takes_a_correct_but_slower_kernel(isolated):
     assert schedule_kinds(exe) == ["cpu.external"]
     v = _bcast_input()
     np.testing.assert_allclose(exe(v), 4096.0 * v.astype(np.float64), rtol=1e-5)
+    # the explanation says the kernel runs because it was forced, with the gate's
+    # verdict (it used to call the kernel that runs "rejected")
+    line = _candidate_line(exe.explain(), "bcast_sum_slower")
+    assert line.lstrip().startswith("-> cpu.external:bcast_sum_slower")
+    assert "forced: used although the gate" in line and "not faster" in line
+    assert "rejected" not in line
+
+
+def test_a_forced_admitted_kernel_shows_force_and_verdict_as_planned(isolated, capsys):
+    """aicf-plan{explain=true force=...} (aicf-opt's view) keeps the gate's verdict on
+    the forced line (the force used to replace it with a bare "forced")."""
+    from aicf.compiler import _load, pipeline_for, run_pipeline
+
+    register_softmax_log()
+    module = _load(softmax_log(64, 256))
+    passes = [p.replace("aicf-plan{", "aicf-plan{explain=true ")
+              for p in pipeline_for("cpu", force=("cpu.external",), tensor_level=True)]
+    run_pipeline(module, passes)
+    line = _candidate_line(capsys.readouterr().err, "softmax_of_log")
+    assert line.lstrip().startswith("-> cpu.external:softmax_of_log")
+    assert "forced; admitted by the gate" in line
 
 
 def test_forcing_never_takes_a_wrong_kernel(isolated):
