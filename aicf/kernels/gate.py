@@ -135,7 +135,7 @@ def verdict_for(kernel: ExternalKernel, lowered: LoweredPattern, op: Operation, 
         v = Verdict.from_data(rec)
         v.cached = key not in _DECIDED_HERE
         STATS["cache_hits"] += v.cached
-        if v.admitted:
+        if v.correct:  # the planner may take it (a correct one when forced): the emitter needs its source
             store.put(kernel)
         return v
     if rec is not None:

@@ -143,6 +143,25 @@ def test_forcing_takes_a_correct_but_slower_kernel(isolated):
     assert "rejected" not in line
 
 
+def test_a_forced_kernel_with_a_cached_verdict_is_built(isolated):
+    """A correct but slower kernel forced again in a new process (its verdict from the
+    disk cache): the C emitter finds its source (it used to be stored only when
+    admitted: "scheduled as the external kernel ..., which this process does not know")."""
+    from aicf.kernels import cache, gate, store
+
+    aicf.compile(bcast_sum(), target="cpu", proposer=proposer("slower"), gate=GATE, force="cpu.external")
+    registry.clear()  # as a new process: memory forgotten, the disk cache kept
+    cache.forget_memory()
+    gate._DECIDED_HERE.clear()
+    store._KERNELS.clear()
+    exe = aicf.compile(bcast_sum(), target="cpu", proposer=proposer("slower"), gate=GATE, force="cpu.external")
+    assert STATS["gate_runs"] == 1 and STATS["cache_hits"] >= 1
+    assert schedule_kinds(exe) == ["cpu.external"]
+    assert "forced: used although the gate (cached)" in _candidate_line(exe.explain(), "bcast_sum_slower")
+    v = _bcast_input()
+    np.testing.assert_allclose(exe(v), 4096.0 * v.astype(np.float64), rtol=1e-5)
+
+
 def test_a_forced_admitted_kernel_shows_force_and_verdict_as_planned(isolated, capsys):
     """aicf-plan{explain=true force=...} (aicf-opt's view) keeps the gate's verdict on
     the forced line (the force used to replace it with a bare "forced")."""
