@@ -180,7 +180,10 @@ def kernel_options(src, kernels, proposer: str | None, gate) -> KernelOptions:
     """The compile's KernelOptions: `kernels` (a path or paths) plus a `NAME.kernels.json`
     beside a `NAME.mlir` source; `proposer` (default: $AICF_PROPOSER); `gate`, a dict
     of time_limit_s, min_speedup and proposer_timeout_s."""
-    paths = [] if kernels is None else [kernels] if isinstance(kernels, str | os.PathLike) else list(kernels)
+    paths = [] if kernels is None else [kernels] if isinstance(kernels, str | os.PathLike) else kernels
+    if not isinstance(paths, list | tuple) or not all(isinstance(p, str | os.PathLike) for p in paths):
+        raise ArgumentError(f"kernels takes the path of a *.kernels.json file or a list of paths, got {kernels!r}")
+    paths = list(paths)
     if isinstance(src, os.PathLike) or (isinstance(src, str) and "\n" not in src and src.strip().endswith(".mlir")):
         beside = Path(str(src).strip()).with_suffix(".kernels.json")
         if beside.exists():

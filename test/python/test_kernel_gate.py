@@ -24,6 +24,7 @@ import aicf
 from aicf.kernels import STATS, registry
 from aicf.kernels import proposer as prop
 
+from kernel_gate_support import SOFTMAX_LOG as SOFTMAX_LOG_TEXT, SOFTMAX_LOG_C as SOFTMAX_LOG_SOURCE
 from kernel_gate_support import (  # noqa: F401  (isolated, shared_cache: fixtures)
     bcast_sum,
     isolated,
@@ -187,6 +188,27 @@ def test_proposer_that_fails_is_noted(isolated):
     assert schedule_kinds(exe) == ["cpu.nest"]
     assert "external kernels: proposer for @bcast_sum op #1 (aicf_tensor.reduce_sum): its output is not JSON" \
         in exe.explain()
+
+
+def test_a_proposer_that_prints_nothing_is_told_so(isolated, tmp_path):
+    script = tmp_path / "silent.py"
+    script.write_text("import sys\nsys.stdin.read()\nprint('no model configured', file=sys.stderr)\n")
+    exe = aicf.compile(bcast_sum(64, 32), target="cpu", proposer=f"{sys.executable} {script}", gate=GATE)
+    text = exe.explain()
+    assert "it printed nothing on stdout" in text and "no model configured" in text
+
+
+def test_a_kernel_without_its_entry_is_rejected_at_compile(isolated):
+    """The source compiles but defines no `entry`: a compile-stage rejection saying so
+    (it was the child's traceback: "undefined symbol: aicf_ext_...")."""
+    from aicf.kernels import register
+
+    register(name="no_entry", pattern=SOFTMAX_LOG_TEXT, source=SOFTMAX_LOG_SOURCE, entry="softmax_of_logs",
+             guard={"shapes": [["n", "c"]]})
+    exe = aicf.compile(softmax_log(16, 64), target="cpu", gate=GATE)
+    line = exe.explain().split("external:no_entry", 1)[1]
+    assert "rejected by the gate (compile)" in line and "does not define its entry 'softmax_of_logs'" in line
+    assert "Traceback" not in exe.explain()
 
 
 def test_proposer_time_limit(isolated, tmp_path):
