@@ -180,7 +180,10 @@ def kernel_options(src, kernels, proposer: str | None, gate) -> KernelOptions:
     """The compile's KernelOptions: `kernels` (a path or paths) plus a `NAME.kernels.json`
     beside a `NAME.mlir` source; `proposer` (default: $AICF_PROPOSER); `gate`, a dict
     of time_limit_s, min_speedup and proposer_timeout_s."""
-    paths = [] if kernels is None else [kernels] if isinstance(kernels, str | os.PathLike) else list(kernels)
+    paths = [] if kernels is None else [kernels] if isinstance(kernels, str | os.PathLike) else kernels
+    if not isinstance(paths, list | tuple) or not all(isinstance(p, str | os.PathLike) for p in paths):
+        raise ArgumentError(f"kernels takes the path of a *.kernels.json file or a list of paths, got {kernels!r}")
+    paths = list(paths)
     if isinstance(src, os.PathLike) or (isinstance(src, str) and "\n" not in src and src.strip().endswith(".mlir")):
         beside = Path(str(src).strip()).with_suffix(".kernels.json")
         if beside.exists():
@@ -375,6 +378,7 @@ class Executable:
         self.pipeline: list[str] = []  # the passes aicf.compile ran, as aicf-opt's -p takes them
         self.kernels = KernelOptions()  # external kernels this compile considered (aicf/kernels/)
         self.kernel_notes: list[str] = []  # what went wrong with the proposer, if anything
+        self.force: tuple[str, ...] = ()  # the kinds compile forced (explain plans as it did)
 
     @property
     def module(self) -> ModuleOp:
@@ -412,7 +416,7 @@ class Executable:
             lines += ["attention:", *(f"  {n.data}" for n in notes)]  # type: ignore[attr-defined]
         lines += [f"external kernels: {n}" for n in self.kernel_notes]
         lines.append(explain_module(self.module, resolve_target("cpu" if self.target == "cpu" else "gpu"), top,
-                                    Options(config=config)))
+                                    Options(config=config), self.force))
         if self.target == "cuda":
             for k in self._program.kernel_facts():
                 lines.append(f"kernel {k['symbol']}: grid={k['grid']} block={k['block']} smem={k['smem']}")
@@ -715,6 +719,7 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
             if record is not None:
                 exe = _from_record(record, target, debug)
                 exe.kernels = kopts
+                exe.force = force
                 _compile_log.info("@%s for %s: %.1f ms (from the program cache)", exe.entry, target,
                                   (time.perf_counter() - start) * 1e3)
                 return exe
@@ -753,6 +758,7 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
             program.debug = debug
     exe = Executable(module, name, target, ins, outs, program, source, debug)
     exe.kernels = kopts
+    exe.force = force
     exe.kernel_notes = _proposer.NOTES[noted:]
     if target == "cuda":  # what CudaProgram runs after the planner
         tp = target_pipeline("cuda")

@@ -10,7 +10,9 @@ every nest or group whose structure matches the pattern (`cpu.external` /
 float64 reference on edge shapes and special values in a child process with guarded
 buffers and a time limit, timed against the compiler's own kernel, admitted only if
 correct and faster, the verdict cached with its proof. `exe.explain()` shows every
-kernel considered and why it was taken or not.
+kernel considered and why it was taken or not. docs/external-kernels.md is the
+reference: the calling convention, the file format and the proposer protocol, with
+a worked example.
 
     import aicf, aicf.kernels
     aicf.kernels.register(name="softmax_rows", pattern=SOFTMAX_MLIR, source=C_SOURCE,

@@ -92,6 +92,13 @@ class Verdict:
             return f"not checked{src}: {self.reason}"
         return f"rejected by the gate{src} ({self.stage}): {self.reason}"
 
+    def forced_summary(self) -> str:
+        """The summary when a force takes the kernel: it runs, whatever the timings."""
+        if self.admitted:
+            return f"forced; {self.summary()}"
+        src = " (cached)" if self.cached else ""
+        return f"forced: used although the gate{src} did not admit it: {self.reason}"
+
     def to_data(self) -> dict:
         d = asdict(self)
         d.pop("cached")
@@ -128,7 +135,7 @@ def verdict_for(kernel: ExternalKernel, lowered: LoweredPattern, op: Operation, 
         v = Verdict.from_data(rec)
         v.cached = key not in _DECIDED_HERE
         STATS["cache_hits"] += v.cached
-        if v.admitted:
+        if v.correct:  # the planner may take it (a correct one when forced): the emitter needs its source
             store.put(kernel)
         return v
     if rec is not None:

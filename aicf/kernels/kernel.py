@@ -34,6 +34,9 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CONSTRAINTS = ("min", "max", "multiple_of")
 
 
+OPTIONAL_FIELDS = ("guard", "launch", "workspace", "arg_order", "origin")
+
+
 def kernel_error(where: str, what: str) -> CompileError:
     return CompileError(f"external kernel {where}: {what}")
 
@@ -46,6 +49,16 @@ def _cdiv(a: int, b: int) -> int:
 
 
 _FUNCS = {"cdiv": _cdiv, "min": min, "max": max}
+_ARITY = {"cdiv": (2, 2), "min": (2, 99), "max": (2, 99), "dim": (2, 2), "numel": (1, 1)}
+_ARITY_TEXT = {"cdiv": "2 arguments (a, b)", "min": "2 or more arguments", "max": "2 or more arguments",
+               "dim": "2 arguments (kernel argument, dim)", "numel": "1 argument (kernel argument)"}
+
+
+def expr_names(text: str) -> list[str]:
+    """The symbols a checked expression reads (not its functions)."""
+    tree = ast.parse(text, mode="eval")
+    funcs = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    return sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in funcs})
 
 
 def check_expr(text: str | int, where: str) -> str:
@@ -64,6 +77,10 @@ def check_expr(text: str | int, where: str) -> str:
             ok = isinstance(node.value, int) and not isinstance(node.value, bool)
         if isinstance(node, ast.Call):
             ok = isinstance(node.func, ast.Name) and node.func.id in (*_FUNCS, "dim", "numel") and not node.keywords
+            arity = _ARITY.get(node.func.id) if ok else None  # type: ignore[union-attr]
+            if arity is not None and not arity[0] <= len(node.args) <= arity[1]:
+                name = node.func.id  # type: ignore[union-attr]
+                raise kernel_error(where, f"'{text}': {name}() takes {_ARITY_TEXT[name]}, got {len(node.args)}")
         if not ok:
             raise kernel_error(where, f"'{text}' is not integer arithmetic over symbols "
                                       f"(+ - * // %, cdiv, min, max, dim(i, k), numel(i))")
@@ -153,6 +170,8 @@ class Guard:
             shapes = tuple(tuple(s) for s in shapes)
         dtypes = data.get("dtypes")
         if dtypes is not None:
+            if not isinstance(dtypes, (list, tuple)):
+                raise kernel_error(where, f"guard dtypes must be a list (one per pattern input), got {dtypes!r}")
             dtypes = tuple(dtypes)
             bad = [d for d in dtypes if d not in DTYPES]
             if bad:
@@ -308,13 +327,13 @@ class ExternalKernel:
         name = data.get("name")
         where = f"'{name}'" if isinstance(name, str) else "(unnamed)"
         required = ("name", "target", "pattern", "source", "entry")
+        known = {*required, *OPTIONAL_FIELDS}
+        unknown = set(data) - known
+        if unknown:  # first: a misspelt field would otherwise read as a missing one
+            raise kernel_error(where, f"unknown field(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(known))})")
         missing = [k for k in required if not isinstance(data.get(k), str) or not data.get(k)]
         if missing:
             raise kernel_error(where, f"needs {', '.join(missing)} (strings)")
-        known = {*required, "guard", "launch", "workspace", "arg_order", "origin"}
-        unknown = set(data) - known
-        if unknown:
-            raise kernel_error(where, f"unknown field(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(known))})")
         if not _NAME.match(data["name"]):
             raise kernel_error(where, "name must be an identifier ([A-Za-z_][A-Za-z0-9_]*)")
         if not _NAME.match(data["entry"]):

@@ -252,7 +252,36 @@ def _lower(kernel: ExternalKernel) -> LoweredPattern:
     if len(order) != len(perm):
         raise kernel_error(where, f"arg_order has {len(order)} entries for the pattern's {len(perm)} "
                                   "inputs and results")
-    return LoweredPattern(signature(op), tuple(perm[j] for j in order), tuple(order), n_in, n_out, reduces(op))
+    args = tuple(perm[j] for j in order)
+    _check_expressions(kernel, where, shapes, [tuple(bufs[b].type.get_shape()) for b in args])
+    return LoweredPattern(signature(op), args, tuple(order), n_in, n_out, reduces(op))
+
+
+def _check_expressions(kernel: ExternalKernel, where: str, in_shapes, arg_shapes) -> None:
+    """The workspace and launch expressions, evaluated at the example shapes: a name
+    the guard does not bind, or a dim() past an argument's rank, is a mistake of the
+    kernel's description, said now rather than as every op's rejection."""
+    from .kernel import evaluate, expr_names
+
+    symbols = kernel.guard.bind(in_shapes) if kernel.guard.shapes is not None else {}
+    if isinstance(symbols, str):
+        return  # example shapes outside the guard: the gate's cases will say
+    exprs = [("workspace", kernel.workspace)]
+    if kernel.launch is not None:
+        exprs += [("launch grid", e) for e in kernel.launch.grid] + [("launch block", e) for e in kernel.launch.block]
+        exprs.append(("launch smem", kernel.launch.smem))
+    for what, text in exprs:
+        unbound = [n for n in expr_names(text) if n not in symbols]
+        if unbound:
+            known = ", ".join(sorted(symbols)) or "none: the guard gives no shapes"
+            raise kernel_error(where, f"its {what} '{text}' uses {', '.join(repr(n) for n in unbound)}, which "
+                                      f"no guard shape names (the guard's symbols: {known})")
+        try:
+            evaluate(text, symbols, arg_shapes)
+        except (IndexError, ZeroDivisionError) as e:
+            ranks = ", ".join(f"#{k} rank {len(s)}" for k, s in enumerate(arg_shapes))
+            raise kernel_error(where, f"its {what} '{text}' cannot be evaluated ({type(e).__name__}: {e}); "
+                                      f"kernel arguments: {ranks}") from None
 
 
 def operands(lp: LoweredPattern, op: Operation) -> tuple[list, list]:
@@ -273,7 +302,8 @@ _LOWERED = LruCache(256)
 def lower_pattern(kernel: ExternalKernel) -> LoweredPattern:
     """The kernel's pattern at the loop level (cached); CompileError saying what is
     wrong with it."""
-    key = json.dumps([kernel.name, kernel.target, kernel.pattern, kernel.guard.to_data(), kernel.arg_order])
+    key = json.dumps([kernel.name, kernel.target, kernel.pattern, kernel.guard.to_data(), kernel.arg_order,
+                      kernel.workspace, kernel.launch.to_data() if kernel.launch else None])
     found = _LOWERED.get(key)
     if found is None:
         found = _LOWERED[key] = _lower(kernel)

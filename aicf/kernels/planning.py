@@ -121,7 +121,8 @@ def external_candidates(op: Operation, own, target, force: tuple[str, ...] = ())
             continue
         cost = _price(own, verdict)
         sched = _schedule(kind, k, lp, [p[0] for p in per_input], [memref_info(v)[0] for v in args], own, cost)
-        out.append(Candidate(kind, -1, sched, cost, reason=verdict.summary(), label=label))
+        out.append(Candidate(kind, -1, sched, cost, reason=verdict.summary(), label=label,
+                             forced_reason=verdict.forced_summary()))
     return out
 
 

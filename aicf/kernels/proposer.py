@@ -181,10 +181,14 @@ def ask(command: str, req: dict, timeout: float) -> list[dict] | str:
     if proc.returncode != 0:
         tail = "\n".join(err.strip().splitlines()[-5:])
         return f"exit status {proc.returncode}" + (f":\n{tail}" if tail else "")
+    tail = "\n".join(err.strip().splitlines()[-5:])
+    said = f"\nits stderr ends:\n{tail}" if tail else ""
+    if not out.strip():
+        return "it printed nothing on stdout (a kernel object or {\"kernels\": [...]} is expected)" + said
     try:
         data = json.loads(out)
-    except ValueError:
-        return f"its output is not JSON: {out[:200]!r}"
+    except ValueError as e:
+        return (f"its output is not JSON ({e}; stdout must hold the JSON object alone): {out[:200]!r}" + said)
     if isinstance(data, dict) and isinstance(data.get("kernels"), list):
         data = data["kernels"]
     elif isinstance(data, dict):

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from aicf.errors import CompileError
 
-from .kernel import ExternalKernel, Guard, Launch
+from .kernel import OPTIONAL_FIELDS, ExternalKernel, Guard, Launch
 
 _REGISTERED: dict[str, ExternalKernel] = {}
 _PROPOSED: dict[str, ExternalKernel] = {}
@@ -105,15 +105,25 @@ def load(path: str | Path) -> list[ExternalKernel]:
         if not isinstance(entry, Mapping):
             raise CompileError(f"{path}: kernel #{i} is not an object")
         entry = dict(entry)
+        name = f"'{entry['name']}'" if isinstance(entry.get("name"), str) else f"#{i}"
+        known = {"name", "target", "entry", "pattern", "pattern_file", "source", "source_file", *OPTIONAL_FIELDS}
+        unknown = set(entry) - known
+        if unknown:
+            raise CompileError(f"{path}: kernel {name}: unknown field(s) {', '.join(sorted(unknown))} "
+                               f"(known: {', '.join(sorted(known))})")
         for field, file_field in (("pattern", "pattern_file"), ("source", "source_file")):
             if file_field in entry:
                 if field in entry:
-                    raise CompileError(f"{path}: kernel #{i} gives both {field} and {file_field}")
+                    raise CompileError(f"{path}: kernel {name} gives both {field} and {file_field}")
+                if not isinstance(entry[file_field], str) or not entry[file_field]:
+                    raise CompileError(f"{path}: kernel {name}: {file_field} must be a path (a string), "
+                                       f"got {entry[file_field]!r}")
                 f = path.parent / entry.pop(file_field)
                 try:
                     entry[field] = f.read_text()
                 except OSError as e:
-                    raise CompileError(f"{path}: kernel #{i}: cannot read {f}: {e.strerror}") from None
+                    raise CompileError(f"{path}: kernel {name}: cannot read {file_field} {f} (relative paths are "
+                                       f"read from the kernels file's folder): {e.strerror}") from None
         try:
             out.append(add(ExternalKernel.from_data(entry, origin=f"file {path}")))
         except CompileError as e:

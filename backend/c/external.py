@@ -35,8 +35,35 @@ def translation_unit(kernel) -> str:
 
 
 def build_kernel_object(kernel) -> Path:
-    """The kernel's object file; CompileError with the compiler's message."""
-    return build_object(translation_unit(kernel), f"the external kernel '{kernel.name}'", COMPILE_TIMEOUT_S)
+    """The kernel's object file; CompileError with the compiler's message, or saying
+    that the source does not define its entry."""
+    obj = build_object(translation_unit(kernel), f"the external kernel '{kernel.name}'", COMPILE_TIMEOUT_S)
+    _check_entry(kernel, obj)
+    return obj
+
+
+def _check_entry(kernel, obj: Path) -> None:
+    """A source without its entry compiles, and fails only when loaded (an undefined
+    symbol named after the renamed entry, which the user never wrote): say so here.
+    Skipped where there is no `nm`."""
+    import shutil
+    import subprocess
+
+    from aicf.errors import CompileError
+    from aicf.kernels.abi import C_SIGNATURE
+
+    nm = shutil.which("nm")
+    if nm is None:
+        return
+    try:
+        out = subprocess.run([nm, "-g", "--defined-only", str(obj)], capture_output=True, text=True,
+                             timeout=COMPILE_TIMEOUT_S, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return
+    if kernel.symbol not in out.split():
+        raise CompileError(f"the external kernel '{kernel.name}' does not define its entry '{kernel.entry}': "
+                           f"its source must define `{C_SIGNATURE.replace('ENTRY', kernel.entry)}` "
+                           "(not static)")
 
 
 def build_kernel_library(kernel) -> Path:

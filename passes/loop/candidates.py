@@ -57,6 +57,9 @@ class Candidate:
     # every point of its space with its predicted seconds (calibration, tuning)
     space: Callable[[], list[tuple[Schedule, float]]] | None = None
     label: str = ""  # what explanations call it, when not its kind (an external kernel's name)
+    # what explanations say when a force takes it, if not "forced" and its reason (an
+    # external kernel the gate did not admit is still run: say so, with the verdict)
+    forced_reason: str = ""
 
     @property
     def applies(self) -> bool:
@@ -330,7 +333,6 @@ def select(cands: list[Candidate], force: tuple[str, ...] = ()) -> Candidate:
     for k in force:
         for c in cands:
             if c.kind == k and c.applies:
-                c.reason = "forced"
                 return c
     generated = [c for c in cands if c.applies and c.tier >= 0]
     top = max(c.tier for c in generated)

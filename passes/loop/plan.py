@@ -60,7 +60,8 @@ def _header(op, what: str, target) -> str:
 
 
 def format_candidates(header: str, found: list[cands.Candidate], chosen: cands.Candidate | None,
-                      given: str | None = None, top: int = 5) -> str:  # fmt: skip
+                      given: str | None = None, top: int = 5, forced: bool = False) -> str:  # fmt: skip
+    """`forced`: a force took `chosen` (whatever its price or its verdict said)."""
     lines = [header]
     if given is not None:
         lines.append(f"  given: {given} (written before aicf-plan: kept)")
@@ -72,7 +73,9 @@ def format_candidates(header: str, found: list[cands.Candidate], chosen: cands.C
             continue
         est = f"{c.cost * 1e6:10.2f} us" if c.cost != float("inf") else "        - us"
         note = f"  ({c.reason})" if c.reason else ""
-        if chosen is not None and c is not chosen and 0 <= c.tier < chosen.tier:
+        if forced and c is chosen:
+            note = f"  ({c.forced_reason or 'forced' + (f'; {c.reason}' if c.reason else '')})"
+        elif chosen is not None and c is not chosen and 0 <= c.tier < chosen.tier:
             note = (f"  (not taken: {chosen.kind} is built for this shape; this model prices "
                     "neither operand reuse nor uncoalesced walks)")
         d = c.schedule.describe(with_estimate=False)  # type: ignore[union-attr]
@@ -190,14 +193,16 @@ def decide(op, what: str, found: list[cands.Candidate], target, force: tuple[str
         if explain is not None:
             same = [c for c in found if c.applies and c.schedule == given]
             if same:  # what the planner takes (a compiled program's explanation)
-                explain.append(format_candidates(_header(op, what, target), found, same[0], top=top))
+                forced = same[0].kind in force and cands.select(found, force) is same[0]
+                explain.append(format_candidates(_header(op, what, target), found, same[0], top=top, forced=forced))
             else:
                 explain.append(format_candidates(_header(op, what, target), found, None, given.describe(), top))
         return
     chosen = cands.select(found, force)
     op.attributes[SCHEDULE_ATTR] = chosen.schedule.to_attr()  # type: ignore[union-attr]
     if explain is not None:
-        explain.append(format_candidates(_header(op, what, target), found, chosen, top=top))
+        explain.append(format_candidates(_header(op, what, target), found, chosen, top=top,
+                                         forced=chosen.kind in force))
 
 
 def _lowering_order(fn: func.FuncOp) -> list[tuple[NestOp, int]]:
@@ -296,15 +301,18 @@ class SchedulePass(ModulePass):
         return Options(config=GateConfig(time_limit_s=float(self.gate_time_limit), min_speedup=float(self.min_speedup)))
 
 
-def explain_module(module: ModuleOp, target: GpuTarget | CpuTarget, top: int = 3, options=None) -> str:
+def explain_module(module: ModuleOp, target: GpuTarget | CpuTarget, top: int = 3, options=None,
+                   force: tuple[str, ...] = ()) -> str:  # fmt: skip
     """The explanation of a scheduled module: per nest and group, the candidates the
     planner weighs now (with `options`: the external kernels' planning options the
-    module was planned with), and the schedule the op carries."""
+    module was planned with; `force`: the kinds it was planned with forced, so the
+    gate judges against the same own kernel and a forced pick says so), and the
+    schedule the op carries."""
     from contextlib import nullcontext
 
     from aicf.kernels.planning import planning_options
 
-    planner = Planner(target, top=top)
+    planner = Planner(target, force, top)
     out: list[str] = []
     with planning_options(options) if options is not None else nullcontext():
         for fn in [o for o in module.ops if isinstance(o, func.FuncOp)]:

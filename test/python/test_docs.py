@@ -108,7 +108,7 @@ def run_shell_blocks(path: Path) -> int:
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="the cpu target needs a C compiler")
-@pytest.mark.parametrize("page", ["README.md", "docs/tutorial.md"])
+@pytest.mark.parametrize("page", ["README.md", "docs/tutorial.md", "docs/external-kernels.md"])
 def test_python_code_of_the_page_runs(page, tmp_path):
     run_python_blocks(ROOT / page, tmp_path)
 

@@ -24,6 +24,7 @@ import aicf
 from aicf.kernels import STATS, registry
 from aicf.kernels import proposer as prop
 
+from kernel_gate_support import SOFTMAX_LOG as SOFTMAX_LOG_TEXT, SOFTMAX_LOG_C as SOFTMAX_LOG_SOURCE
 from kernel_gate_support import (  # noqa: F401  (isolated, shared_cache: fixtures)
     bcast_sum,
     isolated,
@@ -135,6 +136,46 @@ def test_forcing_takes_a_correct_but_slower_kernel(isolated):
     assert schedule_kinds(exe) == ["cpu.external"]
     v = _bcast_input()
     np.testing.assert_allclose(exe(v), 4096.0 * v.astype(np.float64), rtol=1e-5)
+    # the explanation says the kernel runs because it was forced, with the gate's
+    # verdict (it used to call the kernel that runs "rejected")
+    line = _candidate_line(exe.explain(), "bcast_sum_slower")
+    assert line.lstrip().startswith("-> cpu.external:bcast_sum_slower")
+    assert "forced: used although the gate" in line and "not faster" in line
+    assert "rejected" not in line
+
+
+def test_a_forced_kernel_with_a_cached_verdict_is_built(isolated):
+    """A correct but slower kernel forced again in a new process (its verdict from the
+    disk cache): the C emitter finds its source (it used to be stored only when
+    admitted: "scheduled as the external kernel ..., which this process does not know")."""
+    from aicf.kernels import cache, gate, store
+
+    aicf.compile(bcast_sum(), target="cpu", proposer=proposer("slower"), gate=GATE, force="cpu.external")
+    registry.clear()  # as a new process: memory forgotten, the disk cache kept
+    cache.forget_memory()
+    gate._DECIDED_HERE.clear()
+    store._KERNELS.clear()
+    exe = aicf.compile(bcast_sum(), target="cpu", proposer=proposer("slower"), gate=GATE, force="cpu.external")
+    assert STATS["gate_runs"] == 1 and STATS["cache_hits"] >= 1
+    assert schedule_kinds(exe) == ["cpu.external"]
+    assert "forced: used although the gate (cached)" in _candidate_line(exe.explain(), "bcast_sum_slower")
+    v = _bcast_input()
+    np.testing.assert_allclose(exe(v), 4096.0 * v.astype(np.float64), rtol=1e-5)
+
+
+def test_a_forced_admitted_kernel_shows_force_and_verdict_as_planned(isolated, capsys):
+    """aicf-plan{explain=true force=...} (aicf-opt's view) keeps the gate's verdict on
+    the forced line (the force used to replace it with a bare "forced")."""
+    from aicf.compiler import _load, pipeline_for, run_pipeline
+
+    register_softmax_log()
+    module = _load(softmax_log(64, 256))
+    passes = [p.replace("aicf-plan{", "aicf-plan{explain=true ")
+              for p in pipeline_for("cpu", force=("cpu.external",), tensor_level=True)]
+    run_pipeline(module, passes)
+    line = _candidate_line(capsys.readouterr().err, "softmax_of_log")
+    assert line.lstrip().startswith("-> cpu.external:softmax_of_log")
+    assert "forced; admitted by the gate" in line
 
 
 def test_forcing_never_takes_a_wrong_kernel(isolated):
@@ -147,6 +188,27 @@ def test_proposer_that_fails_is_noted(isolated):
     assert schedule_kinds(exe) == ["cpu.nest"]
     assert "external kernels: proposer for @bcast_sum op #1 (aicf_tensor.reduce_sum): its output is not JSON" \
         in exe.explain()
+
+
+def test_a_proposer_that_prints_nothing_is_told_so(isolated, tmp_path):
+    script = tmp_path / "silent.py"
+    script.write_text("import sys\nsys.stdin.read()\nprint('no model configured', file=sys.stderr)\n")
+    exe = aicf.compile(bcast_sum(64, 32), target="cpu", proposer=f"{sys.executable} {script}", gate=GATE)
+    text = exe.explain()
+    assert "it printed nothing on stdout" in text and "no model configured" in text
+
+
+def test_a_kernel_without_its_entry_is_rejected_at_compile(isolated):
+    """The source compiles but defines no `entry`: a compile-stage rejection saying so
+    (it was the child's traceback: "undefined symbol: aicf_ext_...")."""
+    from aicf.kernels import register
+
+    register(name="no_entry", pattern=SOFTMAX_LOG_TEXT, source=SOFTMAX_LOG_SOURCE, entry="softmax_of_logs",
+             guard={"shapes": [["n", "c"]]})
+    exe = aicf.compile(softmax_log(16, 64), target="cpu", gate=GATE)
+    line = exe.explain().split("external:no_entry", 1)[1]
+    assert "rejected by the gate (compile)" in line and "does not define its entry 'softmax_of_logs'" in line
+    assert "Traceback" not in exe.explain()
 
 
 def test_proposer_time_limit(isolated, tmp_path):

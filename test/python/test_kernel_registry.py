@@ -52,6 +52,11 @@ def _kernel(**over):
     ({"target": "cuda"}, "a cuda kernel needs its launch configuration"),
     ({"launch": {"grid": [1, 2, 3, 4], "block": [32]}, "target": "cuda"}, "launch grid has 1 to 3 dims, got 4"),
     ({"colour": "blue"}, "unknown field(s) colour"),
+    # a misspelt field is named as such, not reported as the required one missing
+    ({"source": None, "src": "int k;"}, "unknown field(s) src"),
+    ({"guard": {"dtypes": "f32"}}, "guard dtypes must be a list (one per pattern input), got 'f32'"),
+    ({"workspace": "dim(0)"}, "dim() takes 2 arguments (kernel argument, dim), got 1"),
+    ({"workspace": "cdiv(7)"}, "cdiv() takes 2 arguments (a, b), got 1"),
 ])
 def test_malformed_kernels_are_clear_errors(over, says):
     with pytest.raises(CompileError, match="external kernel") as e:
@@ -68,6 +73,44 @@ def test_a_pattern_must_be_one_kernel(isolated):
         register(name="g", pattern=SOFTMAX_LOG, source="x", entry="f", guard={"shapes": [["n"], ["c"]]})
 
 
+@pytest.mark.parametrize("extra, says", [
+    ({"workspace": "4 * m"}, "its workspace '4 * m' uses 'm', which no guard shape names (the guard's symbols: c, n)"),
+    ({"workspace": "4 * n", "guard": None}, "uses 'n', which no guard shape names (the guard's symbols: none"),
+    ({"workspace": "dim(5, 0)"}, "its workspace 'dim(5, 0)' cannot be evaluated (IndexError"),
+    ({"workspace": "dim(1, 2)"}, "kernel arguments: #0 rank 2, #1 rank 2"),
+    ({"workspace": "n // (c - c)"}, "cannot be evaluated (ZeroDivisionError"),
+    ({"target": "cuda", "launch": {"grid": ["cdiv(rows, 4)"], "block": [128]}}, "its launch grid 'cdiv(rows, 4)' uses 'rows'"),
+])
+def test_expressions_are_checked_when_registered(isolated, extra, says):
+    """A name the guard does not bind or a dim() past an argument's rank is said at
+    registration (it used to be every op's gate rejection: "KeyError: 'm'")."""
+    data = {"guard": {"shapes": [["n", "c"]]}, **extra}
+    with pytest.raises(CompileError, match="external kernel 'k'") as e:
+        register(name="k", pattern=SOFTMAX_LOG, source=SOFTMAX_LOG_C, entry="softmax_of_log", **data)
+    assert says in str(e.value)
+
+
+def test_kernels_file_fields_are_checked_with_the_kernel_named(isolated, tmp_path):
+    from aicf.kernels import load
+
+    f = tmp_path / "k.kernels.json"
+    base = {"name": "k", "target": "cpu", "entry": "k", "pattern": SOFTMAX_LOG}
+    f.write_text(json.dumps({"kernels": [{**base, "source_files": "k.c"}]}))
+    with pytest.raises(CompileError, match=r"k.kernels.json: kernel 'k': unknown field\(s\) source_files \(known: "
+                                           r".*source_file"):
+        load(f)
+    f.write_text(json.dumps({"kernels": [{**base, "source_file": 3}]}))
+    with pytest.raises(CompileError, match="kernel 'k': source_file must be a path"):
+        load(f)
+
+
+def test_kernels_takes_paths(isolated):
+    from aicf.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match="kernels takes the path of a"):
+        aicf.compile(bcast_sum(8, 8), target="cpu", kernels={"kernels": []})
+
+
 def test_kernels_file_errors_name_the_file(isolated, tmp_path):
     from aicf.kernels import load
 
@@ -77,7 +120,8 @@ def test_kernels_file_errors_name_the_file(isolated, tmp_path):
         load(f)
     f.write_text(json.dumps({"kernels": [{"name": "k", "target": "cpu", "entry": "k", "source": "",
                                           "pattern_file": "missing.mlir"}]}))
-    with pytest.raises(CompileError, match="kernel #0: cannot read .*missing.mlir"):
+    with pytest.raises(CompileError, match="kernel 'k': cannot read pattern_file .*missing.mlir \\(relative paths "
+                                           "are read from the kernels file's folder\\)"):
         load(f)
 
 
