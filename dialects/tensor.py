@@ -875,6 +875,14 @@ class ReduceSumOp(ReduceOp):
 
     name = "aicf_tensor.reduce_sum"
 
+    def verify_(self) -> None:
+        if element_type(self.input.type) == IntegerType(1):
+            raise VerifyException(
+                f"'{self.name}': a sum of i1 (bool) values is not defined; cast them to an "
+                "integer type first (NumPy counts them as int64)"
+            )
+        super().verify_()
+
 
 @irdl_op_definition
 class ReduceMaxOp(ReduceOp):

@@ -102,7 +102,13 @@ def _min(x, axis=None, keepdims=False):
     return ops.neg(ops.reduce_max(ops.neg(x), axis, keepdims=keepdims))
 
 
-sum_ = _reduction(ops.reduce_sum, "numpy.sum")
+def _sum(x, axis=None, keepdims=False):
+    if isinstance(x, Tensor) and x.dtype == "i1":
+        x = ops.cast(x, "i64")  # NumPy counts: a sum of bools is an int64
+    return ops.reduce_sum(x, axis, keepdims=keepdims)
+
+
+sum_ = _reduction(_sum, "numpy.sum")
 max_ = _reduction(ops.reduce_max, "numpy.max")
 min_ = _reduction(_min, "numpy.min")
 

@@ -164,6 +164,12 @@ def _reduction(op: Callable[..., Tensor]):
     return reduce
 
 
+def _sum(x: Tensor, dims=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    if dtype is None and isinstance(x, Tensor) and x.dtype == "i1":
+        dtype = "torch.int64"  # torch counts: a sum of bools is an int64
+    return _reduction(ops.reduce_sum)(x, dims, keepdim, dtype=dtype)
+
+
 def _any(x: Tensor, dims=None, keepdim: bool = False) -> Tensor:
     hits = ops.reduce_max(ops.cast(x, "i32"), _dims(x, dims), keepdims=keepdim)
     return ops.greater(hits, 0)
@@ -324,7 +330,7 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.arange.start": _arange,
     "aten.arange.default": _arange,
     # reductions and normalisations
-    "aten.sum.dim_IntList": _reduction(ops.reduce_sum),
+    "aten.sum.dim_IntList": _sum,
     "aten.mean.dim": _reduction(ops.reduce_mean),
     "aten.amax.default": _reduction(ops.reduce_max),
     "aten.amin.default": lambda x, dims=None, keepdim=False: -ops.reduce_max(-x, _dims(x, dims), keepdims=keepdim),

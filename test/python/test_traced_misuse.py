@@ -160,3 +160,24 @@ def test_a_malformed_pass_is_a_compile_error():
     module = parse_module(make_context(), IDENTITY)
     with pytest.raises(CompileError, match="malformed pass"):
         run_pipeline(module, ['aicf-plan{force="a"} x{"}'])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: np.sum(x > 1),
+    lambda x: (x > 1).sum(axis=0),
+    lambda x: np.sum((x > 1)[None, :], axis=1, keepdims=True),
+])  # fmt: skip
+def test_a_sum_of_bools_counts_as_in_numpy(fn):
+    x = np.array([0.5, 1.0, 2.0, 3.0, np.nan], np.float32)
+    out = aicf.jit(fn)(x)
+    want = fn(x)
+    assert out.dtype == want.dtype
+    np.testing.assert_array_equal(out, want)
+
+
+def test_torch_sum_of_bools_counts_as_in_torch():
+    from aicf.torch_backend.aten import ATEN
+
+    x = np.array([0.5, 1.0, 2.0, 3.0], np.float32)
+    out = aicf.jit(lambda x: ATEN["aten.sum.dim_IntList"](x > 1, [0]))(x)
+    assert out.dtype == np.int64 and out == 2
