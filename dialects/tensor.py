@@ -335,6 +335,14 @@ class NegOp(UnaryOp):
     name = "aicf_tensor.neg"
     FLOAT_ONLY: ClassVar[bool] = False
 
+    def verify_(self) -> None:
+        if element_type(self.input.type) == IntegerType(1):
+            raise VerifyException(
+                f"'{self.name}': negation of i1 (bool) is not defined (NumPy and torch "
+                "raise too); use a comparison with false"
+            )
+        super().verify_()
+
 
 @irdl_op_definition
 class ExpOp(UnaryOp):

@@ -95,10 +95,14 @@ def _axis(axis: Any, func_name: str) -> Any:
     return _int_list(axis, "axis", func_name)
 
 
-def _min(x, axis=None, keepdims=False):
-    if isinstance(x, Tensor) and x.dtype == "i32":
-        # -max(-x) is exact for floats; for integers -INT_MIN wraps
-        not_yet("numpy.min of an i32 tensor", "reduce_min")
+def reduce_min(x, axis=None, keepdims=False):
+    """min as a max (there is no reduce_min operator); also aten.amin's."""
+    if isinstance(x, Tensor) and x.dtype == "i1":
+        return ops.equal(ops.reduce_max(ops.equal(x, False), axis, keepdims=keepdims), False)
+    if isinstance(x, Tensor) and x.dtype in ("i32", "i64"):
+        # -max(-x) is wrong where x holds INT_MIN (-INT_MIN wraps); -1 - x reverses the
+        # order of every integer and never overflows
+        return -1 - ops.reduce_max(-1 - x, axis, keepdims=keepdims)
     return ops.neg(ops.reduce_max(ops.neg(x), axis, keepdims=keepdims))
 
 
@@ -110,7 +114,7 @@ def _sum(x, axis=None, keepdims=False):
 
 sum_ = _reduction(_sum, "numpy.sum")
 max_ = _reduction(ops.reduce_max, "numpy.max")
-min_ = _reduction(_min, "numpy.min")
+min_ = _reduction(reduce_min, "numpy.min")
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NO):
@@ -627,9 +631,9 @@ UFUNCS: dict[str, Callable[..., Tensor]] = {
 """NumPy ufunc name -> its meaning on traced tensors (called with the ufunc's inputs)."""
 
 UFUNC_REDUCE: dict[str, Callable[..., Tensor]] = {
-    "add": ops.reduce_sum,
+    "add": _sum,
     "maximum": ops.reduce_max,
-    "minimum": _min,
+    "minimum": reduce_min,
 }
 """`np.<ufunc>.reduce(x, axis, keepdims=...)`."""
 

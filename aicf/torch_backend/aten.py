@@ -17,6 +17,7 @@ from typing import Any
 
 from aicf import ops
 from aicf.errors import AicfError
+from aicf.frontend.numpy_api import reduce_min
 from aicf.frontend.tensor import Tensor
 
 TORCH_DTYPES = {
@@ -333,7 +334,7 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.sum.dim_IntList": _sum,
     "aten.mean.dim": _reduction(ops.reduce_mean),
     "aten.amax.default": _reduction(ops.reduce_max),
-    "aten.amin.default": lambda x, dims=None, keepdim=False: -ops.reduce_max(-x, _dims(x, dims), keepdims=keepdim),
+    "aten.amin.default": lambda x, dims=None, keepdim=False: reduce_min(x, _dims(x, dims), keepdims=keepdim),
     "aten.any.dim": _any,
     "aten.var.correction": _var,
     "aten.var_mean.correction": _var_mean,

@@ -249,3 +249,12 @@ func.func @sum_of_bools(%x: tensor<4xi1>) -> tensor<*xi1> {
   %0 = aicf_tensor.reduce_sum %x axes = [0] : (tensor<4xi1>) -> tensor<*xi1>
   func.return %0 : tensor<*xi1>
 }
+
+// -----
+
+// NumPy and torch refuse it; in one bit it was the identity, so -max(-x) gave max(x)
+func.func @neg_of_bools(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'aicf_tensor.neg' negation of i1 (bool) is not defined (NumPy and torch raise too); use a comparison with false}}
+  %0 = aicf_tensor.neg %x : (tensor<4xi1>) -> tensor<4xi1>
+  func.return %0 : tensor<4xi1>
+}
