@@ -413,6 +413,8 @@ def getitem(x: Tensor, index: Any) -> Tensor:
                 a, b, c = (0, -1, 1) if n is None else i.indices(n)
             except (TypeError, ValueError) as e:  # non-integer bounds, a zero step
                 raise located_error(None, f"slice {i.start}:{i.stop}:{i.step} of axis {axis}: {e}") from None
+            if n is not None and abs(c) > max(n, 1):  # takes one element either way, and fits an i64
+                c = max(n, 1) if c > 0 else -max(n, 1)
             start.append(a), stop.append(b), step.append(c)
             shape.append(-1 if n is None else len(builtins.range(a, b, c)))
         else:

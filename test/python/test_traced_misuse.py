@@ -223,3 +223,10 @@ def test_torch_amin_is_exact_at_int_min():
     x = np.array([[2**63 - 1, -(2**63), 5]], np.int64)
     out = aicf.jit(lambda x: ATEN["aten.amin.default"](x, [1]))(x)
     np.testing.assert_array_equal(out, [-(2**63)])
+
+
+@pytest.mark.parametrize("index", [np.s_[::2**70], np.s_[::-(2**70)], np.s_[3::2**63], np.s_[4:0:-(2**64)]])
+def test_slice_steps_past_int64_are_numpys(index):
+    # a step is an i64 attribute: 2**70 reached xDSL and raised its ValueError
+    x = np.arange(5, dtype=np.float32)
+    np.testing.assert_array_equal(aicf.jit(lambda a: a[index])(x), x[index])
