@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
+from aicf.backend import disk_cache
 from aicf.context import make_context
 from aicf.diagnostics import decode_source, op_error, parse_module, verify_module
 from aicf.dtypes import as_bf16_bits, numpy_dtype
@@ -186,8 +188,15 @@ def kernel_options(src, kernels, proposer: str | None, gate) -> KernelOptions:
     paths = list(paths)
     if isinstance(src, os.PathLike) or (isinstance(src, str) and "\n" not in src and src.strip().endswith(".mlir")):
         beside = Path(str(src).strip()).with_suffix(".kernels.json")
-        if beside.exists():
-            paths.append(beside)
+        if beside.exists() and beside.resolve() not in {Path(p).resolve() for p in paths}:
+            # found, not named: in a shared folder anyone could have put it there, and its
+            # kernels are compiled and run as the caller
+            why = disk_cache.untrusted(beside, "it")
+            if why is None:
+                paths.append(beside)
+            else:
+                warnings.warn(f"aicf: not reading the kernels file {beside} beside the program: {why} "
+                              "(name it in kernels= to use it anyway)", RuntimeWarning, stacklevel=3)
     files = tuple(str(Path(p).resolve()) for p in paths)
     for f in files:
         if any(c in f for c in '",{}'):
@@ -671,7 +680,8 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     `matmul_precision`: "highest" (f32 matmuls in f32) or "high" (TF32 allowed on the
     tensor cores); default: `aicf.set_float32_matmul_precision`'s, "highest".
     External kernels (aicf/kernels/): `kernels` names `*.kernels.json` files to register
-    (a `NAME.kernels.json` beside a `NAME.mlir` source is read too; kernels registered
+    (a `NAME.kernels.json` beside a `NAME.mlir` source is read too, when it is the
+    caller's and only they may write it; kernels registered
     with `aicf.kernels.register` always take part); `proposer` is a command asked for
     kernels per subgraph (default: $AICF_PROPOSER); every such kernel runs only if the
     gate admits it (correct on its test cases and faster than the compiler's own);

@@ -14,7 +14,8 @@ Semantics every target shares, written once here:
 - float predicates follow IEEE (`cmpf_expr`: ordered ones are false on NaN);
 - integer division and remainder never trap (`int_helpers`: x / 0 = 0, MIN / -1 wraps,
   NumPy's answers), unsigned ops go through the unsigned type of the same width, and
-  |INT_MIN| wraps to INT_MIN.
+  |INT_MIN| wraps to INT_MIN; signed add, sub, mul and shl wrap (through the
+  unsigned type: C leaves signed overflow undefined).
 """
 
 from __future__ import annotations
@@ -294,9 +295,19 @@ def _float_binary(p: ScalarPrinter, op: Operation) -> None:
     p.define_float(op.results[0], f"{p.f(a)} {_FBIN[type(op)]} {p.f(b)}")
 
 
+_WRAPPING = (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.ShLIOp)
+
+
 @prints(*_IBIN)
 def _int_binary(p: ScalarPrinter, op: Operation) -> None:
     a, b = op.operands
+    t = a.type
+    if isinstance(op, _WRAPPING) and isinstance(t, IntegerType) and t.width.data > 1:
+        # signed overflow is undefined in C and CUDA: the compiler may assume it away
+        # (`x + 1 > x` folds to true), so wrap through the unsigned type, as NumPy does
+        ut = p.unsigned_of(t)
+        p.define(op.results[0], f"({p.ctype(t)})(({ut}){p.n(a)} {_IBIN[type(op)]} ({ut}){p.n(b)})")
+        return
     p.define(op.results[0], f"{p.n(a)} {_IBIN[type(op)]} {p.n(b)}")
 
 

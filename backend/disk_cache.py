@@ -58,6 +58,15 @@ def _unsafe(st: os.stat_result, what: str) -> str | None:
     return None
 
 
+def untrusted(path: Path, what: str) -> str | None:
+    """Why the file at `path` may not be trusted (another user's, or one that others
+    may rewrite), or None; the cache's rule, for files aicf finds without being told."""
+    try:
+        return _unsafe(path.stat(), what)
+    except OSError as e:
+        return f"{what} cannot be read ({e.strerror or e})"
+
+
 def _private_dir(path: Path) -> str | None:
     """Make `path` a private directory (0700 if created); why it cannot be used, or None."""
     try:

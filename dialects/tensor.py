@@ -335,6 +335,14 @@ class NegOp(UnaryOp):
     name = "aicf_tensor.neg"
     FLOAT_ONLY: ClassVar[bool] = False
 
+    def verify_(self) -> None:
+        if element_type(self.input.type) == IntegerType(1):
+            raise VerifyException(
+                f"'{self.name}': negation of i1 (bool) is not defined (NumPy and torch "
+                "raise too); use a comparison with false"
+            )
+        super().verify_()
+
 
 @irdl_op_definition
 class ExpOp(UnaryOp):
@@ -874,6 +882,14 @@ class ReduceSumOp(ReduceOp):
     """Sum over axes. `%s = aicf_tensor.reduce_sum %x axes = [-1] : (tensor<4x8xf32>) -> tensor<4xf32>`"""
 
     name = "aicf_tensor.reduce_sum"
+
+    def verify_(self) -> None:
+        if element_type(self.input.type) == IntegerType(1):
+            raise VerifyException(
+                f"'{self.name}': a sum of i1 (bool) values is not defined; cast them to an "
+                "integer type first (NumPy counts them as int64)"
+            )
+        super().verify_()
 
 
 @irdl_op_definition

@@ -95,16 +95,26 @@ def _axis(axis: Any, func_name: str) -> Any:
     return _int_list(axis, "axis", func_name)
 
 
-def _min(x, axis=None, keepdims=False):
-    if isinstance(x, Tensor) and x.dtype == "i32":
-        # -max(-x) is exact for floats; for integers -INT_MIN wraps
-        not_yet("numpy.min of an i32 tensor", "reduce_min")
+def reduce_min(x, axis=None, keepdims=False):
+    """min as a max (there is no reduce_min operator); also aten.amin's."""
+    if isinstance(x, Tensor) and x.dtype == "i1":
+        return ops.equal(ops.reduce_max(ops.equal(x, False), axis, keepdims=keepdims), False)
+    if isinstance(x, Tensor) and x.dtype in ("i32", "i64"):
+        # -max(-x) is wrong where x holds INT_MIN (-INT_MIN wraps); -1 - x reverses the
+        # order of every integer and never overflows
+        return -1 - ops.reduce_max(-1 - x, axis, keepdims=keepdims)
     return ops.neg(ops.reduce_max(ops.neg(x), axis, keepdims=keepdims))
 
 
-sum_ = _reduction(ops.reduce_sum, "numpy.sum")
+def _sum(x, axis=None, keepdims=False):
+    if isinstance(x, Tensor) and x.dtype == "i1":
+        x = ops.cast(x, "i64")  # NumPy counts: a sum of bools is an int64
+    return ops.reduce_sum(x, axis, keepdims=keepdims)
+
+
+sum_ = _reduction(_sum, "numpy.sum")
 max_ = _reduction(ops.reduce_max, "numpy.max")
-min_ = _reduction(_min, "numpy.min")
+min_ = _reduction(reduce_min, "numpy.min")
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NO):
@@ -403,6 +413,8 @@ def getitem(x: Tensor, index: Any) -> Tensor:
                 a, b, c = (0, -1, 1) if n is None else i.indices(n)
             except (TypeError, ValueError) as e:  # non-integer bounds, a zero step
                 raise located_error(None, f"slice {i.start}:{i.stop}:{i.step} of axis {axis}: {e}") from None
+            if n is not None and abs(c) > max(n, 1):  # takes one element either way, and fits an i64
+                c = max(n, 1) if c > 0 else -max(n, 1)
             start.append(a), stop.append(b), step.append(c)
             shape.append(-1 if n is None else len(builtins.range(a, b, c)))
         else:
@@ -621,9 +633,9 @@ UFUNCS: dict[str, Callable[..., Tensor]] = {
 """NumPy ufunc name -> its meaning on traced tensors (called with the ufunc's inputs)."""
 
 UFUNC_REDUCE: dict[str, Callable[..., Tensor]] = {
-    "add": ops.reduce_sum,
+    "add": _sum,
     "maximum": ops.reduce_max,
-    "minimum": _min,
+    "minimum": reduce_min,
 }
 """`np.<ufunc>.reduce(x, axis, keepdims=...)`."""
 

@@ -221,6 +221,8 @@ def pow(x: Any, y: Any) -> Tensor:
             and not isinstance(y, bool) and y < 0):
         raise located_error(T.PowOp.name, f"integers to negative integer powers are not allowed "
                             f"({x.dtype} ** {y}); cast the tensor to a float type first")
+    if isinstance(x, Tensor) and _is_float(x.dtype) and isinstance(y, float | np.floating) and y == 0.5:
+        return sqrt(x)  # NumPy's x ** 0.5 is sqrt: nan at -inf, where C's pow gives +inf
     return _pow(x, y)
 
 

@@ -2,7 +2,8 @@
 files (`load`), and returned by a proposer (`add_proposal`).
 
 File format (`*.kernels.json`; `aicf.compile("foo.mlir")` reads `foo.kernels.json`
-beside it, `aicf.compile(..., kernels=PATH)` or `aicf-plan{kernels=PATH}` any):
+beside it if the caller owns it and no one else may write it, `aicf.compile(...,
+kernels=PATH)` or `aicf-plan{kernels=PATH}` any):
 
     {"kernels": [{
         "name": "softmax_rows", "target": "cpu",

@@ -17,6 +17,7 @@ from typing import Any
 
 from aicf import ops
 from aicf.errors import AicfError
+from aicf.frontend.numpy_api import reduce_min
 from aicf.frontend.tensor import Tensor
 
 TORCH_DTYPES = {
@@ -162,6 +163,12 @@ def _reduction(op: Callable[..., Tensor]):
         return op(_to_dtype(x, dtype), _dims(x, dims), keepdims=keepdim)
 
     return reduce
+
+
+def _sum(x: Tensor, dims=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    if dtype is None and isinstance(x, Tensor) and x.dtype == "i1":
+        dtype = "torch.int64"  # torch counts: a sum of bools is an int64
+    return _reduction(ops.reduce_sum)(x, dims, keepdim, dtype=dtype)
 
 
 def _any(x: Tensor, dims=None, keepdim: bool = False) -> Tensor:
@@ -324,10 +331,10 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.arange.start": _arange,
     "aten.arange.default": _arange,
     # reductions and normalisations
-    "aten.sum.dim_IntList": _reduction(ops.reduce_sum),
+    "aten.sum.dim_IntList": _sum,
     "aten.mean.dim": _reduction(ops.reduce_mean),
     "aten.amax.default": _reduction(ops.reduce_max),
-    "aten.amin.default": lambda x, dims=None, keepdim=False: -ops.reduce_max(-x, _dims(x, dims), keepdims=keepdim),
+    "aten.amin.default": lambda x, dims=None, keepdim=False: reduce_min(x, _dims(x, dims), keepdims=keepdim),
     "aten.any.dim": _any,
     "aten.var.correction": _var,
     "aten.var_mean.correction": _var_mean,

@@ -26,6 +26,7 @@ from aicf.kernels import proposer as prop
 
 from kernel_gate_support import SOFTMAX_LOG as SOFTMAX_LOG_TEXT, SOFTMAX_LOG_C as SOFTMAX_LOG_SOURCE
 from kernel_gate_support import (  # noqa: F401  (isolated, shared_cache: fixtures)
+    SOFTMAX_LOG,
     bcast_sum,
     isolated,
     proposer,
@@ -103,6 +104,31 @@ def test_kernels_file_beside_the_program(isolated, tmp_path):
     exe = aicf.compile(str(tmp_path / "prog.mlir"), target="cpu")
     assert schedule_kinds(exe) == ["cpu.external"]
     assert [k.name for k in registry.registered()] == ["softmax_of_log"]
+
+
+@pytest.mark.parametrize("how", ["group-writable", "another user's"])
+def test_a_kernels_file_beside_the_program_that_others_control_is_not_read(isolated, tmp_path, how):
+    # its source would be compiled and run as the caller: in a shared folder (/tmp)
+    # anyone could have put it there
+    beside = tmp_path / "prog.kernels.json"
+    (tmp_path / "prog.mlir").write_text(softmax_log(64, 256))
+    beside.write_text(json.dumps({"kernels": [{
+        "name": "planted", "target": "cpu", "entry": "softmax_of_log", "pattern": SOFTMAX_LOG,
+        "source": "#error never compiled", "guard": {"layout": "strided"}}]}))
+    if how == "group-writable":
+        beside.chmod(0o664)
+        says = "writable by group or others"
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("changing a file's owner needs root")
+        os.chown(beside, 65534, -1)
+        says = "owned by another user"
+    with pytest.warns(RuntimeWarning, match=f"not reading the kernels file {beside} beside the program: .*{says}"):
+        exe = aicf.compile(str(tmp_path / "prog.mlir"), target="cpu")
+    assert "cpu.external" not in schedule_kinds(exe)
+    assert registry.registered() == []
+    exe = aicf.compile(str(tmp_path / "prog.mlir"), target="cpu", kernels=str(beside))  # named: read
+    assert [k.name for k in registry.registered()] == ["planted"]
 
 
 # --- proposals through the gate ------------------------------------------------------------

@@ -160,3 +160,73 @@ def test_a_malformed_pass_is_a_compile_error():
     module = parse_module(make_context(), IDENTITY)
     with pytest.raises(CompileError, match="malformed pass"):
         run_pipeline(module, ['aicf-plan{force="a"} x{"}'])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: np.sum(x > 1),
+    lambda x: (x > 1).sum(axis=0),
+    lambda x: np.sum((x > 1)[None, :], axis=1, keepdims=True),
+])  # fmt: skip
+def test_a_sum_of_bools_counts_as_in_numpy(fn):
+    x = np.array([0.5, 1.0, 2.0, 3.0, np.nan], np.float32)
+    out = aicf.jit(fn)(x)
+    want = fn(x)
+    assert out.dtype == want.dtype
+    np.testing.assert_array_equal(out, want)
+
+
+def test_torch_sum_of_bools_counts_as_in_torch():
+    from aicf.torch_backend.aten import ATEN
+
+    x = np.array([0.5, 1.0, 2.0, 3.0], np.float32)
+    out = aicf.jit(lambda x: ATEN["aten.sum.dim_IntList"](x > 1, [0]))(x)
+    assert out.dtype == np.int64 and out == 2
+
+
+@pytest.mark.parametrize("values", [
+    np.array([[2**31 - 1, -(2**31), 5], [3, -(2**31) + 1, 0]], np.int32),
+    np.array([[2**63 - 1, -(2**63), 5], [3, -(2**63) + 1, 0]], np.int64),
+    np.array([[True, False, True], [True, True, True]]),
+    np.array([[np.inf, -np.inf, np.nan], [3.0, -0.5, 0.0]], np.float32),
+], ids=["i32", "i64", "bool", "f32"])  # fmt: skip
+@pytest.mark.parametrize("fn", [
+    lambda x: np.min(x),
+    lambda x: np.min(x, axis=1, keepdims=True),
+    lambda x: x.min(axis=0),
+    lambda x: np.minimum.reduce(x, axis=1),
+])  # fmt: skip
+def test_min_is_numpys_at_the_extremes(fn, values):
+    # min was -max(-x): wrong where an integer tensor holds INT_MIN, and for bools
+    out = aicf.jit(fn)(values)
+    want = fn(values)
+    assert out.dtype == want.dtype
+    np.testing.assert_array_equal(out, want)
+
+
+def test_negating_bools_is_a_located_error_as_in_numpy():
+    with pytest.raises(CompileError, match=f"{here(1)}: error: 'aicf_tensor.neg' negation of i1"):
+        aicf.jit(lambda x: -(x > 0))(X4)
+
+
+def test_square_root_as_a_power_is_numpys():
+    x = np.array([-np.inf, -0.0, 0.0, 4.0, np.inf, -1.0, np.nan], np.float32)
+    with np.errstate(invalid="ignore"):
+        want = x ** 0.5
+    out = aicf.jit(lambda x: x ** 0.5)(x)
+    np.testing.assert_array_equal(out, want)
+    assert np.signbit(out[1])
+
+
+def test_torch_amin_is_exact_at_int_min():
+    from aicf.torch_backend.aten import ATEN
+
+    x = np.array([[2**63 - 1, -(2**63), 5]], np.int64)
+    out = aicf.jit(lambda x: ATEN["aten.amin.default"](x, [1]))(x)
+    np.testing.assert_array_equal(out, [-(2**63)])
+
+
+@pytest.mark.parametrize("index", [np.s_[::2**70], np.s_[::-(2**70)], np.s_[3::2**63], np.s_[4:0:-(2**64)]])
+def test_slice_steps_past_int64_are_numpys(index):
+    # a step is an i64 attribute: 2**70 reached xDSL and raised its ValueError
+    x = np.arange(5, dtype=np.float32)
+    np.testing.assert_array_equal(aicf.jit(lambda a: a[index])(x), x[index])

@@ -240,3 +240,21 @@ func.func @max_over_empty_axis(%x: tensor<0x5xf32>) -> tensor<5xf32> {
   %0 = aicf_tensor.reduce_max %x axes = [0] : (tensor<0x5xf32>) -> tensor<5xf32>
   func.return %0 : tensor<5xf32>
 }
+
+// -----
+
+// a sum of bools used to lower to an add over i1 (an "or"): np.sum(x > 0) gave True
+func.func @sum_of_bools(%x: tensor<4xi1>) -> tensor<*xi1> {
+  // expected-error @+1 {{'aicf_tensor.reduce_sum' a sum of i1 (bool) values is not defined; cast them to an integer type first (NumPy counts them as int64)}}
+  %0 = aicf_tensor.reduce_sum %x axes = [0] : (tensor<4xi1>) -> tensor<*xi1>
+  func.return %0 : tensor<*xi1>
+}
+
+// -----
+
+// NumPy and torch refuse it; in one bit it was the identity, so -max(-x) gave max(x)
+func.func @neg_of_bools(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'aicf_tensor.neg' negation of i1 (bool) is not defined (NumPy and torch raise too); use a comparison with false}}
+  %0 = aicf_tensor.neg %x : (tensor<4xi1>) -> tensor<4xi1>
+  func.return %0 : tensor<4xi1>
+}
