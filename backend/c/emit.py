@@ -108,7 +108,7 @@ LINK_FLAGS = ("-lmvec", "-lm")
 
 def c_func_name(name: str) -> str:
     """The exported C symbol of `func.func @name`."""
-    return c_symbol(name, "aicf_")
+    return c_symbol(name, "aicf_", _PRELUDE_NAMES)
 
 
 # --- types ------------------------------------------------------------------------------
@@ -266,6 +266,9 @@ static inline void *aicf_alloc(size_t bytes) {
   return aligned_alloc(64, ((bytes + 63) / 64) * 64 + 64);
 }
 """
+
+_PRELUDE_NAMES = frozenset(re.findall(r"\b(?:aicf|AICF)_\w+", PRELUDE))
+"""The prelude's own identifiers, which no function's symbol may take."""
 
 
 # --- buffers ---------------------------------------------------------------------------
@@ -742,7 +745,7 @@ class ModuleEmitter:
     def emit(self) -> str:
         _check_loop_level(self.module)
         check_distinct(
-            (op, op.sym_name.data, c_symbol(op.sym_name.data, "g_" if op.name == "memref.global" else "aicf_"))  # type: ignore[attr-defined]
+            (op, op.sym_name.data, c_symbol(op.sym_name.data, "g_") if op.name == "memref.global" else c_func_name(op.sym_name.data))  # type: ignore[attr-defined]
             for op in self.module.ops
             if op.name == "memref.global" or isinstance(op, FuncOp)
         )
