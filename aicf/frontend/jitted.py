@@ -36,10 +36,10 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from aicf.errors import AicfError, ArgumentError
+from aicf.errors import AicfError, ArgumentError, CompileError
 from aicf.frontend import pytree
-from aicf.frontend.tensor import TensorSpec, scalar_spec
-from aicf.frontend.tracer import is_tracing, trace_function
+from aicf.frontend.tensor import Tensor, TensorSpec, scalar_spec
+from aicf.frontend.tracer import as_result, current_tracer, is_tracing, trace_function
 from aicf.logs import getLogger
 
 _cache_log = getLogger("cache")
@@ -226,10 +226,28 @@ class JitFunction:
             bound = inspect.BoundArguments(self._sig, OrderedDict(ordered))  # type: ignore
             leaves, treedef = pytree.flatten(self.fn(*bound.args, **bound.kwargs))
             out_def.append(treedef)
-            return tuple(leaves)
+            return tuple(self._result(leaf, path)
+                         for leaf, path in zip(leaves, pytree.leaf_paths(treedef, "result")))  # fmt: skip
 
         module = trace_function(flat, call.specs, origin=self.fn)
         return module, out_def[0]
+
+    def _result(self, leaf: Any, path: str) -> Any:
+        """A leaf of the function's result: a traced tensor, or a constant returned as
+        a 0-d (or array) result, as jax.jit does; anything else is an error naming the
+        leaf by its path in the result."""
+        if isinstance(leaf, Tensor):
+            return leaf
+        converted = as_result(leaf, current_tracer())
+        if converted is None:
+            code = getattr(self.fn, "__code__", None)
+            where = f"{code.co_filename}:{code.co_firstlineno}" if code else self.fn.__qualname__
+            raise CompileError(
+                f"{where}: error: {self.fn.__name__} returned a {type(leaf).__name__} at "
+                f"{path}: a jit result holds traced tensors, arrays and Python numbers (in "
+                "dicts, lists and tuples; None is an empty subtree)"
+            )
+        return converted
 
     def lower(self, *args: Any, **kwargs: Any) -> ModuleOp:
         """The traced module for arguments like these, without compiling it."""
