@@ -181,6 +181,7 @@ C = Language(
     unsigned=lambda ct: "uint8_t" if ct == "bool" else ct.replace("int", "uint"),
     widen={Float16Type: "(float){}", BFloat16Type: "aicf_bf16_to_f32({})"},
     narrow={Float16Type: "(_Float16){}", BFloat16Type: "aicf_f32_to_bf16({})"},
+    narrow_f64={BFloat16Type: "aicf_f64_to_bf16({})"},
     native_halves=(Float16Type,),
     maximumf="AICF_FMAX",
     minimumf="AICF_FMIN",
@@ -251,6 +252,17 @@ static inline uint16_t aicf_f32_to_bf16(float f) {
   if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
   u += 0x7fffu + ((u >> 16) & 1u);
   return (uint16_t)(u >> 16);
+}
+/* one rounding of a double: round to odd into float (the sticky bit survives), whose
+   16 extra bits make the rounding to bf16 the only one */
+static inline uint16_t aicf_f64_to_bf16(double d) {
+  float f = (float)d;
+  if ((double)f != d && d == d) {
+    uint32_t u; memcpy(&u, &f, 4);
+    if (fabs((double)f) > fabs(d)) u -= 1u;
+    u |= 1u; memcpy(&f, &u, 4);
+  }
+  return aicf_f32_to_bf16(f);
 }
 /* NaN-propagating max/min, like numpy.maximum/minimum */
 #define AICF_FMAX(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
