@@ -14,6 +14,12 @@ tensors (i32/f32 taking the dtype of the tensors they meet, as in JAX). Static
 arguments (`static_argnums` / `static_argnames`, as in jax.jit) are plain Python
 values, hashable, seen by the function as they are.
 
+bf16 has no NumPy dtype: a bf16 argument is an `ml_dtypes.bfloat16` array (read as
+its bits, no copy) or a uint16 array of the bits, and a bf16 result comes back as
+uint16 bits (`.view(ml_dtypes.bfloat16)` reads them), which a jitted function takes
+again as bf16. A torch bf16 tensor cannot cross DLPack into NumPy: pass
+`x.view(torch.uint16)`. Or take f32 and convert inside: `x.astype("bf16")`.
+
 A specialisation is keyed by the arguments' pytree structure, each leaf's shape,
 dtype and weakness, the static values and the target. At most `cache_size` (default
 `DEFAULT_CACHE_SIZE`) are kept, least recently used dropped first.
@@ -208,8 +214,11 @@ class JitFunction:
                 f"{where}: a {type(leaf).__name__} is not an array; pass an array, or make it "
                 "static (static_argnames)"
             )
+        # uint16 is bf16 bits, as executables take them and return every bf16 result,
+        # so that one jitted function's bf16 output is the next one's input
+        dtype = "bf16" if np.dtype(leaf.dtype) == np.uint16 else leaf.dtype
         try:
-            return leaf, TensorSpec(tuple(int(d) for d in leaf.shape), leaf.dtype)
+            return leaf, TensorSpec(tuple(int(d) for d in leaf.shape), dtype)
         except TypeError as e:
             raise ArgumentError(f"{where}: {e}") from None
 
@@ -348,7 +357,15 @@ def jit(fn: Callable[..., Any] | None = None, *, target: str = "cpu",
         static_argnames: str | Iterable[str] | None = None,
         cache_size: int = DEFAULT_CACHE_SIZE):  # fmt: skip
     """Decorator: compile `fn` for `target` ("cpu" or "cuda") on its first call with
-    each new specialisation (see the module docstring)."""
+    each new specialisation (see the module docstring).
+
+    bf16 arrays: pass an `ml_dtypes.bfloat16` array or its bits as uint16 (a torch
+    bf16 tensor as `x.view(torch.uint16)`); bf16 results are uint16 bits, which a
+    jitted function takes again as bf16:
+
+        y = aicf.jit(lambda x: x * 2)(np.array([1.5], ml_dtypes.bfloat16))
+        y.view(ml_dtypes.bfloat16)   # array([3], dtype=bfloat16); y.dtype is uint16
+    """
     options = dict(target=target, static_argnums=static_argnums,
                    static_argnames=static_argnames, cache_size=cache_size)  # fmt: skip
     if fn is None:

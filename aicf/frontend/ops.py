@@ -375,7 +375,8 @@ def _bitwise(symbol: str, ufunc: str, on_bools: Any):
 
     op.__name__ = ufunc
     op.__doc__ = f"numpy.{ufunc}, Python's `{symbol}`" + (
-        ", on bool tensors (the logical operation)." if on_bools else "."
+        ", on bool tensors (the logical operation); on integers an error until aicf has a "
+        "bitwise operator." if on_bools else ": an error until aicf has a bitwise operator."
     )
     return op
 

@@ -118,6 +118,26 @@ def test_pytrees_of_arrays_in_and_out():
     assert block.num_compilations == 2
 
 
+def test_bf16_goes_in_as_uint16_bits_and_comes_back_as_them():
+    """A bf16 result (uint16 bits) is the next jitted call's bf16 argument."""
+    bits = np.array([0x3F80, 0x4020, 0xC040], np.uint16)  # 1.0, 2.5, -3.0
+    double = aicf.jit(lambda x: x * 2)
+    once = double(bits)
+    assert once.dtype == np.uint16
+    twice = double(once)
+    as_f32 = (twice.astype(np.uint32) << 16).view(np.float32)
+    np.testing.assert_array_equal(as_f32, [4.0, 10.0, -12.0])
+    module = double.lower(bits)
+    assert "tensor<3xbf16>" in str(module)
+
+
+def test_bf16_from_ml_dtypes():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    x = np.array([1.5, -2.0, 3.0], ml_dtypes.bfloat16)
+    y = aicf.jit(lambda x: x * 2)(x)
+    np.testing.assert_array_equal(y.view(ml_dtypes.bfloat16).astype(np.float32), [3.0, -4.0, 6.0])
+
+
 def test_numbers_in_the_result_come_back_as_arrays():
     """As jax.jit: a Python number (or NumPy constant) among the results is returned as
     a 0-d array, weakly typed (f32, i32; a bool stays a bool); None stays None."""
