@@ -25,9 +25,23 @@ def bf16_dtype() -> np.dtype:
 
 
 def f32_to_bf16_bits(x) -> np.ndarray:
-    """Float values rounded to bf16 (nearest even; NaN stays a quiet NaN), as bits."""
-    f = np.asarray(x, dtype=np.float32)
+    """Float values (f16, f32, f64 or Python floats) rounded once to bf16 (nearest
+    even; NaN stays a quiet NaN), as bits."""
+    a = np.asarray(x)
+    with np.errstate(over="ignore"):  # past f32's range is inf, as in bf16
+        f = a.astype(np.float32)
     bits = np.ascontiguousarray(f).view(np.uint32).reshape(f.shape)  # 0-d stays 0-d
+    if a.dtype.itemsize > 4 or a.dtype.kind not in "f":
+        # f64 -> f32 rounds to nearest and f32 -> bf16 again: a value just past a bf16
+        # midpoint can land on it and then tie to even the wrong way. Rounding to odd
+        # into f32 (truncate, set the last bit if inexact) keeps the sticky bit, and f32
+        # has 16 bits more than bf16, so the second rounding is the only one.
+        with np.errstate(invalid="ignore", over="ignore"):
+            wide = a.astype(np.float64)
+            back = f.astype(np.float64)
+            inexact = (back != wide) & ~np.isnan(wide)
+            bits = np.where(inexact & (np.abs(back) > np.abs(wide)), bits - np.uint32(1), bits)
+            bits = np.where(inexact, bits | np.uint32(1), bits).astype(np.uint32)
     rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
     return np.where(np.isnan(f), np.uint16(0x7FC0), rounded)
 

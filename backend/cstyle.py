@@ -161,6 +161,8 @@ class Language:
     native_halves: tuple[type, ...] = ()  # half types the target converts to and from itself
     approx_f32: dict[str, str] = field(default_factory=dict)  # op name -> format
     inline_f32: dict[str, str] = field(default_factory=dict)  # libm name -> our inline one
+    # half type -> format rounding a double to it once (through float it rounds twice)
+    narrow_f64: dict[type, str] = field(default_factory=dict)
 
 
 LIBM = {
@@ -258,6 +260,8 @@ class ScalarPrinter:
             if dst == src:
                 return x
         if isinstance(dst, HALF_TYPES):
+            if isinstance(src, Float64Type) and type(dst) in self.lang.narrow_f64:
+                return self.lang.narrow_f64[type(dst)].format(x)
             return self.lang.narrow[type(dst)].format(f"(float){x}")
         return f"({self.ctype(dst)}){x}"
 

@@ -22,10 +22,12 @@ from aicf.diagnostics import op_error
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def c_symbol(name: str, prefix: str = "") -> str:
-    """`name` as a C identifier (after `prefix`); unchanged if it already is one."""
-    if _IDENTIFIER.fullmatch(prefix + name) and (prefix or not name.startswith("__")):
-        return prefix + name
+def c_symbol(name: str, prefix: str = "", reserved: frozenset[str] = frozenset()) -> str:
+    """`name` as a C identifier (after `prefix`); unchanged if it already is one and
+    not one of the target's own (`reserved`: a function `@mod` is no `aicf_mod`)."""
+    plain = prefix + name
+    if _IDENTIFIER.fullmatch(plain) and (prefix or not name.startswith("__")) and plain not in reserved:
+        return plain
     digest = hashlib.sha256(name.encode()).hexdigest()[:8]
     return f"{prefix or 'aicf_'}{re.sub(r'[^A-Za-z0-9_]', '_', name)}_{digest}"
 

@@ -14,6 +14,12 @@ tensors (i32/f32 taking the dtype of the tensors they meet, as in JAX). Static
 arguments (`static_argnums` / `static_argnames`, as in jax.jit) are plain Python
 values, hashable, seen by the function as they are.
 
+bf16 has no NumPy dtype: a bf16 argument is an `ml_dtypes.bfloat16` array (read as
+its bits, no copy) or a uint16 array of the bits, and a bf16 result comes back as
+uint16 bits (`.view(ml_dtypes.bfloat16)` reads them), which a jitted function takes
+again as bf16. A torch bf16 tensor cannot cross DLPack into NumPy: pass
+`x.view(torch.uint16)`. Or take f32 and convert inside: `x.astype("bf16")`.
+
 A specialisation is keyed by the arguments' pytree structure, each leaf's shape,
 dtype and weakness, the static values and the target. At most `cache_size` (default
 `DEFAULT_CACHE_SIZE`) are kept, least recently used dropped first.
@@ -36,10 +42,10 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from aicf.errors import AicfError, ArgumentError
+from aicf.errors import AicfError, ArgumentError, CompileError
 from aicf.frontend import pytree
-from aicf.frontend.tensor import TensorSpec, scalar_spec
-from aicf.frontend.tracer import is_tracing, trace_function
+from aicf.frontend.tensor import Tensor, TensorSpec, scalar_spec
+from aicf.frontend.tracer import as_result, current_tracer, is_tracing, trace_function
 from aicf.logs import getLogger
 
 _cache_log = getLogger("cache")
@@ -229,8 +235,11 @@ class JitFunction:
                 f"{where}: a {type(leaf).__name__} is not an array; pass an array, or make it "
                 "static (static_argnames)"
             )
+        # uint16 is bf16 bits, as executables take them and return every bf16 result,
+        # so that one jitted function's bf16 output is the next one's input
+        dtype = "bf16" if np.dtype(leaf.dtype) == np.uint16 else leaf.dtype
         try:
-            spec = TensorSpec(tuple(int(d) for d in leaf.shape), leaf.dtype)
+            spec = TensorSpec(tuple(int(d) for d in leaf.shape), dtype)
         except TypeError as e:
             raise ArgumentError(f"{where}: {e}") from None
         t = type(leaf)
@@ -253,10 +262,28 @@ class JitFunction:
             bound = inspect.BoundArguments(self._sig, OrderedDict(ordered))  # type: ignore
             leaves, treedef = pytree.flatten(self.fn(*bound.args, **bound.kwargs))
             out_def.append(treedef)
-            return tuple(leaves)
+            return tuple(self._result(leaf, path)
+                         for leaf, path in zip(leaves, pytree.leaf_paths(treedef, "result")))  # fmt: skip
 
         module = trace_function(flat, call.specs, origin=self.fn)
         return module, out_def[0]
+
+    def _result(self, leaf: Any, path: str) -> Any:
+        """A leaf of the function's result: a traced tensor, or a constant returned as
+        a 0-d (or array) result, as jax.jit does; anything else is an error naming the
+        leaf by its path in the result."""
+        if isinstance(leaf, Tensor):
+            return leaf
+        converted = as_result(leaf, current_tracer())
+        if converted is None:
+            code = getattr(self.fn, "__code__", None)
+            where = f"{code.co_filename}:{code.co_firstlineno}" if code else self.fn.__qualname__
+            raise CompileError(
+                f"{where}: error: {self.fn.__name__} returned a {type(leaf).__name__} at "
+                f"{path}: a jit result holds traced tensors, arrays and Python numbers (in "
+                "dicts, lists and tuples; None is an empty subtree)"
+            )
+        return converted
 
     def lower(self, *args: Any, **kwargs: Any) -> ModuleOp:
         """The traced module for arguments like these, without compiling it."""
@@ -357,7 +384,15 @@ def jit(fn: Callable[..., Any] | None = None, *, target: str = "cpu",
         static_argnames: str | Iterable[str] | None = None,
         cache_size: int = DEFAULT_CACHE_SIZE):  # fmt: skip
     """Decorator: compile `fn` for `target` ("cpu" or "cuda") on its first call with
-    each new specialisation (see the module docstring)."""
+    each new specialisation (see the module docstring).
+
+    bf16 arrays: pass an `ml_dtypes.bfloat16` array or its bits as uint16 (a torch
+    bf16 tensor as `x.view(torch.uint16)`); bf16 results are uint16 bits, which a
+    jitted function takes again as bf16:
+
+        y = aicf.jit(lambda x: x * 2)(np.array([1.5], ml_dtypes.bfloat16))
+        y.view(ml_dtypes.bfloat16)   # array([3], dtype=bfloat16); y.dtype is uint16
+    """
     options = dict(target=target, static_argnums=static_argnums,
                    static_argnames=static_argnames, cache_size=cache_size)  # fmt: skip
     if fn is None:

@@ -648,12 +648,24 @@ UFUNCS.update(
         "greater": ops.greater,
         "greater_equal": ops.greater_equal,
         "erf": ops.erf,  # scipy.special.erf
+        "floor_divide": ops.floor_divide,
+        "remainder": ops.remainder,  # numpy.mod
+        "divmod": ops.divmod,
+        "fmod": ops.fmod,
+        "bitwise_and": ops.bitwise_and,
+        "bitwise_or": ops.bitwise_or,
+        "bitwise_xor": ops.bitwise_xor,
+        "invert": ops.invert,  # numpy.bitwise_not
+        "left_shift": ops.left_shift,
+        "right_shift": ops.right_shift,
+        "logical_and": ops.logical_and,
+        "logical_or": ops.logical_or,
+        "logical_xor": ops.logical_xor,
+        "logical_not": ops.logical_not,
     }
 )
 
-NOT_YET_UFUNCS: dict[str, str] = {
-    **dict.fromkeys(["logical_and", "logical_or", "logical_xor", "logical_not"], "boolean"),
-}
+NOT_YET_UFUNCS: dict[str, str] = {}
 """ufunc name -> the operator it waits for."""
 
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {

@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import (
 )
 
 from aicf.dialects import tensor as T
-from aicf.dialects.shape_rules import FLOAT_RANK, size_problem
+from aicf.dialects.shape_rules import FLOAT_RANK, promote_dtypes, size_problem
 from aicf.frontend.tensor import I32_MAX, I32_MIN, Tensor, dtype_bits, dtype_of
 from aicf.frontend.tracer import Tracer, current_tracer, located_error
 from aicf.passes.tensor.fold import MAX_FOLD_ELEMENTS
@@ -42,7 +42,9 @@ __all__ = [
     "constant", "cast", "reduce_sum", "reduce_max", "reduce_mean", "reduce_var", "matmul",
     "reshape", "transpose", "broadcast_to", "erf", "equal", "not_equal", "less",
     "less_equal", "greater", "greater_equal", "where", "iota", "slice", "concatenate", "take", "argmax", "argmin",
-    "attention",
+    "attention", "floor_divide", "remainder", "divmod", "fmod", "logical_and", "logical_or",
+    "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+    "right_shift", "invert",
 ]  # fmt: skip
 
 
@@ -138,7 +140,10 @@ def _as_tensor(value: Any, tracer: Tracer, like: Any, op_name: str) -> Tensor:
         if isinstance(value, np.ndarray):
             value = value[()]
         dtype = _scalar_dtype(value)
-        if isinstance(like, Tensor) and not (
+        # beside a bool tensor only a bool stays bool: 2 == x compares 2 with 0 and 1
+        if isinstance(like, Tensor) and like.dtype == "i1" and not isinstance(value, bool | np.bool_):
+            pass
+        elif isinstance(like, Tensor) and not (
             like.weak and _is_float(dtype) and not _is_float(like.dtype)
         ):
             dtype = like.dtype
@@ -179,7 +184,17 @@ def _binary(cls: type[T.BinaryOp]):
     return op
 
 
-neg = _unary(T.NegOp)
+_neg = _unary(T.NegOp)
+
+
+def neg(x: Any) -> Tensor:
+    """Elementwise `aicf_tensor.neg`; a bool tensor is an error, as in NumPy."""
+    if isinstance(x, Tensor) and x.dtype == "i1":
+        raise located_error(None, "numpy.negative (-x) of a bool tensor is not defined (nor in "
+                            "NumPy); use ~x or numpy.logical_not")
+    return _neg(x)
+
+
 exp = _unary(T.ExpOp)
 log = _unary(T.LogOp)
 sin = _unary(T.SinOp)
@@ -250,6 +265,141 @@ less = _binary(T.LtOp)
 less_equal = _binary(T.LeOp)
 greater = _binary(T.GtOp)
 greater_equal = _binary(T.GeOp)
+
+
+def _operands(x: Any, y: Any, name: str) -> tuple[Tensor, Tensor, str]:
+    """Both operands as tensors (weakly typed against each other) and the dtype
+    NumPy's rules give their result."""
+    tracer = _tracer_of(x, y)
+    a = _as_tensor(x, tracer, y, name)
+    b = _as_tensor(y, tracer, a, name)
+    return a, b, promote_dtypes(a.dtype, b.dtype)
+
+
+def _int_divmod(x: Any, y: Any, name: str) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """(truncated quotient, truncated remainder, the rounding fix, y) of integer
+    operands, composed of aicf_tensor.div (x / 0 is 0, MIN / -1 wraps to MIN). The
+    remainder divides by 1 where y is 0 or -1 so that x - q * y never overflows (and
+    is 0 there, NumPy's x % 0 and x % -1); the fix marks a nonzero remainder whose sign
+    differs from y's, where the floored quotient is one less."""
+    a, b, dtype = _operands(x, y, name)
+    if dtype == "i1":
+        raise located_error(None, f"{name} of bool tensors is not defined; cast them to an integer type first")
+    safe = where(equal(b, 0), 1, where(equal(b, -1), 1, b))
+    rem = sub(a, mul(div(a, safe), safe))
+    fix = where(not_equal(rem, 0), not_equal(less(rem, 0), less(b, 0)), False)
+    return div(a, b), rem, fix, b
+
+
+def _float_divmod(name: str, dtype: str):
+    # NumPy's float floor division and remainder start from an exact fmod, which no
+    # composition of aicf's float ops gives (floor(x / y) is 10, not 9, for 1 // 0.1)
+    raise located_error(None, f"{name} of {dtype} tensors is not supported yet: aicf has no "
+                        "floating-point remainder operator yet")
+
+
+def floor_divide(x: Any, y: Any) -> Tensor:
+    """numpy.floor_divide, Python's `//`, on integers: the quotient rounded toward
+    -inf; x // 0 is 0 and MIN // -1 wraps to MIN (NumPy's results)."""
+    name = "numpy.floor_divide (//)"
+    a, b, dtype = _operands(x, y, name)
+    if _is_float(dtype):
+        _float_divmod(name, dtype)
+    q, _, fix, _ = _int_divmod(a, b, name)
+    return where(fix, sub(q, 1), q)
+
+
+def remainder(x: Any, y: Any) -> Tensor:
+    """numpy.remainder (numpy.mod), Python's `%`, on integers: the result has the
+    sign of y; x % 0 is 0 (NumPy's)."""
+    name = "numpy.remainder (%)"
+    a, b, dtype = _operands(x, y, name)
+    if _is_float(dtype):
+        _float_divmod(name, dtype)
+    _, rem, fix, b = _int_divmod(a, b, name)
+    return where(fix, add(rem, b), rem)
+
+
+def divmod(x: Any, y: Any) -> tuple[Tensor, Tensor]:
+    """numpy.divmod, Python's divmod(): (x // y, x % y)."""
+    return floor_divide(x, y), remainder(x, y)
+
+
+def fmod(x: Any, y: Any) -> Tensor:
+    """numpy.fmod on integers: the remainder with the sign of x (C's %); fmod(x, 0)
+    is 0 (NumPy's)."""
+    name = "numpy.fmod"
+    a, b, dtype = _operands(x, y, name)
+    if _is_float(dtype):
+        _float_divmod(name, dtype)
+    return _int_divmod(a, b, name)[1]
+
+
+def _truth(x: Any, name: str) -> Tensor:
+    """`x` as a bool tensor: nonzero (and NaN) is true, as NumPy's astype(bool)."""
+    tracer = _tracer_of(x)
+    a = _as_tensor(x, tracer, None, name)
+    if a.dtype == "i1":
+        return a
+    return _weak_if(tracer.emit(T.CastOp, [a], result_element=T.dtype_from_name("i1")), a)
+
+
+def logical_and(x: Any, y: Any) -> Tensor:
+    """numpy.logical_and: a bool tensor, true where both are nonzero."""
+    return where(_truth(x, "numpy.logical_and"), _truth(y, "numpy.logical_and"), False)
+
+
+def logical_or(x: Any, y: Any) -> Tensor:
+    """numpy.logical_or: a bool tensor, true where either is nonzero."""
+    return where(_truth(x, "numpy.logical_or"), True, _truth(y, "numpy.logical_or"))
+
+
+def logical_xor(x: Any, y: Any) -> Tensor:
+    """numpy.logical_xor: a bool tensor, true where exactly one is nonzero."""
+    return not_equal(_truth(x, "numpy.logical_xor"), _truth(y, "numpy.logical_xor"))
+
+
+def logical_not(x: Any) -> Tensor:
+    """numpy.logical_not: a bool tensor, true where x is zero."""
+    return equal(_truth(x, "numpy.logical_not"), False)
+
+
+def _bitwise(symbol: str, ufunc: str, on_bools: Any):
+    def op(x: Any, y: Any) -> Tensor:
+        name = f"numpy.{ufunc} ({symbol})"
+        a, b, dtype = _operands(x, y, name)
+        if dtype == "i1" and on_bools is not None:
+            return on_bools(a, b)
+        if _is_float(dtype):
+            raise located_error(None, f"{name} is not defined on {dtype} tensors (nor in NumPy)")
+        raise located_error(None, f"{name} of {'bool' if dtype == 'i1' else dtype} tensors is not supported yet: aicf has "
+                            "no bitwise integer operator yet")
+
+    op.__name__ = ufunc
+    op.__doc__ = f"numpy.{ufunc}, Python's `{symbol}`" + (
+        ", on bool tensors (the logical operation); on integers an error until aicf has a "
+        "bitwise operator." if on_bools else ": an error until aicf has a bitwise operator."
+    )
+    return op
+
+
+bitwise_and = _bitwise("&", "bitwise_and", logical_and)
+bitwise_or = _bitwise("|", "bitwise_or", logical_or)
+bitwise_xor = _bitwise("^", "bitwise_xor", logical_xor)
+left_shift = _bitwise("<<", "left_shift", None)
+right_shift = _bitwise(">>", "right_shift", None)
+
+
+def invert(x: Any) -> Tensor:
+    """numpy.invert, Python's `~`: logical not of a bool tensor, -1 - x (two's
+    complement, never overflowing) of an integer one."""
+    tracer = _tracer_of(x)
+    a = _as_tensor(x, tracer, None, "numpy.invert (~)")
+    if a.dtype == "i1":
+        return logical_not(a)
+    if _is_float(a.dtype):
+        raise located_error(None, f"numpy.invert (~) is not defined on {a.dtype} tensors (nor in NumPy)")
+    return sub(-1, a)
 
 
 def where(cond: Any, x: Any, y: Any) -> Tensor:

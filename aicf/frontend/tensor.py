@@ -246,6 +246,57 @@ class Tensor:
     def __rpow__(self, other):
         return _api().ops.pow(other, self)
 
+    def __floordiv__(self, other):
+        return _api().ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _api().ops.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return _api().ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        return _api().ops.remainder(other, self)
+
+    def __divmod__(self, other):
+        return _api().ops.divmod(self, other)
+
+    def __rdivmod__(self, other):
+        return _api().ops.divmod(other, self)
+
+    def __and__(self, other):
+        return _api().ops.bitwise_and(self, other)
+
+    def __rand__(self, other):
+        return _api().ops.bitwise_and(other, self)
+
+    def __or__(self, other):
+        return _api().ops.bitwise_or(self, other)
+
+    def __ror__(self, other):
+        return _api().ops.bitwise_or(other, self)
+
+    def __xor__(self, other):
+        return _api().ops.bitwise_xor(self, other)
+
+    def __rxor__(self, other):
+        return _api().ops.bitwise_xor(other, self)
+
+    def __lshift__(self, other):
+        return _api().ops.left_shift(self, other)
+
+    def __rlshift__(self, other):
+        return _api().ops.left_shift(other, self)
+
+    def __rshift__(self, other):
+        return _api().ops.right_shift(self, other)
+
+    def __rrshift__(self, other):
+        return _api().ops.right_shift(other, self)
+
+    def __invert__(self):
+        return _api().ops.invert(self)
+
     def __matmul__(self, other):
         return _api().ops.matmul(self, other)
 

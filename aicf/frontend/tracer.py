@@ -247,10 +247,26 @@ def trace_function(fn: Callable[..., Any], example_args: Sequence[Any],
     finally:
         _active.tracers.pop()
     results = list(out) if isinstance(out, (tuple, list)) else [out]
-    for r in results:
-        if not isinstance(r, Tensor) or r.tracer is not tracer:
+    for i, r in enumerate(results):
+        if not isinstance(r, Tensor) and as_result(r, tracer) is not None:
+            results[i] = as_result(r, tracer)
+        elif not isinstance(r, Tensor) or r.tracer is not tracer:
             raise CompileError(
-                f"{file}:{line}: error: {name} must return traced tensors (or a tuple of "
-                f"them), got {type(r).__name__}"
+                f"{file}:{line}: error: {name} must return traced tensors, arrays or "
+                f"numbers (or a tuple of them), got {type(r).__name__}"
             )
     return tracer.finish(name, results, loc)
+
+
+def as_result(value: Any, tracer: Tracer) -> Tensor | None:
+    """A constant returned by a traced function as a tensor, as jax.jit returns it: a
+    Python number a weak 0-d tensor (f32, i32; a bool i1), a NumPy array or scalar by
+    aicf's constant rules (float64 as f32). None for anything else."""
+    from aicf.frontend import ops
+
+    if isinstance(value, bool | np.bool_):
+        return Tensor(tracer.constant(np.asarray(value), TensorType(T.dtype_from_name("i1"), [])).value,
+                      tracer, weak=True)  # fmt: skip
+    if isinstance(value, int | float | np.integer | np.floating | np.ndarray):
+        return ops._as_tensor(value, tracer, None, "a result")
+    return None

@@ -78,8 +78,8 @@ def storage_dtype(elt: Attribute) -> np.dtype:
 
 
 def bf16_bits(x) -> np.ndarray:
-    """Values rounded to bf16 (via float32, then nearest even; NaN stays a quiet NaN),
-    as their uint16 bits (0-d stays 0-d)."""
+    """Values rounded once to bf16 (nearest even, also from float64; NaN stays a quiet
+    NaN), as their uint16 bits (0-d stays 0-d)."""
     return f32_to_bf16_bits(x)
 
 

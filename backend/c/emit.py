@@ -108,7 +108,7 @@ LINK_FLAGS = ("-lmvec", "-lm")
 
 def c_func_name(name: str) -> str:
     """The exported C symbol of `func.func @name`."""
-    return c_symbol(name, "aicf_")
+    return c_symbol(name, "aicf_", _PRELUDE_NAMES)
 
 
 # --- types ------------------------------------------------------------------------------
@@ -181,6 +181,7 @@ C = Language(
     unsigned=lambda ct: "uint8_t" if ct == "bool" else ct.replace("int", "uint"),
     widen={Float16Type: "(float){}", BFloat16Type: "aicf_bf16_to_f32({})"},
     narrow={Float16Type: "(_Float16){}", BFloat16Type: "aicf_f32_to_bf16({})"},
+    narrow_f64={BFloat16Type: "aicf_f64_to_bf16({})"},
     native_halves=(Float16Type,),
     maximumf="AICF_FMAX",
     minimumf="AICF_FMIN",
@@ -252,6 +253,17 @@ static inline uint16_t aicf_f32_to_bf16(float f) {
   u += 0x7fffu + ((u >> 16) & 1u);
   return (uint16_t)(u >> 16);
 }
+/* one rounding of a double: round to odd into float (the sticky bit survives), whose
+   16 extra bits make the rounding to bf16 the only one */
+static inline uint16_t aicf_f64_to_bf16(double d) {
+  float f = (float)d;
+  if ((double)f != d && d == d) {
+    uint32_t u; memcpy(&u, &f, 4);
+    if (fabs((double)f) > fabs(d)) u -= 1u;
+    u |= 1u; memcpy(&f, &u, 4);
+  }
+  return aicf_f32_to_bf16(f);
+}
 /* NaN-propagating max/min, like numpy.maximum/minimum */
 #define AICF_FMAX(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
 #define AICF_FMIN(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
@@ -266,6 +278,9 @@ static inline void *aicf_alloc(size_t bytes) {
   return aligned_alloc(64, ((bytes + 63) / 64) * 64 + 64);
 }
 """
+
+_PRELUDE_NAMES = frozenset(re.findall(r"\b(?:aicf|AICF)_\w+", PRELUDE))
+"""The prelude's own identifiers, which no function's symbol may take."""
 
 
 # --- buffers ---------------------------------------------------------------------------
@@ -742,7 +757,7 @@ class ModuleEmitter:
     def emit(self) -> str:
         _check_loop_level(self.module)
         check_distinct(
-            (op, op.sym_name.data, c_symbol(op.sym_name.data, "g_" if op.name == "memref.global" else "aicf_"))  # type: ignore[attr-defined]
+            (op, op.sym_name.data, c_symbol(op.sym_name.data, "g_") if op.name == "memref.global" else c_func_name(op.sym_name.data))  # type: ignore[attr-defined]
             for op in self.module.ops
             if op.name == "memref.global" or isinstance(op, FuncOp)
         )

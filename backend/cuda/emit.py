@@ -56,6 +56,11 @@ __device__ __forceinline__ unsigned short aicf_f2bf(float f) {
   unsigned u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
   u += 0x7fffu + ((u >> 16) & 1u); return (unsigned short)(u >> 16); }
+/* a double rounded to odd into float: the sticky bit survives, so rounding that float
+   to f16 or bf16 (13 or 16 bits fewer) is the only rounding of the double */
+__device__ __forceinline__ float aicf_d2f_odd(double d) {
+  float f = __double2float_rz(d);
+  return ((double)f != d && d == d) ? __uint_as_float(__float_as_uint(f) | 1u) : f; }
 __device__ __forceinline__ float aicf_maximumf(float a, float b) {
   return (a != a || b != b) ? __int_as_float(0x7fc00000) : fmaxf(a, b); }
 __device__ __forceinline__ float aicf_minimumf(float a, float b) {
@@ -160,6 +165,7 @@ CUDA = Language(
     unsigned=_UNSIGNED.__getitem__,
     widen={Float16Type: "aicf_h2f({})", BFloat16Type: "aicf_bf2f({})"},
     narrow={Float16Type: "aicf_f2h({})", BFloat16Type: "aicf_f2bf({})"},
+    narrow_f64={Float16Type: "aicf_f2h(aicf_d2f_odd({}))", BFloat16Type: "aicf_f2bf(aicf_d2f_odd({}))"},
     maximumf="aicf_maximumf",
     minimumf="aicf_minimumf",
     imax="max",

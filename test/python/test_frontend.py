@@ -185,8 +185,13 @@ def test_helper_functions_report_the_innermost_user_line():
 
 
 def test_returning_a_non_tensor_is_an_error():
-    with pytest.raises(aicf.CompileError, match="must return traced tensors"):
-        aicf.trace(lambda x: 3.0, spec(2))
+    with pytest.raises(aicf.CompileError, match="must return traced tensors, arrays or numbers"):
+        aicf.trace(lambda x: "3.0", spec(2))
+
+
+def test_a_returned_number_is_a_constant_result():
+    (f,) = [op for op in aicf.trace(lambda x: (x, 3.0), spec(2)).walk() if isinstance(op, func.FuncOp)]
+    assert [str(t) for t in f.function_type.outputs.data] == ["tensor<2xf32>", "tensor<f32>"]
 
 
 # --- CSE and folding while tracing -----------------------------------------------------------------

@@ -118,6 +118,58 @@ def test_pytrees_of_arrays_in_and_out():
     assert block.num_compilations == 2
 
 
+def test_bf16_goes_in_as_uint16_bits_and_comes_back_as_them():
+    """A bf16 result (uint16 bits) is the next jitted call's bf16 argument."""
+    bits = np.array([0x3F80, 0x4020, 0xC040], np.uint16)  # 1.0, 2.5, -3.0
+    double = aicf.jit(lambda x: x * 2)
+    once = double(bits)
+    assert once.dtype == np.uint16
+    twice = double(once)
+    as_f32 = (twice.astype(np.uint32) << 16).view(np.float32)
+    np.testing.assert_array_equal(as_f32, [4.0, 10.0, -12.0])
+    module = double.lower(bits)
+    assert "tensor<3xbf16>" in str(module)
+
+
+def test_bf16_from_ml_dtypes():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    x = np.array([1.5, -2.0, 3.0], ml_dtypes.bfloat16)
+    y = aicf.jit(lambda x: x * 2)(x)
+    np.testing.assert_array_equal(y.view(ml_dtypes.bfloat16).astype(np.float32), [3.0, -4.0, 6.0])
+
+
+def test_numbers_in_the_result_come_back_as_arrays():
+    """As jax.jit: a Python number (or NumPy constant) among the results is returned as
+    a 0-d array, weakly typed (f32, i32; a bool stays a bool); None stays None."""
+
+    @aicf.jit
+    def f(x):
+        return {"y": x * 2, "n": 3, "flag": True, "s": 0.25, "c": np.arange(3), "none": None}
+
+    x = rand(4)
+    out = f(x)
+    np.testing.assert_allclose(out["y"], x * 2)
+    assert out["none"] is None
+    for key, value, dtype in [("n", 3, np.int32), ("flag", True, np.bool_), ("s", 0.25, np.float32)]:
+        assert isinstance(out[key], np.ndarray) and out[key].shape == (), key
+        assert out[key].dtype == dtype and out[key] == value, key
+    np.testing.assert_array_equal(out["c"], [0, 1, 2])
+
+    pair = aicf.jit(lambda x: (x, 1.5))(rand(2, dtype=np.float16))
+    assert isinstance(pair, tuple) and pair[1].dtype == np.float32 and pair[1] == 1.5
+
+
+def test_a_result_leaf_that_is_no_array_is_named_by_its_path():
+    def f(x):  # RESULT-DEF
+        return [x, {"name": "relu"}]
+
+    with pytest.raises(aicf.CompileError) as err:
+        aicf.jit(f)(rand(2))
+    msg = str(err.value)
+    assert msg.startswith(f"{__file__}:{line_of(__file__, 'RESULT-DEF')}: error: f returned a str at "
+                          "result[1]['name']"), msg  # fmt: skip
+
+
 @pytest.mark.parametrize(
     "args, words",
     [

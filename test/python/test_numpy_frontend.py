@@ -225,7 +225,7 @@ def _error_of(fn, *args) -> str:
         ("E-BOOLADD", lambda x: (x > 0) + (x < 1), "arithmetic on i1 (bool) tensors"),  # E-BOOLADD
         ("E-GELU", lambda x: aicf.ops.gelu(x, approximate="fast"), "approximate must be"),  # E-GELU
         ("E-IOTA", lambda x: aicf.ops.iota([4, 8], 2), "dim 2 is out of range for rank 2"),  # E-IOTA
-        ("E-LOGAND", lambda x: np.logical_and(x > 0, x < 1), "numpy.logical_and is not supported yet"),  # E-LOGAND
+        ("E-LOGAND", lambda x: np.logical_and(x > 0, x) << 1, "numpy.left_shift (<<) of i32 tensors is not supported yet"),  # E-LOGAND
         ("E-FFT", lambda x: np.fft.fft(x), "numpy.fft.fft has no aicf meaning"),  # E-FFT
         ("E-CUMSUM", lambda x: np.cumsum(x), "numpy.cumsum has no aicf meaning"),  # E-CUMSUM
         ("E-LOG1P", lambda x: np.log1p(x), "numpy.log1p has no aicf meaning"),  # E-LOG1P
