@@ -701,7 +701,9 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     from aicf.kernels import registry
 
     key = None
-    if isinstance(src, str) and target == "cpu":
+    # kernels files are read when the planner runs: a module compiled with them is not
+    # kept by its text, which would not see an edited file (nor a proposer's new reply)
+    if isinstance(src, str) and target == "cpu" and not kopts.kernels and not kopts.proposer:
         key = ((src, fuse, force, kopts, registry.GENERATION[0])
                if "\n" in src or not src.strip().endswith(".mlir") else None)
     start = time.perf_counter()

@@ -234,7 +234,11 @@ class AicfOptMain(xDSLOptMain):
         try:
             for i, (chunk, offset) in enumerate(chunks):
                 text = chunk.read()
-                expected = vd.expectations(text.decode("utf-8", "replace"), offset + 1)
+                try:
+                    expected = vd.expectations(text.decode("utf-8", "replace"), offset + 1)
+                except vd.MalformedAnnotation as e:
+                    problems.append(f"{self.get_input_name()}: {e}")
+                    continue
                 printed = program = ""
                 if i > 0:
                     output.write("// -----\n")

@@ -47,11 +47,31 @@ class Diagnostic:
     message: str
 
 
+# anything that starts like an annotation: one that ANNOTATION does not read whole
+# (an unclosed `{{`, a misspelt designator, MLIR's `-re` form) would otherwise expect
+# nothing, and a test of an error that never comes would pass
+LOOKS_LIKE = re.compile(r"expected-(?:error|warning|note|remark)\S*")
+
+
+class MalformedAnnotation(ValueError):
+    pass
+
+
 def expectations(text: str, first_line: int) -> list[Expected]:
-    """The annotations of a chunk whose first line is file line `first_line` (1-based)."""
+    """The annotations of a chunk whose first line is file line `first_line` (1-based).
+    Raises MalformedAnnotation, naming the line, for one it cannot read."""
     out = []
     for i, line in enumerate(text.splitlines()):
         here = first_line + i
+        starts = {m.start() for m in ANNOTATION.finditer(line)}
+        for m in LOOKS_LIKE.finditer(line):
+            if m.start() not in starts:
+                what = m.group(0)
+                hint = (" (regular expressions are not supported: match a substring with "
+                        f"{what.split('-re')[0]})") if "-re" in what else ""
+                raise MalformedAnnotation(f"line {here}: cannot read the annotation {line[m.start():].strip()!r}: "
+                                          f"expected `expected-<severity> [@above|@below|@unknown|@+N|@-N] "
+                                          f"{{{{text}}}}`{hint}")
         for m in ANNOTATION.finditer(line):
             at = m.group("at")
             if at == "unknown":

@@ -28,25 +28,33 @@ class TreeDef(NamedTuple):
 LEAF = TreeDef("leaf")
 
 
+MAX_DEPTH = 100  # containers within containers: a cycle (a list holding itself) ends here
+
+
 def flatten(tree: Any) -> tuple[list[Any], TreeDef]:
     leaves: list[Any] = []
-    return leaves, _flatten(tree, leaves)
+    return leaves, _flatten(tree, leaves, 0)
 
 
-def _flatten(tree: Any, leaves: list[Any]) -> TreeDef:
+def _flatten(tree: Any, leaves: list[Any], depth: int) -> TreeDef:
+    from aicf.errors import ArgumentError  # a TypeError too
+
     if tree is None:
         return TreeDef("none")
+    if isinstance(tree, dict | list | tuple) and depth >= MAX_DEPTH:
+        raise ArgumentError(f"a pytree nested more than {MAX_DEPTH} deep (does a container hold itself?)")
     if isinstance(tree, dict):
         try:
             keys = tuple(sorted(tree))
         except TypeError:
-            raise TypeError("dict keys of a pytree must be sortable") from None
-        return TreeDef("dict", keys, tuple(_flatten(tree[k], leaves) for k in keys))
+            raise ArgumentError("dict keys of a pytree must be sortable (as in JAX), got keys of types "
+                                f"{', '.join(sorted({type(k).__name__ for k in tree}))}") from None
+        return TreeDef("dict", keys, tuple(_flatten(tree[k], leaves, depth + 1) for k in keys))
     if isinstance(tree, list):
-        return TreeDef("list", (), tuple(_flatten(v, leaves) for v in tree))
+        return TreeDef("list", (), tuple(_flatten(v, leaves, depth + 1) for v in tree))
     if isinstance(tree, tuple):
         kind = type(tree) if hasattr(tree, "_fields") else "tuple"
-        return TreeDef(kind, (), tuple(_flatten(v, leaves) for v in tree))
+        return TreeDef(kind, (), tuple(_flatten(v, leaves, depth + 1) for v in tree))
     leaves.append(tree)
     return LEAF
 

@@ -120,7 +120,9 @@ def spec_of(arg: Any) -> TensorSpec:
         return scalar_spec(arg)
     if hasattr(arg, "shape") and hasattr(arg, "dtype"):
         return TensorSpec(tuple(int(d) for d in arg.shape), arg.dtype)
-    raise TypeError(
+    from aicf.errors import ArgumentError  # a TypeError too, as before
+
+    raise ArgumentError(
         f"example arguments must be arrays or aicf.TensorSpec, got {type(arg).__name__}"
     )
 

@@ -61,15 +61,22 @@ def expr_names(text: str) -> list[str]:
     return sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in funcs})
 
 
+MAX_EXPR_CHARS = 1000
+
+
 def check_expr(text: str | int, where: str) -> str:
     """The expression as text, after checking it uses only what evaluate() allows."""
     if isinstance(text, bool) or not isinstance(text, (int, str)):
         raise kernel_error(where, f"an expression must be an int or a string, got {text!r}")
+    if isinstance(text, int) and not -(2**63) <= text < 2**63:
+        raise kernel_error(where, "an integer expression must fit in int64")
     text = str(text)
+    if len(text) > MAX_EXPR_CHARS:  # ast.parse recurses: a long enough one exhausts the stack
+        raise kernel_error(where, f"an expression of {len(text)} characters (at most {MAX_EXPR_CHARS})")
     try:
         tree = ast.parse(text, mode="eval")
-    except SyntaxError as e:
-        raise kernel_error(where, f"cannot parse the expression '{text}': {e.msg}") from None
+    except (SyntaxError, RecursionError, MemoryError, ValueError) as e:
+        raise kernel_error(where, f"cannot parse the expression '{text[:80]}': {getattr(e, 'msg', e)}") from None
     for node in ast.walk(tree):
         ok = isinstance(node, (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Name, ast.Load, ast.Call,
                                ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub))
@@ -346,9 +353,12 @@ class ExternalKernel:
             raise kernel_error(where, "a cuda kernel needs its launch configuration (grid, block, smem)")
         order = data.get("arg_order")
         if order is not None:
+            # ints proper (True would pass for 1); checked before sorting (mixed types)
+            if (not isinstance(order, (list, tuple))
+                    or not all(isinstance(i, int) and not isinstance(i, bool) for i in order)
+                    or sorted(order) != list(range(len(order)))):  # fmt: skip
+                raise kernel_error(where, f"arg_order must be a permutation of 0..n-1 (a list of ints), got {order!r}")
             order = tuple(order)
-            if sorted(order) != list(range(len(order))) or not all(isinstance(i, int) for i in order):
-                raise kernel_error(where, f"arg_order must be a permutation of 0..n-1, got {list(order)}")
         return ExternalKernel(
             name=data["name"], target=target, pattern=data["pattern"], source=data["source"],
             entry=data["entry"], guard=Guard.from_data(data.get("guard"), where), launch=launch,

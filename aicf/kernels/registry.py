@@ -26,6 +26,8 @@ is made, not in a later compile.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -85,11 +87,28 @@ def clear() -> None:
     _bump()
 
 
+MAX_FILE_BYTES = 16 << 20
+
+
+def read_file(path: Path) -> str:
+    """A kernels, pattern or source file's text: a regular file (a FIFO or a device
+    such as /dev/zero would block or never end) of at most MAX_FILE_BYTES. Raises
+    OSError with the reason."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(0, "not a regular file")
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise OSError(0, f"larger than {MAX_FILE_BYTES >> 20} MiB")
+    return data.decode("utf-8", errors="replace")
+
+
 def load(path: str | Path) -> list[ExternalKernel]:
     """Register the kernels of a `*.kernels.json` file (once per path and content)."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = read_file(path)
     except OSError as e:
         raise CompileError(f"cannot read the kernels file {path}: {e.strerror}") from None
     try:
@@ -121,7 +140,7 @@ def load(path: str | Path) -> list[ExternalKernel]:
                                        f"got {entry[file_field]!r}")
                 f = path.parent / entry.pop(file_field)
                 try:
-                    entry[field] = f.read_text()
+                    entry[field] = read_file(f)
                 except OSError as e:
                     raise CompileError(f"{path}: kernel {name}: cannot read {file_field} {f} (relative paths are "
                                        f"read from the kernels file's folder): {e.strerror}") from None

@@ -217,6 +217,19 @@ class CpuProgram:
     def module(self) -> ModuleOp:
         return self.cmodule.module
 
+    def _failure(self) -> str:
+        """What a nonzero status of the C function means: a step could not allocate
+        its intermediate buffer, or an external kernel (aicf/kernels/) returned nonzero,
+        which its ABI calls a failure (the gate only ever ran it on its test cases)."""
+        import re
+
+        kernels = sorted(set(re.findall(r"/\* external kernel ([\w.-]+) \*/", self.cmodule.source)))
+        if not kernels:
+            return f"@{self.entry}: out of memory allocating an intermediate buffer"
+        names = ", ".join(k.rsplit("-", 1)[0] for k in kernels)
+        return (f"@{self.entry}: a step failed: the external kernel(s) {names} returned nonzero (a failure, "
+                "by the kernel ABI) on these inputs, or an intermediate buffer could not be allocated")
+
     def run(self, inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray]) -> None:
         arrays: list[np.ndarray] = []
         strided: list[bool] = []
@@ -250,4 +263,4 @@ class CpuProgram:
             status = fn.fn(bufs, strides)
             prof.add_steps(self.entry, fn.ops, fn.step_times())
         if status != 0:
-            raise AicfError(f"@{self.entry}: out of memory allocating an intermediate buffer")
+            raise AicfError(self._failure())

@@ -391,3 +391,52 @@ def test_cuda_proposal_that_compiles_waits_for_a_gpu(isolated):
     assert "not checked: it compiles, but there is no GPU here to run it on" in _candidate_line(
         text, "bcast_sum_faster")
     assert "-> gpu.external" not in text
+
+
+FAILS_GUARD = {"shapes": [["c"]], "constraints": {"c": {"min": 1024, "max": 1024}}}
+FAILS_ON_MARK = """
+#include <string.h>
+int bcast_sum_fails(const aicf_tensor *args, int64_t nargs, void *workspace) {
+  (void)nargs; (void)workspace;
+  const float *v = (const float *)args[0].data;
+  float *y = (float *)args[1].data;
+  const int64_t n = args[1].shape[0], sv = args[0].strides[0], sy = args[1].strides[0];
+  if (args[0].shape[0] > 0 && v[0] == 12345.0f) return 3;  /* a failure the gate's cases never meet */
+  for (int64_t j = 0; j < n; ++j) y[j * sy] = 4096.0f * v[j * sv];
+  return 0;
+}
+"""
+
+
+def test_a_kernel_failing_at_run_time_is_named(isolated):
+    """An admitted kernel that returns nonzero on inputs the gate never tried: the call
+    fails naming it (it used to say "out of memory allocating an intermediate buffer")."""
+    from aicf.kernels import register
+
+    register(name="bcast_sum_fails", pattern=bcast_sum(), source=FAILS_ON_MARK, entry="bcast_sum_fails",
+             guard=FAILS_GUARD)
+    exe = aicf.compile(bcast_sum(), target="cpu", gate=GATE, force="cpu.external")
+    assert schedule_kinds(exe) == ["cpu.external"]
+    v = _bcast_input()
+    np.testing.assert_allclose(exe(v), 4096.0 * v.astype(np.float64), rtol=1e-5)
+    v[0] = 12345.0
+    with pytest.raises(aicf.AicfError, match="the external kernel.s. bcast_sum_fails returned nonzero"):
+        exe(v)
+
+
+def test_an_edited_kernels_file_is_read_again(isolated, tmp_path):
+    """The in-process cache of compiled cpu modules does not keep a module compiled
+    with kernels files: the second compile sees the edited file."""
+    kfile = tmp_path / "k.kernels.json"
+
+    def write(entry: str) -> None:
+        kfile.write_text(json.dumps({"kernels": [{"name": "bcast_by_file", "target": "cpu", "pattern": bcast_sum(),
+                                                  "source": FAILS_ON_MARK, "entry": entry, "guard": FAILS_GUARD}]}))
+
+    write("bcast_sum_fails")
+    for _ in range(2):  # the second finds the file loaded already (no new registry generation)
+        first = aicf.compile(bcast_sum(), target="cpu", gate=GATE, kernels=str(kfile), force="cpu.external")
+        assert schedule_kinds(first) == ["cpu.external"]
+    write("no_such_entry")
+    second = aicf.compile(bcast_sum(), target="cpu", gate=GATE, kernels=str(kfile), force="cpu.external")
+    assert "does not define its entry 'no_such_entry'" in second.explain()

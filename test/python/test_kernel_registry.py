@@ -48,7 +48,7 @@ def _kernel(**over):
     ({"guard": {"shapes": [["n", "c"]], "constraints": {"k": {"min": 1}}}}, "the guard constrains 'k', which no guard"),
     ({"guard": {"layout": "packed"}}, "guard layout must be one of contiguous, strided"),
     ({"workspace": "__import__('os').getpid()"}, "is not integer arithmetic over symbols"),
-    ({"arg_order": [0, 0]}, "arg_order must be a permutation of 0..n-1, got [0, 0]"),
+    ({"arg_order": [0, 0]}, "arg_order must be a permutation of 0..n-1 (a list of ints), got [0, 0]"),
     ({"target": "cuda"}, "a cuda kernel needs its launch configuration"),
     ({"launch": {"grid": [1, 2, 3, 4], "block": [32]}, "target": "cuda"}, "launch grid has 1 to 3 dims, got 4"),
     ({"colour": "blue"}, "unknown field(s) colour"),
@@ -57,6 +57,13 @@ def _kernel(**over):
     ({"guard": {"dtypes": "f32"}}, "guard dtypes must be a list (one per pattern input), got 'f32'"),
     ({"workspace": "dim(0)"}, "dim() takes 2 arguments (kernel argument, dim), got 1"),
     ({"workspace": "cdiv(7)"}, "cdiv() takes 2 arguments (a, b), got 1"),
+    # found by the third attack (issue 10): raw TypeError, RecursionError, ValueError
+    ({"arg_order": 5}, "arg_order must be a permutation of 0..n-1 (a list of ints), got 5"),
+    ({"arg_order": [True, 0]}, "arg_order must be a permutation of 0..n-1 (a list of ints), got [True, 0]"),
+    ({"arg_order": ["a", 0]}, "arg_order must be a permutation of 0..n-1 (a list of ints)"),
+    ({"workspace": "+".join(["1"] * 100000)}, "an expression of 199999 characters (at most 1000)"),
+    ({"workspace": "(" * 300 + "1" + ")" * 300}, "cannot parse the expression"),
+    ({"workspace": 10**5000}, "an integer expression must fit in int64"),
 ])
 def test_malformed_kernels_are_clear_errors(over, says):
     with pytest.raises(CompileError, match="external kernel") as e:
@@ -102,6 +109,21 @@ def test_kernels_file_fields_are_checked_with_the_kernel_named(isolated, tmp_pat
     f.write_text(json.dumps({"kernels": [{**base, "source_file": 3}]}))
     with pytest.raises(CompileError, match="kernel 'k': source_file must be a path"):
         load(f)
+
+
+def test_a_kernels_file_that_is_not_a_regular_file_is_refused(isolated, tmp_path):
+    """/dev/zero never ends and a FIFO blocks: neither is read (the attack hung on
+    `aicf-plan{kernels="/dev/zero"}`)."""
+    import os
+
+    from aicf.kernels import registry
+
+    with pytest.raises(CompileError, match="cannot read the kernels file /dev/zero: not a regular file"):
+        registry.load("/dev/zero")
+    fifo = tmp_path / "k.kernels.json"
+    os.mkfifo(fifo)
+    with pytest.raises(CompileError, match="not a regular file"):
+        registry.load(fifo)
 
 
 def test_kernels_takes_paths(isolated):

@@ -230,3 +230,16 @@ def test_slice_steps_past_int64_are_numpys(index):
     # a step is an i64 attribute: 2**70 reached xDSL and raised its ValueError
     x = np.arange(5, dtype=np.float32)
     np.testing.assert_array_equal(aicf.jit(lambda a: a[index])(x), x[index])
+
+
+def test_bad_example_arguments_and_pytrees_are_aicf_errors():
+    """Found by the third attack (issue 10): raw TypeError / RecursionError."""
+    with pytest.raises(aicf.AicfError, match="example arguments must be arrays or aicf.TensorSpec, got str"):
+        aicf.trace(lambda x: x * 2, "abc")
+    one = np.ones(3, np.float32)
+    with pytest.raises(aicf.AicfError, match="dict keys of a pytree must be sortable .* int, str"):
+        aicf.jit(lambda d: d[1] + d["a"])({1: one, "a": one})
+    cycle: list = [one]
+    cycle.append(cycle)
+    with pytest.raises(aicf.AicfError, match="nested more than 100 deep"):
+        aicf.jit(lambda a: a[0])(cycle)

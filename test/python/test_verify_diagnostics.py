@@ -112,3 +112,18 @@ def test_parse_error_lines_count_from_the_file_start(tmp_path, capsys):
     bad = "func.func @h() {\n  // expected-error @+1 {{unknown iterator}}\n  aicf_loop.nest domain = [4] iterators = [sideways]\n}\n"
     rc, err = run(tmp_path, capsys, GOOD + "// -----\n" + GOOD + "// -----\n" + bad, "--split-input-file")
     assert rc == 0, err
+
+
+@pytest.mark.parametrize("annotation, words", [
+    ("  // expected-error @+1 {{not broadcast-compatible", ["cannot read the annotation"]),  # unclosed
+    ("  // expected-error-re @+1 {{not .* compatible}}", ["regular expressions are not supported"]),
+    ("  // expected-error @next {{not broadcast-compatible}}", ["cannot read the annotation"]),
+])  # fmt: skip
+def test_an_annotation_that_cannot_be_read_fails(tmp_path, capsys, annotation, words):
+    """MLIR fails on an annotation it cannot read; ignoring it would let a test of an
+    error that never comes pass (the third attack, issue 10)."""
+    rc, err = run(tmp_path, capsys, FUNC.format(before=annotation, op=BAD_ADD))
+    assert rc == 1
+    for w in words:
+        assert w in err, err
+    assert "line 2" in err and "Traceback" not in err
