@@ -60,8 +60,10 @@ loop level, in order. `compile(..., fuse=False)` leaves out aicf-fuse; the cuda
 target runs DECOMPOSE_ATTENTION after aicf-recognize-attention."""
 
 DECOMPOSE_ATTENTION = "aicf-decompose-attention"
-"""The cuda target's attention until the GPU has a schedule of its own: batched
-matmul, softmax (one row group after aicf-fuse), batched matmul."""
+"""The cuda target's attention where the flash kernel (gpu.flash_attention) does not
+run it: batched matmul, softmax (one row group after aicf-fuse), batched matmul. Until
+the flash kernel has been checked on a GPU it is taken only when forced
+(`force="gpu.flash_attention"`, which runs this pass with keep_flash)."""
 
 """Passes over the loop level for the cpu target (nests that keep an `aicf.schedule`
 are left alone, so a hand-written schedule is what runs)."""
@@ -671,7 +673,8 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     that cannot be compiled. An entry with dynamic extents (`tensor<?x...>`) gives a
     SpecializingExecutable, which compiles once per distinct set of argument shapes.
     `force` names schedule kinds (dialects/schedule.py) the planner takes wherever
-    their guard passes, e.g. force="gpu.cublas_gemm" or "gpu.matmul_tiled";
+    their guard passes, e.g. force="gpu.cublas_gemm" or "gpu.matmul_tiled"
+    ("gpu.flash_attention": attention on the flash kernel where it applies);
     `exe.explain()` shows the candidates and why each was or was not taken.
     `tune` (cuda): time the top configurations of tensor-core matmuls (and cuBLAS) on
     the GPU and keep the fastest, cached on disk (passes/loop/tune.py): "auto" (the

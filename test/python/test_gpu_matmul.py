@@ -173,6 +173,10 @@ static inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); re
 static inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
 static inline float __int_as_float(int u) { float f; memcpy(&f, &u, 4); return f; }
 static inline double __longlong_as_double(long long u) { double f; memcpy(&f, &u, 8); return f; }
+static inline float __double2float_rz(double d) {  // toward zero: truncate a rounded-to-nearest overshoot
+  float f = (float)d;
+  if (f == f && (double)f != d && ((double)f > d) == (d > 0)) f = nextafterf(f, 0.0f);
+  return f; }
 template <typename T> static inline T __shfl_xor_sync(unsigned, T v, int, int) { return v; }
 template <typename F> static void aicf_launch(unsigned gx, unsigned gy, unsigned gz, unsigned nt, F f) {
   blockDim = {nt, 1, 1}; gridDim = {gx, gy, gz};
