@@ -5,8 +5,9 @@ DESIGN.md); the golden reference (`aicf.reference`) and constant folding
 (`aicf-fold-constants`, the tracer) both run it, under different precision policies:
 
 - `"reference"`: floats are held in float64 and integers in int64; nothing is rounded
-  except by `cast`, which rounds to its result type (the op's semantics). This is the
-  "float64 where it matters" reference the compiled code is measured against.
+  except by `cast`, which rounds to its result type (the op's semantics), and every
+  integer result wraps at its width (NumPy's). This is the "float64 where it matters"
+  reference the compiled code is measured against.
 - `"fold"`: the op's dtype semantics, as the lowered loop bodies compute: f16/bf16/f32
   in float32, f64 in float64, i32 in int32 (wrapping); every result is rounded once
   to its element type.
@@ -122,7 +123,7 @@ class Precision:
     narrow_float: np.dtype
     """The dtype f16, bf16 and f32 values are computed in."""
     wide_ints: bool
-    """Integers are held in int64 without wrapping (else in their own width)."""
+    """Integers are held in int64 (else in their own width); results wrap at their width."""
     round_every_op: bool
     """Every op's result is rounded to its element type (else only `cast`'s)."""
 
@@ -218,8 +219,15 @@ class AicfTensorFunctions(InterpreterFunctions):
 
     def _finish(self, op: Operation, value) -> np.ndarray:
         value = np.asarray(value)
+        elt = _result_element(op)
         if self.policy.round_every_op:
-            value = self.policy.round(value, _result_element(op))
+            value = self.policy.round(value, elt)
+        elif isinstance(elt, IntegerType) and elt != IntegerType(1) and value.dtype.kind in "iu":
+            # integers wrap at their width, as NumPy's and the compiled code's do (held
+            # in int64, an i32 result that overflows would otherwise stay exact)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                value = value.astype(storage_dtype(elt)).astype(value.dtype)
         return value
 
     def _operands(self, op: Operation, args: PythonValues) -> list[np.ndarray]:

@@ -44,3 +44,29 @@ def test_cuda_source_wraps_through_unsigned():
 
     run_pipeline(mod, pipeline_for("cuda", tune=False)[:-1] + target_pipeline("cuda", gpu="h100"))
     assert "(int)((unsigned)" in emit_cuda(mod)
+
+
+def test_the_reference_wraps_as_numpy_and_aicf_run_agrees(tmp_path, capsys):
+    """The golden reference holds integers in int64, but an i32 result wraps at 32
+    bits, as NumPy's and the compiled code's do: aicf-run used to report a correct
+    wrapping program as FAIL."""
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+    from aicf.reference import evaluate
+    from aicf.tools.aicf_run import main
+
+    src = """func.func @f(%x: tensor<4xi32>) -> tensor<*xi32> {
+  %c = aicf_tensor.constant dense<2147483647> : tensor<4xi32>
+  %y = aicf_tensor.add %x, %c : (tensor<4xi32>, tensor<4xi32>) -> tensor<*xi32>
+  func.return %y : tensor<*xi32>
+}
+"""
+    x = np.array([0, 1, 2, -5], np.int32)
+    with np.errstate(over="ignore"):
+        want = x + np.int32(2**31 - 1)
+    (ref,) = evaluate(parse_module(make_context(), src, "<t>"), "f", x)
+    np.testing.assert_array_equal(ref, want.astype(np.int64))
+    path = tmp_path / "wrap.mlir"
+    path.write_text(src)
+    assert main([str(path), "--target", "cpu"]) == 0
+    assert "FAIL" not in capsys.readouterr().out
