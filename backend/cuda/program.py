@@ -475,7 +475,7 @@ class CudaProgram:
             finally:
                 graph = side.end_capture()
         except Exception as e:  # a capture the driver refuses: this program runs uncaptured
-            _log.info("@%s: no CUDA graph (%s); launching kernel by kernel", self.entry, e)
+            _log.warning("@%s: no CUDA graph (%s); launching kernel by kernel", self.entry, e)
             self.graphs = False
             return None
         return graph

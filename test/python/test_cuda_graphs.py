@@ -151,8 +151,13 @@ def test_a_model_forward_is_replayed_as_one_graph(caplog):
     prog.graphs = False
     eager = cp.asnumpy(model(ids, **dev, n_head=cfg["n_head"]))
     prog.graphs = True
+    ptrs = []
     with caplog.at_level("INFO", logger="aicf"):
         for _ in range(3):
-            out = cp.asnumpy(model(ids, **dev, n_head=cfg["n_head"]))
-    assert prog.graphs and len(prog._graphs) >= 1, f"{len(prog._seen)} keys seen once; {caplog.text}"
+            y = model(ids, **dev, n_head=cfg["n_head"])
+            ptrs.append(y.data.ptr)  # a graph is keyed on every pointer, the output's too
+            out = cp.asnumpy(y)
+            del y
+    why = f"{len(prog._seen)} keys seen once, output pointers {[hex(p) for p in ptrs]}; {caplog.text}"
+    assert prog.graphs and len(prog._graphs) >= 1, why
     np.testing.assert_array_equal(out, eager)
