@@ -195,6 +195,7 @@ class CudaProgram:
         self._graphs = LruCache(GRAPHS_PER_PROGRAM)  # (stream, pointers) -> replayable graph
         self._seen = LruCache(4 * GRAPHS_PER_PROGRAM)  # keys met once: captured when met again
         self._statics: dict[int, list] = {}  # stream -> the intermediates its graphs write
+        self._static_outs: dict[int, list] = {}  # stream -> the outputs its graphs write (see _replay_own)
         self._graphable = False  # set by _make_plan
         self._graph_lock = threading.Lock()
         self._event = None
@@ -367,7 +368,14 @@ class CudaProgram:
         cp = rt.cupy()
         env: list = [None] * nslots
         env[:n] = arrays
+        stream = stream or cp.cuda.get_current_stream()
         if n == nin:
+            if self.graphs and self._graphable and not self.debug:
+                outs = self._replay_own(env, nin, nall, steps, stream, specs)
+                if outs is not None:
+                    if self.sync is rt.SyncPolicy.EVENT_RECORD:
+                        self._record(stream)
+                    return outs[0] if nall - nin == 1 else tuple(outs)
             for i in range(nin, nall):
                 dt, shape, _ = specs[i]
                 env[i] = cp.empty(shape, dt)  # the pool's blocks are 512-byte aligned
@@ -375,11 +383,10 @@ class CudaProgram:
                     poison(env[i])
         else:
             _reject_overlap(arrays[:nin], arrays[nin:], self.entry)
-        stream = stream or cp.cuda.get_current_stream()
-        if self.graphs and self._graphable and self._replay(env, nall, steps, stream):
-            if self.sync is rt.SyncPolicy.EVENT_RECORD:
-                self._record(stream)
-            return env[nin] if nall - nin == 1 else tuple(env[nin:nall])
+            if self.graphs and self._graphable and self._replay(env, nall, steps, stream):
+                if self.sync is rt.SyncPolicy.EVENT_RECORD:
+                    self._record(stream)
+                return env[nin] if nall - nin == 1 else tuple(env[nin:nall])
         self._run_steps(env, steps, stream)
         if self.sync is rt.SyncPolicy.EVENT_RECORD:
             self._record(stream)
@@ -455,6 +462,37 @@ class CudaProgram:
                 self._graphs[key] = graph
             graph.launch(stream)
         return True
+
+    def _replay_own(self, env: list, nin: int, nall: int, steps, stream, specs) -> list | None:
+        """As `_replay`, for a call that leaves its outputs to the program (`y = f(x)`):
+        the graph writes outputs of its own (one set per stream) and each replay copies
+        them into fresh arrays, so the graph does not hang on where the pool puts a
+        call's outputs (a key with them in it may never come twice). None: run the
+        steps as usual."""
+        cp = rt.cupy()
+        key = (stream.ptr, tuple(a.data.ptr for a in env[:nin]), "own outputs")
+        with self._graph_lock:
+            graph = self._graphs.get(key)
+            if graph is None:
+                if self._seen.get(key) is None:
+                    self._seen[key] = True
+                    return None
+                outs = self._static_outs.get(stream.ptr)
+                if outs is None:
+                    outs = self._static_outs[stream.ptr] = [cp.empty(specs[i][1], specs[i][0])
+                                                            for i in range(nin, nall)]  # fmt: skip
+                env[nin:nall] = outs
+                graph = self._capture(env, steps, stream)
+                if graph is None:
+                    return None
+                self._graphs[key] = graph
+            outs = self._static_outs[stream.ptr]
+            graph.launch(stream)
+            with stream:  # in stream order, before any later replay rewrites them
+                fresh = [cp.empty(o.shape, o.dtype) for o in outs]
+                for f, o in zip(fresh, outs):
+                    cp.copyto(f, o)
+        return fresh
 
     def _capture(self, env: list, steps, stream):
         cp = rt.cupy()

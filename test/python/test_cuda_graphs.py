@@ -65,6 +65,25 @@ def test_replay_matches_kernel_by_kernel():
 
 
 @gpu
+def test_outputs_the_program_allocates_are_replayed_too():
+    """`y = exe(x)`: the graph writes outputs of its own and each call gets fresh
+    arrays (copies), so an earlier result is never overwritten by a later call."""
+    exe = aicf.compile(CHAIN, target="cuda", fuse=False)
+    prog = exe._program
+    prog.graphs = True
+    rng = np.random.default_rng(4)
+    x = cp.asarray(rng.standard_normal((256, 1000), dtype=np.float32))
+    results = []
+    for k in range(4):
+        x[...] = cp.asarray(rng.standard_normal((256, 1000), dtype=np.float32)) * (k + 1)
+        results.append((cp.asnumpy(x), exe(x)))
+    assert len(prog._graphs) == 1  # seen on the first call, captured on the second
+    assert len({y.data.ptr for _, y in results}) == len(results)
+    for xs, y in results:
+        np.testing.assert_allclose(cp.asnumpy(y), _softmax(xs), rtol=1e-5, atol=1e-7)
+
+
+@gpu
 def test_off_means_no_capture():
     exe = aicf.compile(CHAIN, target="cuda", fuse=False)
     exe._program.graphs = False
