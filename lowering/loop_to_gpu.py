@@ -69,7 +69,7 @@ def lower_nest(module: ModuleOp, fn: func.FuncOp, nest: NestOp, index: int, targ
     nest.erase()
 
 
-def lower_attention(att: AttentionOp) -> None:
+def lower_attention(att: AttentionOp, target: GpuTarget) -> None:
     """`gpu.flash_attention`: one `aicf_gpu.library_call "aicf.flash_attention"` over
     Q, K, V and O, its parameters the schedule's tiles and the operands' layouts."""
     from aicf.lowering.gpu_schedules.flash_attention import KIND, call_params
@@ -78,7 +78,7 @@ def lower_attention(att: AttentionOp) -> None:
     s = _schedule(att)
     if s.kind != KIND:
         raise op_error(att, f"schedule kind {s.kind} does not apply to an attention")
-    params = call_params(att, int(s.params["block_m"]), int(s.params["block_n"]))
+    params = call_params(att, int(s.params["block_m"]), int(s.params["block_n"]), target)
     if isinstance(params, str):
         raise op_error(att, f"cannot run as the flash kernel: {params}")
     params["est_ns"] = int(s.params.get("est_ns", 0))
@@ -158,4 +158,4 @@ class LowerToGpuPass(ModulePass):
                 replay.lower(nest, lambda: lower_nest(op, fn, nest, i, target))  # noqa: B023
             lower_gathers(op, fn, target)
             for att in [o for o in fn.walk() if isinstance(o, AttentionOp)]:
-                lower_attention(att)
+                lower_attention(att, target)

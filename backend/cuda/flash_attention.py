@@ -215,9 +215,6 @@ aicf_flash_attention(const elt_t *__restrict__ q, const elt_t *__restrict__ k, c
 """
 
 ENTRY = "aicf_flash_attention"
-HEAD_DIMS = (64, 128)
-DTYPES = ("f16", "bf16")
-ALIGN_ELEMENTS = 8  # 16-byte copies of K and V rows, 4-byte Q and O accesses
 
 
 def source(head_dim: int, dtype: str, block_m: int, block_n: int, causal: bool) -> str:
@@ -226,10 +223,6 @@ def source(head_dim: int, dtype: str, block_m: int, block_n: int, causal: bool) 
             "IS_BF16": int(dtype == "bf16"), "CAUSAL": int(causal)}  # fmt: skip
     head = "".join(f"#define {k} {v}\n" for k, v in defs.items())
     return head + "#define AICF_INF __int_as_float(0x7f800000)\n" + SOURCE
-
-
-def shared_bytes(head_dim: int, block_n: int) -> int:
-    return 2 * block_n * (head_dim + 8) * 2
 
 
 def launch(sq: int, batch: int, block_m: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:

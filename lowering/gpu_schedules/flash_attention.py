@@ -14,6 +14,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import MemRefType
 
 from aicf.dialects.loop import AttentionOp
+from aicf.target import GpuTarget
 
 KIND = "gpu.flash_attention"
 HEAD_DIMS = (64, 128)
@@ -84,7 +85,7 @@ def logical_layout(t: MemRefType, perm: tuple[int, ...] | None, batch: tuple[int
     return [*bstrides, st[-2], st[-1]], off
 
 
-def call_params(op: AttentionOp, block_m: int, block_n: int) -> dict | str:
+def call_params(op: AttentionOp, block_m: int, block_n: int, target: GpuTarget) -> dict | str:
     """The library call's parameters for `op` (see LibraryCallOp's entry), or why the
     kernel cannot take its operands' layouts."""
     lq, lk, lv = op.logical_shapes()
@@ -104,6 +105,10 @@ def call_params(op: AttentionOp, block_m: int, block_n: int) -> dict | str:
             return f"{name.upper()}'s strides {st[:-1]} or offset {off} are not multiples of {ALIGN} elements"
         layouts.append((st, off))
     b = [1] * (MAX_BATCH_DIMS - len(batch)) + list(batch)
+    if b[0] * b[1] > target.max_grid_y:  # the batch is the grid's y dimension
+        return f"{b[0] * b[1]} batch entries are more than a grid's y dimension holds ({target.max_grid_y})"
+    if max(lq[-2], lk[-2]) >= 2**31:  # the kernel counts rows in int
+        return f"sequence lengths {lq[-2]}, {lk[-2]} pass 2^31"
     p: dict = {"head_dim": lq[-1], "block_m": block_m, "block_n": block_n, "causal": int(op.is_causal),
                "dtype": dtype_name(out.get_element_type()), "sq": lq[-2], "sk": lk[-2], "b0": b[0], "b1": b[1],
                "scale": repr(op.scale_value)}  # fmt: skip

@@ -28,7 +28,7 @@ def flash_candidate(op: AttentionOp, t: GpuTarget) -> Candidate:
         why = f"the flash kernel needs mma.sync (sm_{MIN_SM} or later), not sm_{t.sm_arch}"
     block_m, block_n = 64, 64
     if why is None:
-        params = call_params(op, block_m, block_n)
+        params = call_params(op, block_m, block_n, t)
         why = params if isinstance(params, str) else None
     if why is not None:
         return Candidate(KIND, 0, reason=why)

@@ -28,6 +28,8 @@ from test_attention import DTYPES, attention_program, random, reference, rel_err
 import aicf
 from aicf.backend.cuda import flash_attention as fa
 from aicf.dtypes import f32_to_bf16_bits
+from aicf.lowering.gpu_schedules.flash_attention import DTYPES as FLASH_DTYPES
+from aicf.lowering.gpu_schedules.flash_attention import HEAD_DIMS
 from aicf.reference import bf16_bits_to_f64
 
 from gpu_support import cp, gpu
@@ -36,8 +38,8 @@ FORCE = "gpu.flash_attention"
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
-@pytest.mark.parametrize("head_dim", fa.HEAD_DIMS)
-@pytest.mark.parametrize("dtype", fa.DTYPES)
+@pytest.mark.parametrize("head_dim", HEAD_DIMS)
+@pytest.mark.parametrize("dtype", FLASH_DTYPES)
 @pytest.mark.parametrize("causal", [False, True])
 def test_every_instantiation_compiles_without_spills(tmp_path, head_dim, dtype, causal):
     cu = tmp_path / "k.cu"
@@ -76,7 +78,7 @@ def _from_bits(b: np.ndarray, dtype: str) -> np.ndarray:
 
 
 @pytest.mark.skipif(CXX is None, reason="needs a C++20 compiler")
-@pytest.mark.parametrize("dtype", fa.DTYPES)
+@pytest.mark.parametrize("dtype", FLASH_DTYPES)
 @pytest.mark.parametrize("head_dim, sq, sk, b0, b1", [(64, 100, 77, 1, 2), (128, 37, 130, 2, 1), (64, 1, 1, 1, 1),
                                                       (64, 65, 64, 1, 1), (128, 64, 0, 1, 1)])
 @pytest.mark.parametrize("causal", [False, True])

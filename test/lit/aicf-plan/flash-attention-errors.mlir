@@ -31,3 +31,11 @@ func.func @misaligned(%q: memref<16x64xf16, strided<[68, 1]>>, %k: memref<16x64x
   aicf_loop.attention scale = 0.125 ins(%q, %k, %v : memref<16x64xf16, strided<[68, 1]>>, memref<16x64xf16>, memref<16x64xf16>) outs(%o : memref<16x64xf16>)
   func.return
 }
+
+// -----
+
+func.func @batch(%q: memref<70000x1x64xf16>, %o: memref<70000x1x64xf16>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{70000 batch entries are more than a grid's y dimension holds (65535)}}
+  aicf_loop.attention scale = 0.125 ins(%q, %q, %q : memref<70000x1x64xf16>, memref<70000x1x64xf16>, memref<70000x1x64xf16>) outs(%o : memref<70000x1x64xf16>)
+  func.return
+}
