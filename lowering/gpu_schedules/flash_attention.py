@@ -21,6 +21,8 @@ DTYPES = ("f16", "bf16")
 ALIGN = 8  # elements: the kernel's 16-byte copies of K and V rows
 MAX_BATCH_DIMS = 2
 MIN_SM = 80  # mma.sync m16n8k16 with f32 accumulators, ldmatrix, cvt.rn.bf16x2
+MAX_BATCH = 65535  # CUDA's gridDim.y: the launch has a row of blocks per (b0, b1)
+MAX_INT = 2**31 - 1  # the kernel takes Sq, Sk and b1 as int
 
 
 def dtype_name(t) -> str:
@@ -104,6 +106,10 @@ def call_params(op: AttentionOp, block_m: int, block_n: int) -> dict | str:
             return f"{name.upper()}'s strides {st[:-1]} or offset {off} are not multiples of {ALIGN} elements"
         layouts.append((st, off))
     b = [1] * (MAX_BATCH_DIMS - len(batch)) + list(batch)
+    if b[0] * b[1] > MAX_BATCH:
+        return f"{b[0] * b[1]} batches > the {MAX_BATCH} the launch's grid (y) holds"
+    if max(lq[-2], lk[-2]) > MAX_INT:
+        return f"sequence lengths {lq[-2]}, {lk[-2]}: the kernel counts them in int (at most {MAX_INT})"
     p: dict = {"head_dim": lq[-1], "block_m": block_m, "block_n": block_n, "causal": int(op.is_causal),
                "dtype": dtype_name(out.get_element_type()), "sq": lq[-2], "sk": lk[-2], "b0": b[0], "b1": b[1],
                "scale": repr(op.scale_value)}  # fmt: skip

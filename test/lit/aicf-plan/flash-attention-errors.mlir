@@ -31,3 +31,21 @@ func.func @misaligned(%q: memref<16x64xf16, strided<[68, 1]>>, %k: memref<16x64x
   aicf_loop.attention scale = 0.125 ins(%q, %k, %v : memref<16x64xf16, strided<[68, 1]>>, memref<16x64xf16>, memref<16x64xf16>) outs(%o : memref<16x64xf16>)
   func.return
 }
+
+// -----
+
+// The launch has a row of blocks per batch, in the grid's y (at most 65535); built,
+// it failed at launch (or its int32 arguments overflowed on the host).
+func.func @many_batches(%q: memref<256x256x16x64xf16>, %k: memref<256x256x16x64xf16>, %v: memref<256x256x16x64xf16>, %o: memref<256x256x16x64xf16>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{'aicf_loop.attention' has no GPU schedule: 65536 batches > the 65535 the launch's grid (y) holds}}
+  aicf_loop.attention scale = 0.125 ins(%q, %k, %v : memref<256x256x16x64xf16>, memref<256x256x16x64xf16>, memref<256x256x16x64xf16>) outs(%o : memref<256x256x16x64xf16>)
+  func.return
+}
+
+// -----
+
+func.func @long_sequence(%q: memref<2147483648x64xf16>, %k: memref<16x64xf16>, %v: memref<16x64xf16>, %o: memref<2147483648x64xf16>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{sequence lengths 2147483648, 16: the kernel counts them in int (at most 2147483647)}}
+  aicf_loop.attention scale = 0.125 ins(%q, %k, %v : memref<2147483648x64xf16>, memref<16x64xf16>, memref<16x64xf16>) outs(%o : memref<2147483648x64xf16>)
+  func.return
+}
