@@ -87,7 +87,19 @@ def int_helpers(qualifier: str) -> str:
     MIN % -1 is 0 (NumPy's, which warns of the overflow). And math.ipowi: x ** n wraps
     (NumPy's); a negative n gives the integer part of 1 / x ** |n| (1 for x = 1, +-1 for
     x = -1, else 0, also for x = 0; NumPy raises). `qualifier` makes them C or CUDA."""
-    out = []
+    # an integer rounded to odd into float (the bits past 24 dropped, the last one set
+    # if any was nonzero): rounding that float to bf16 or f16 is then the integer's only
+    # rounding ((float)x rounds once and the narrowing again: 2^30 + 2^22 + 1 went to
+    # 2^30, not 2^30 + 2^23)
+    out = [
+        f"{qualifier} float aicf_u64_to_f32_odd(unsigned long long m) {{\n"
+        "  float scale = 1.0f;\n"
+        "  for (; m >> 24; scale *= 2.0f) m = (m >> 1) | (m & 1u);\n"
+        "  return (float)m * scale; }\n"
+        f"{qualifier} float aicf_i64_to_f32_odd(long long x) {{\n"
+        "  float f = aicf_u64_to_f32_odd(x < 0 ? 0u - (unsigned long long)x : (unsigned long long)x);\n"
+        "  return x < 0 ? -f : f; }\n"
+    ]
     for bits, t, u in ((32, "int", "unsigned"), (64, "long long", "unsigned long long")):
         out.append(
             f"{qualifier} {t} aicf_divsi{bits}({t} a, {t} b) {{\n"
@@ -404,7 +416,8 @@ def _int_to_float(p: ScalarPrinter, op: Operation) -> None:
     if isinstance(op, arith.UIToFPOp):
         x = f"({p.unsigned_of(src)}){x}"
     if isinstance(to, HALF_TYPES):
-        p.define(op.results[0], p.convert_float(f"(float){x}", Float32Type(), to))
+        odd = "aicf_u64_to_f32_odd" if isinstance(op, arith.UIToFPOp) else "aicf_i64_to_f32_odd"
+        p.define(op.results[0], p.convert_float(f"{odd}({x})", Float32Type(), to))
     else:
         p.define(op.results[0], f"({p.ctype(to)}){x}")
 

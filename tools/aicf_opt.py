@@ -154,7 +154,10 @@ class AicfOptMain(xDSLOptMain):
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         if self.args.input_file == "-":
             return sys.stdin.buffer, "mlir"
-        return super().get_input_stream()
+        stream, ext = super().get_input_stream()
+        # any other file is MLIR text, as mlir-opt reads it (foo.txt, /dev/stdin: xDSL
+        # raised a raw ValueError for the extension); -f still names a frontend
+        return stream, ext if ext in self.available_frontends else "mlir"
 
     def get_input_name(self):
         return "<stdin>" if self.args.input_file in (None, "-") else self.args.input_file

@@ -107,8 +107,9 @@ def reduce_min(x, axis=None, keepdims=False):
 
 
 def _sum(x, axis=None, keepdims=False):
-    if isinstance(x, Tensor) and x.dtype == "i1":
-        x = ops.cast(x, "i64")  # NumPy counts: a sum of bools is an int64
+    if isinstance(x, Tensor) and x.dtype in ("i1", "i32"):
+        # NumPy sums bools and int32 as int64 (a count; 4 * 2**30 is not 0)
+        x = ops.cast(x, "i64")
     return ops.reduce_sum(x, axis, keepdims=keepdims)
 
 

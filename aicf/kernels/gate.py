@@ -242,15 +242,23 @@ def _write_job(jobdir: Path, kernel, loader, lowered, op, own, cases: list[Case]
 def _run_child(jobdir: Path, ncases: int, config: GateConfig):
     # a backstop: the child's own time limit stops a kernel call long before this
     deadline = CHILD_STARTUP_S + config.time_limit_s * (ncases + 4) + 4 * config.bench_s
-    proc = subprocess.Popen([sys.executable, "-m", "aicf.kernels.sandbox", str(jobdir)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=jobdir)
-    timed_out = False
-    try:
-        out, err = proc.communicate(timeout=deadline)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
+    # output through files, waiting for the child itself: a process the kernel started
+    # (fork, system("... &")) holds a pipe open after the child exits, and reading to
+    # its end waited for the backstop; then the child's session goes, leftovers with it
+    with open(jobdir / "child.out", "w+b") as fout, open(jobdir / "child.err", "w+b") as ferr:
+        proc = subprocess.Popen([sys.executable, "-m", "aicf.kernels.sandbox", str(jobdir)], stdout=fout,
+                                stderr=ferr, start_new_session=True, cwd=jobdir)
+        timed_out = False
+        try:
+            proc.wait(timeout=deadline)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # nothing left of the session
+        proc.wait()
+        out, err = (_read_capped(f) for f in (fout, ferr))
     events = []
     for line in out.splitlines():
         try:
@@ -258,6 +266,14 @@ def _run_child(jobdir: Path, ncases: int, config: GateConfig):
         except ValueError:
             continue
     return events, proc.returncode, err, timed_out
+
+
+MAX_CHILD_OUTPUT = 16 << 20  # bytes of the child's stdout or stderr read back
+
+
+def _read_capped(f) -> str:
+    f.seek(0)
+    return f.read(MAX_CHILD_OUTPUT).decode("utf-8", "replace")
 
 
 def _signal_name(rc: int) -> str:

@@ -166,8 +166,8 @@ def _reduction(op: Callable[..., Tensor]):
 
 
 def _sum(x: Tensor, dims=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    if dtype is None and isinstance(x, Tensor) and x.dtype == "i1":
-        dtype = "torch.int64"  # torch counts: a sum of bools is an int64
+    if dtype is None and isinstance(x, Tensor) and x.dtype in ("i1", "i32"):
+        dtype = "torch.int64"  # torch sums bools and int32 as int64
     return _reduction(ops.reduce_sum)(x, dims, keepdim, dtype=dtype)
 
 

@@ -720,6 +720,10 @@ def convert(value: str, src: Attribute, dst: Attribute, cast: bool = False) -> s
     if src == dst:
         return f"({c_type(dst)}){value}" if cast else value
     if isinstance(dst, BFloat16Type):
+        if isinstance(src, Float64Type):
+            return f"aicf_f64_to_bf16({value})"  # through float it would round twice
+        if not is_float_type(src):
+            return f"aicf_f32_to_bf16(aicf_i64_to_f32_odd({value}))"
         return f"aicf_f32_to_bf16((float){value})"
     if isinstance(src, BFloat16Type):
         return f"({c_type(dst)})aicf_bf16_to_f32({value})"

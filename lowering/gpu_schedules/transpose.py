@@ -127,6 +127,9 @@ def check(view: NestView, r: Roles, p: dict, t: GpuTarget) -> str | None:
     smem = sum(to * (ti + vi) * _eb(view.inputs[i]) for i in r.staged)
     if smem > t.smem_per_block_default:
         return f"{smem} bytes of shared tiles > the {t.smem_per_block_default} a block holds statically"
+    widest = max(_staged_bytes(view, r), *(_eb(o) for o in view.outputs))
+    if max(vi, vo) * widest > 16:  # f64 vec 4 was priced as a 32-byte access and raised
+        return f"vectors {vi}/{vo} of {widest}-byte elements: an access moves at most 16 bytes"
     if not legal_vec_in(view, r, vi):
         return f"vec_in {vi} is not a contiguous aligned access of every staged input"
     if not legal_vec_out(view, r, vo):

@@ -184,3 +184,74 @@ def test_cuda_cast_rounds_once(t):
         np.testing.assert_array_equal(out, EXPECTED)
     else:  # NumPy converts float64 to float16 directly, rounding once
         np.testing.assert_array_equal(out.view(np.uint16), CASES.astype(np.float16).view(np.uint16))
+
+
+def integer_cases(bits: int) -> np.ndarray:
+    """Integers one above, at and one below bf16 midpoints past 2^24 (where float
+    rounds them), both signs, and the extremes."""
+    out = []
+    for e in range(25, bits - 1):
+        for low in (0, 1, 0x55, 0x7F):  # the bf16 mantissa below the midpoint
+            mid = (1 << e) + (low << (e - 7)) + (1 << (e - 8))
+            out += [mid + 1, mid, mid - 1, -(mid + 1), -mid, -(mid - 1)]
+    info = np.iinfo(f"int{bits}")
+    out += [int(info.min), int(info.max), int(info.min) + 1, 0, 1, -1, 2**24 + 1]
+    return np.array(out, f"int{bits}")
+
+
+INT_CASES = {bits: integer_cases(bits) for bits in (32, 64)}
+INT_EXPECTED = {
+    bits: np.array([exact_bf16_bits(int(v)) for v in c], np.uint16) for bits, c in INT_CASES.items()
+}
+
+
+@pytest.mark.parametrize("bits", [32, 64])
+def test_the_integer_cases_do_round_twice_through_float(bits):
+    through_f32 = f32_to_bf16_bits(INT_CASES[bits].astype(np.float32))
+    assert np.count_nonzero(through_f32 != INT_EXPECTED[bits]) >= 40
+
+
+def test_conversion_of_int64_rounds_once():
+    """Through float64 an int64 past 2^53 rounds first, onto a bf16 midpoint."""
+    np.testing.assert_array_equal(f32_to_bf16_bits(INT_CASES[64]), INT_EXPECTED[64])
+
+
+@pytest.mark.parametrize("bits", [32, 64])
+def test_cpu_target_integer_cast_rounds_once(bits):
+    cast = aicf.jit(lambda x: x.astype("bf16"), target="cpu")
+    np.testing.assert_array_equal(cast(INT_CASES[bits]), INT_EXPECTED[bits])
+
+
+def test_folded_integer_cast_rounds_once():
+    values = INT_CASES[64][-64:]  # past 2^53
+
+    def f(x):
+        return x + aicf.ops.cast(aicf.ops.constant(values, "i64"), "bf16")
+
+    module = aicf.trace(f, aicf.TensorSpec((64,), "bf16"))
+    (storage,) = _constants(module)
+    np.testing.assert_array_equal(storage, INT_EXPECTED[64][-64:])
+
+
+INT_CAST = """
+func.func @f(%x: tensor<8x{s}>) -> tensor<8xbf16> {{
+  %y = aicf_tensor.cast %x : (tensor<8x{s}>) -> tensor<8xbf16>
+  func.return %y : tensor<8xbf16>
+}}
+"""
+
+
+@pytest.mark.parametrize("s", ["i32", "i64"])
+def test_cuda_source_rounds_an_integer_once(s):
+    """The cuda target rounds an integer to odd into f32 before the f32 -> bf16
+    rounding ((float)x rounded once already)."""
+    from aicf.backend.cuda.emit import emit_cuda
+    from aicf.compiler import pipeline_for, run_pipeline, target_pipeline
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+
+    mod = parse_module(make_context(), INT_CAST.format(s=s), "<cast>")
+    run_pipeline(mod, pipeline_for("cuda", tune=False)[:-1] + target_pipeline("cuda", gpu="h100"))
+    source = emit_cuda(mod)
+    kernel = source[source.index("__global__"):]
+    assert "aicf_i64_to_f32_odd(" in kernel, source

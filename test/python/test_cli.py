@@ -164,6 +164,16 @@ def test_usage_errors_have_no_traceback(tmp_path):
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("name", ["prog.txt", "prog", "prog.mlir.bak"])
+@pytest.mark.parametrize("split", [False, True])
+def test_any_file_is_read_as_mlir(tmp_path, name, split):
+    """As mlir-opt reads it (xDSL raised a raw ValueError for the extension)."""
+    r = aicf_opt(str(write(tmp_path, GOOD, name)), "-p", "aicf-infer-shapes",
+                 *(["--split-input-file"] if split else []))  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "-> tensor<4xf32>" in r.stdout
+
+
 def test_help_lists_aicf_passes():
     r = aicf_opt("--help")
     assert r.returncode == 0

@@ -440,3 +440,40 @@ def test_an_edited_kernels_file_is_read_again(isolated, tmp_path):
     write("no_such_entry")
     second = aicf.compile(bcast_sum(), target="cpu", gate=GATE, kernels=str(kfile), force="cpu.external")
     assert "does not define its entry 'no_such_entry'" in second.explain()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+def test_a_kernel_that_leaves_processes_behind_is_judged_at_once(isolated, tmp_path):
+    # its children held the child's output pipe open: the gate read on until its
+    # backstop (a minute and more), and they lived on after it
+    pids = tmp_path / "pids"
+    source = "#include <stdio.h>\n#include <unistd.h>\n" + SOFTMAX_LOG_SOURCE + textwrap.dedent(f"""
+        int forking(const aicf_tensor *args, int64_t nargs, void *workspace) {{
+          if (fork() == 0) {{
+            FILE *f = fopen("{pids}", "a");
+            if (f) {{ fprintf(f, "%d\\n", (int)getpid()); fclose(f); }}
+            sleep(600);
+            _exit(0);
+          }}
+          return softmax_of_log(args, nargs, workspace);
+        }}""")
+    aicf.kernels.register(name="forking", pattern=SOFTMAX_LOG, source=source, entry="forking", target="cpu",
+                          guard={"shapes": [["n", "c"]], "layout": "strided"})
+    start = time.monotonic()
+    exe = aicf.compile(softmax_log(64, 256), target="cpu", gate=GATE)
+    assert time.monotonic() - start < 50, "the gate waited for the kernel's children"
+    assert "external:forking" in exe.explain()
+    left = [int(p) for p in pids.read_text().split()]
+    assert left
+    deadline = time.monotonic() + 10  # SIGKILL is sent; dying takes a moment
+    while [p for p in left if _alive(p)] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in left if _alive(p)]

@@ -183,6 +183,28 @@ def test_torch_sum_of_bools_counts_as_in_torch():
     assert out.dtype == np.int64 and out == 2
 
 
+@pytest.mark.parametrize("fn", [
+    lambda x: np.sum(x),
+    lambda x: x.sum(axis=1),
+    lambda x: np.sum(x, axis=0, keepdims=True),
+])  # fmt: skip
+def test_a_sum_of_int32_is_int64_as_in_numpy(fn):
+    # 4 * 2**30 wrapped to 0 in an i32 accumulator
+    x = np.full((2, 4), 2**30, np.int32)
+    out = aicf.jit(fn)(x)
+    want = fn(x)
+    assert out.dtype == want.dtype == np.int64
+    np.testing.assert_array_equal(out, want)
+
+
+def test_torch_sum_of_int32_is_int64_as_in_torch():
+    from aicf.torch_backend.aten import ATEN
+
+    x = np.full(4, 2**30, np.int32)
+    out = aicf.jit(lambda x: ATEN["aten.sum.dim_IntList"](x, [0]))(x)
+    assert out.dtype == np.int64 and out == 4 * 2**30
+
+
 @pytest.mark.parametrize("values", [
     np.array([[2**31 - 1, -(2**31), 5], [3, -(2**31) + 1, 0]], np.int32),
     np.array([[2**63 - 1, -(2**63), 5], [3, -(2**63) + 1, 0]], np.int64),

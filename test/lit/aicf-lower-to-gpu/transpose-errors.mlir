@@ -39,3 +39,16 @@ func.func @bad_threads(%x: memref<64x32xf32>, %y: memref<32x64xf32>) attributes 
   }
   func.return
 }
+
+// -----
+
+func.func @f64_vec4(%x: memref<64x32xf64>, %y: memref<32x64xf64>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{'aicf_loop.nest' cannot be lowered to the GPU: gpu.transpose_tiled: vectors 4/1 of 8-byte elements: an access moves at most 16 bytes}}
+  aicf_loop.nest domain = [32, 64] iterators = [parallel, parallel]
+      ins(%x : memref<64x32xf64>) outs(%y : memref<32x64xf64>)
+      maps = [(d0, d1) -> (d1, d0), (d0, d1) -> (d0, d1)] attrs = {aicf.schedule = {kind = "gpu.transpose_tiled", tile_i = 32 : i64, tile_o = 32 : i64, threads = 256 : i64, vec_in = 4 : i64, vec_out = 1 : i64, smem = "padded"}} {
+  ^bb0(%v: f64):
+    aicf_loop.yield %v : f64
+  }
+  func.return
+}

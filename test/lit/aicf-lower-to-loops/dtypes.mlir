@@ -80,10 +80,9 @@ func.func @casts(%x: tensor<4xf32>) -> (tensor<4xf16>, tensor<4xi32>, tensor<4xb
   // CHECK-NEXT:   %[[R:.*]] = arith.sitofp %[[V]] : i32 to f64
   // CHECK-NEXT:   aicf_loop.yield %[[R]] : f64
   %3 = aicf_tensor.cast %1 : (tensor<4xi32>) -> tensor<4xf64>
-  // int -> half goes through f32
+  // int -> half in one rounding (through f32 an integer past 2^24 rounds twice)
   // CHECK:      ^{{.*}}(%[[V:.*]]: i32):
-  // CHECK-NEXT:   %[[W:.*]] = arith.sitofp %[[V]] : i32 to f32
-  // CHECK-NEXT:   %[[R:.*]] = arith.truncf %[[W]] : f32 to f16
+  // CHECK-NEXT:   %[[R:.*]] = arith.sitofp %[[V]] : i32 to f16
   // CHECK-NEXT:   aicf_loop.yield %[[R]] : f16
   %4 = aicf_tensor.cast %1 : (tensor<4xi32>) -> tensor<4xf16>
   func.return %0, %1, %2, %3, %4 : tensor<4xf16>, tensor<4xi32>, tensor<4xbf16>, tensor<4xf64>, tensor<4xf16>

@@ -39,3 +39,11 @@ func.func @batch(%q: memref<70000x1x64xf16>, %o: memref<70000x1x64xf16>) attribu
   aicf_loop.attention scale = 0.125 ins(%q, %q, %q : memref<70000x1x64xf16>, memref<70000x1x64xf16>, memref<70000x1x64xf16>) outs(%o : memref<70000x1x64xf16>)
   func.return
 }
+
+// -----
+
+func.func @long_sequence(%q: memref<2147483648x64xf16>, %k: memref<16x64xf16>, %v: memref<16x64xf16>, %o: memref<2147483648x64xf16>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{sequence lengths 2147483648, 16 pass 2^31}}
+  aicf_loop.attention scale = 0.125 ins(%q, %k, %v : memref<2147483648x64xf16>, memref<16x64xf16>, memref<16x64xf16>) outs(%o : memref<2147483648x64xf16>)
+  func.return
+}

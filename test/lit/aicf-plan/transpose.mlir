@@ -90,3 +90,20 @@ func.func @colsum(%x: memref<64x32xf32>, %y: memref<32xf32>) attributes {aicf.nu
   }
   func.return
 }
+
+// -----
+
+// f64: the vectors stay within 16 bytes (vec 4 was priced as a 32-byte access and the
+// planner raised a ValueError from the bank-conflict model).
+// CHECK-LABEL: func.func @f64
+// CHECK: kind = "gpu.transpose_tiled", {{.*}} vec_in = {{[12]}} : i64, vec_out = {{[12]}} : i64
+// EXPLAIN-LABEL: @f64 nest #0
+func.func @f64(%x: memref<64x32xf64>, %y: memref<32x64xf64>) attributes {aicf.num_outputs = 1 : i64} {
+  aicf_loop.nest domain = [32, 64] iterators = [parallel, parallel]
+      ins(%x : memref<64x32xf64>) outs(%y : memref<32x64xf64>)
+      maps = [(d0, d1) -> (d1, d0), (d0, d1) -> (d0, d1)] {
+  ^bb0(%v: f64):
+    aicf_loop.yield %v : f64
+  }
+  func.return
+}

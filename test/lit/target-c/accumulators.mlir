@@ -32,3 +32,20 @@ func.func @f64_acc(%a: memref<8x16xf32>, %s: memref<8xf32>) attributes {aicf.num
   }
   func.return
 }
+
+// -----
+
+// A double accumulator stored into bf16 rounds once (through float it rounded twice).
+// CHECK-LABEL: int aicf_f64_acc_bf16
+// CHECK: double acc0 = 0;
+// CHECK: = aicf_f64_to_bf16(acc0);
+func.func @f64_acc_bf16(%a: memref<8x16xbf16>, %s: memref<8xbf16>) attributes {aicf.num_outputs = 1 : i64} {
+  aicf_loop.nest domain = [8, 16] iterators = [parallel, reduction]
+      ins(%a : memref<8x16xbf16>) outs(%s : memref<8xbf16>)
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
+      attrs = {aicf.schedule = {kind = "cpu.nest", parallel = 0 : i64, acc = "f64"}} {
+  ^bb0(%x: bf16):
+    aicf_loop.yield %x : bf16
+  }
+  func.return
+}
