@@ -794,6 +794,15 @@ class AttentionMemoryEffect(MemoryEffect):
         }
 
 
+def attention_key_steps(sq: int, sk: int, causal: bool) -> int:
+    """Query-key pairs visited: all, or for a causal mask those with j <= i."""
+    if not causal:
+        return sq * sk
+    full = max(sq - sk, 0) * sk  # rows past the last key keep every key
+    n = min(sq, sk)
+    return full + n * (n + 1) // 2
+
+
 @irdl_op_definition
 class AttentionOp(AttentionProperties, IRDLOperation):
     """`aicf_tensor.attention` over buffers (the same semantics: see its entry), written

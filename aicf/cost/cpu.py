@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from aicf.dialects.loop import attention_key_steps  # noqa: F401  (the cost's readers import it from here too)
 from aicf.target import CpuTarget
 
 CHUNKS_PER_CORE = 32
@@ -84,15 +85,6 @@ ATTENTION_BLOCK_K = (256, 128, 64, 32, 16, 8, 4, 2, 1)
 def attention_stack_bytes(bq: int, bk: int, d: int, dv: int, elt_bytes: int) -> int:
     """Q tile, accumulators, scores, K and V tiles, row max and sum (the C emitter's)."""
     return elt_bytes * (bq * (d + dv + bk + 2) + bk * (d + dv))
-
-
-def attention_key_steps(sq: int, sk: int, causal: bool) -> int:
-    """Query-key pairs visited: all, or for a causal mask those with j <= i."""
-    if not causal:
-        return sq * sk
-    full = max(sq - sk, 0) * sk  # rows past the last key keep every key
-    n = min(sq, sk)
-    return full + n * (n + 1) // 2
 
 
 def attention_tiles(t: CpuTarget, tasks_per_q_tile: int, sq: int, sk: int, d: int, dv: int,

@@ -201,8 +201,10 @@ class FlashAttention(LibraryCall):
         self.ints = [np.int32(p["sq"]), np.int32(p["sk"]), np.int32(max(p["b1"], 1))]
         self.strides = [np.int64(s) for x in "qkvo" for s in p[f"{x}_strides"]]
         self.offsets = [p[f"{x}_offset"] for x in "qkvo"]
+        from aicf.dialects.loop import attention_key_steps
+
         batch, sq, sk, d = p["b0"] * p["b1"], p["sq"], p["sk"], p["head_dim"]
-        pairs = batch * (sq * (sk + 1) // 2 if p["causal"] and sq == sk else sq * sk)
+        pairs = batch * attention_key_steps(sq, sk, bool(p["causal"]))
         self.flops, self.nbytes = 4 * pairs * d, 2 * batch * d * (2 * sq + 2 * sk)
         self.name = f"{self.routine}[{batch}x{sq}x{sk}x{d} {p['dtype']}{' causal' if p['causal'] else ''}]"
         self._fn = None

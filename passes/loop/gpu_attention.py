@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from aicf.dialects.loop import AttentionOp
+from aicf.dialects.loop import AttentionOp, attention_key_steps
 from aicf.dialects.schedule import Schedule
 from aicf.lowering.gpu_schedules.flash_attention import KIND, MIN_SM, call_params, dtype_name, tensor_guard
 from aicf.target import GpuTarget
@@ -33,7 +33,7 @@ def flash_candidate(op: AttentionOp, t: GpuTarget) -> Candidate:
     if why is not None:
         return Candidate(KIND, 0, reason=why)
     batch, sq, sk, d = math.prod(out[:-2]), lq[-2], lk[-2], lq[-1]
-    pairs = batch * (sq * (sk + 1) // 2 if op.is_causal and sq == sk else sq * sk)
+    pairs = batch * attention_key_steps(sq, sk, op.is_causal)
     flops = 4 * pairs * d
     blocks = math.ceil(sq / block_m) * batch
     waves = math.ceil(blocks / t.num_sms)
