@@ -105,6 +105,21 @@ def floor_backend():
     return aot_autograd(fw_compiler=lambda gm, _: gm, decompositions=decompositions)
 
 
+def _shape_flags(args) -> list[str]:
+    """The model and profiling flags a child process is given as the parent was."""
+    out = ["--seq", str(args.seq)] if args.seq else []
+    out += ["--layers", str(args.layers)] if args.layers is not None else []
+    return out + (["--profile", args.profile] if args.profile else [])
+
+
+def _process(cmd: list[str], env: dict, what: str) -> dict:
+    """One child process's row (the JSON of its last line); exits on its failure."""
+    out = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        sys.exit(f"{what} failed:\n{out.stderr[-4000:]}")
+    return {"phase": what.split()[-1], **json.loads(out.stdout.strip().splitlines()[-1])}
+
+
 def device_run(args) -> list[dict]:
     cache = tempfile.mkdtemp(prefix="aicf-gpt2-cache-")
     # Python's bytecode cache beside aicf's: where site-packages cannot be written (the
@@ -114,14 +129,7 @@ def device_run(args) -> list[dict]:
     for phase in ("cold", "warm", "floor"):
         cmd = [sys.executable, __file__, "--one", "--device", args.device, "--config", args.config,
                "--dtype", args.dtype, "--batch", str(args.batch), "--phase", phase]
-        cmd += ["--seq", str(args.seq)] if args.seq else []
-        cmd += ["--profile", args.profile] if args.profile else []
-        cmd += ["--layers", str(args.layers)] if args.layers is not None else []
-        env = {**os.environ, "AICF_CACHE_DIR": cache, "PYTHONPYCACHEPREFIX": pycache}
-        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-        if out.returncode != 0:
-            sys.exit(f"{phase} run failed:\n{out.stderr[-4000:]}")
-        row = {"phase": phase, **json.loads(out.stdout.strip().splitlines()[-1])}
+        row = _process(cmd + _shape_flags(args), {"AICF_CACHE_DIR": cache, "PYTHONPYCACHEPREFIX": pycache}, phase)
         rows.append(row)
         print(f"{phase}: imports {row['imports_s']:.1f} s (not counted); first call {row['first_call_s']:.1f} s, "
               f"of which aicf {row['aicf_compile_s']:.1f} s "
@@ -231,14 +239,7 @@ def local_run(args) -> list[dict]:
         for phase in ("cold", "warm"):
             cmd = [sys.executable, __file__, "--local-one", "--target", target, "--phase", phase, "--config",
                    args.config, "--dtype", args.dtype, "--batch", str(args.batch)]
-            cmd += ["--seq", str(args.seq)] if args.seq else []
-            cmd += ["--layers", str(args.layers)] if args.layers is not None else []
-            cmd += ["--profile", args.profile] if args.profile else []
-            out = subprocess.run(cmd, env={**os.environ, "AICF_CACHE_DIR": cache}, capture_output=True,
-                                 text=True, check=False)
-            if out.returncode != 0:
-                sys.exit(f"{target} {phase} failed:\n{out.stderr[-4000:]}")
-            row = {"phase": phase, **json.loads(out.stdout.strip().splitlines()[-1])}
+            row = _process(cmd + _shape_flags(args), {"AICF_CACHE_DIR": cache}, f"{target} {phase}")
             rows.append(row)
             print(f"{target} {phase}: dynamo + AOTAutograd {row['capture_s']:.2f} s; the backend "
                   f"{row['backend_s']:.2f} s wall, {row['backend_cpu_s']:.2f} s cpu (of which aicf.compile "

@@ -24,9 +24,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import VerifyException
 
-from aicf.dialects import gpu
 from aicf.dialects.loop import AttentionOp, GroupOp, NestOp
 from aicf.dialects.schedule import Schedule, schedule_of
 from aicf.diagnostics import op_error
@@ -73,7 +71,7 @@ def lower_attention(att: AttentionOp, target: GpuTarget) -> None:
     """`gpu.flash_attention`: one `aicf_gpu.library_call "aicf.flash_attention"` over
     Q, K, V and O, its parameters the schedule's tiles and the operands' layouts."""
     from aicf.lowering.gpu_schedules.flash_attention import KIND, call_params
-    from aicf.lowering.gpu_schedules.library import to_attr
+    from aicf.lowering.gpu_schedules.library import replace_with_call
 
     s = _schedule(att)
     if s.kind != KIND:
@@ -82,17 +80,7 @@ def lower_attention(att: AttentionOp, target: GpuTarget) -> None:
     if isinstance(params, str):
         raise op_error(att, f"cannot run as the flash kernel: {params}")
     params["est_ns"] = int(s.params.get("est_ns", 0))
-    call = gpu.LibraryCallOp("aicf.flash_attention", [att.q, att.k, att.v], [att.output],
-                             {k: to_attr(v) for k, v in params.items()})
-    try:
-        call.verify()
-    except VerifyException as e:
-        raise op_error(att, f"cannot run as the flash kernel: {e}") from None
-    block = att.parent_block()
-    assert block is not None
-    block.insert_op_before(call, att)
-    att.detach()
-    att.erase()
+    replace_with_call(att, "aicf.flash_attention", [att.q, att.k, att.v], [att.output], params, "the flash kernel")
 
 
 def lower_group(module: ModuleOp, fn: func.FuncOp, group: GroupOp, index: int, target: GpuTarget) -> None:

@@ -20,15 +20,12 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import VerifyException
 
-from aicf.diagnostics import op_error
-from aicf.dialects import gpu
 from aicf.dialects.boundary import boundary
 from aicf.dialects.loop import GroupOp, NestOp
 from aicf.dialects.schedule import schedule_of
 
-from .library import to_attr
+from .library import replace_with_call
 
 KIND = "gpu.external"
 
@@ -37,17 +34,8 @@ def lower_external(op: Operation) -> None:
     s = schedule_of(op)
     assert s is not None and s.kind == KIND
     ins, outs = boundary(op)
-    params = {k: to_attr(v) for k, v in s.params.items() if k not in ("est_ns", "why")}
-    call = gpu.LibraryCallOp("external", ins, outs, params)
-    try:
-        call.verify()
-    except VerifyException as e:
-        raise op_error(op, f"cannot be run as its external kernel: {e}") from None
-    block = op.parent_block()
-    assert block is not None
-    block.insert_op_before(call, op)
-    op.detach()
-    op.erase()
+    params = {k: v for k, v in s.params.items() if k not in ("est_ns", "why")}
+    replace_with_call(op, "external", ins, outs, params, "its external kernel")
 
 
 @dataclass(frozen=True)

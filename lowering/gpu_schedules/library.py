@@ -46,6 +46,22 @@ def to_attr(v) -> Attribute:
     raise TypeError(f"library call parameter {v!r} is not an int, a string or a list of ints")
 
 
+def replace_with_call(op, routine: str, ins, outs, params: Mapping, what: str) -> None:
+    """Put one `aicf_gpu.library_call` of `routine` in `op`'s place (a host op of its
+    own, outside the kernels aicf-lower-to-gpu builds); a call the verifier refuses is
+    an error at `op`: "cannot be run as WHAT: why"."""
+    call = gpu.LibraryCallOp(routine, list(ins), list(outs), {k: to_attr(v) for k, v in params.items()})
+    try:
+        call.verify()
+    except VerifyException as e:
+        raise op_error(op, f"cannot be run as {what}: {e}") from None
+    block = op.parent_block()
+    assert block is not None
+    block.insert_op_before(call, op)
+    op.detach()
+    op.erase()
+
+
 def _call(nest: NestOp, routine: str, params: Mapping, lc: LoweringContext) -> None:
     attrs = {k: to_attr(v) for k, v in params.items() if k != "kind"}
     op = gpu.LibraryCallOp(routine, list(nest.inputs), list(nest.outputs), attrs)
