@@ -344,6 +344,11 @@ def _elements(t: MemRefType) -> int:
     return n
 
 
+VECTOR_ACCESS_BYTES = (4, 8, 16)
+"""The sizes of a vector load or store (ld/st.global.v2/v4 of 32-bit words, and one
+32-bit word): narrower runs of elements (two bools, one f16) are accessed lane by lane."""
+
+
 @irdl_op_definition
 class KernelOp(IRDLOperation):
     """A CUDA kernel (`__global__` function) with its launch configuration.
@@ -704,7 +709,7 @@ def _check_vector_access(vt: Attribute, mt: Attribute, nidx: int) -> None:
     if bits is None:
         raise VerifyException(f"no vector access for element type {elt}")
     nbytes = vt.get_shape()[0] * ((bits + 7) // 8)  # i1 is stored in a byte
-    if nbytes not in (4, 8, 16):
+    if nbytes not in VECTOR_ACCESS_BYTES:
         raise VerifyException(f"a vector access moves 4, 8 or 16 bytes, not {nbytes}")
     strides = mt.get_strides() if not isinstance(mt.layout, SwizzleLayoutAttr | PaddedLayoutAttr) else None
     if strides is not None and strides and strides[-1] != 1:

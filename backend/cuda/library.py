@@ -5,9 +5,9 @@ reductions (CUB).
 program runs in order with its launches, on the program's stream:
 `call(inputs, outputs, stream)` with CuPy arrays of the operands' memref types.
 
-cublas.gemm: one `cublasGemmStridedBatchedEx` per outer batch loop iteration
-(CuPy's `cupy.cuda.cublas.gemmStridedBatchedEx`, which binds the handle to the
-current stream, so the call runs inside `with stream`). The parameters are in
+cublas.gemm: one `cublasGemmStridedBatchedEx` per outer batch loop iteration, on
+the current stream (the call runs inside `with stream`), through cublas_api: CuPy's
+binding refuses to run while a stream captures a CUDA graph. The parameters are in
 row-major terms (see `gpu.LibraryCallOp`); cuBLAS is column-major, so the call
 computes C^T = B^T A^T: a row-major operand is an untransposed column-major one.
 Not `cupy.matmul`: it allocates its own result (the output here is a given buffer,
@@ -34,8 +34,6 @@ _OP_N, _OP_T = 0, 1
 _CUDA_TYPE = {"f32": 0, "f16": 2, "bf16": 14}  # CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF
 _COMPUTE = {"f32": 68, "tf32": 77}  # CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_FAST_TF32
 _GEMM_DEFAULT = -1
-_POINTER_MODE_HOST = 0
-_DEFAULT_MATH = 0  # CUBLAS_DEFAULT_MATH: the compute type alone decides (CuPy sets TF32 math under CUPY_TF32)
 _ONE, _ZERO = np.array(1.0, np.float32), np.array(0.0, np.float32)  # f32 scale type
 
 
@@ -90,9 +88,8 @@ class LibraryCall:
 
 
 class Gemm(LibraryCall):
-    # cuBLAS supports stream capture; alpha and beta are host scalars, so their values
-    # (1 and 0) are captured, and the handle's workspace exists from the first,
-    # uncaptured call on
+    # cuBLAS supports stream capture on a handle with its own workspace (cublas_api);
+    # alpha and beta are host scalars, so their values (1 and 0) are captured
     capturable = True
 
     def __init__(self, op: gpu.LibraryCallOp):
@@ -107,7 +104,9 @@ class Gemm(LibraryCall):
         self.name = f"{self.routine}[{loops}{batch}{p['m']}x{p['n']}x{p['k']} {p['dtype']}]"
 
     def _run(self, ins, outs) -> None:
-        from cupy.cuda import cublas, device
+        import cupy as cp
+
+        from aicf.backend.cuda import cublas_api
 
         C = outs[0]
         p = self.p
@@ -120,16 +119,13 @@ class Gemm(LibraryCall):
             return
         A, B = ins[p["a"]], ins[p["b"]]
         ea, ec = A.itemsize, C.itemsize
-        handle = device.get_cublas_handle()
-        mode, math_mode = cublas.getPointerMode(handle), cublas.getMathMode(handle)
-        cublas.setPointerMode(handle, _POINTER_MODE_HOST)
-        cublas.setMathMode(handle, _DEFAULT_MATH)
-        try:
-            strides = [p.get(f"loop_stride_{x}") or [] for x in "abc"]
-            for idx in itertools.product(*(range(e) for e in loops)):
-                off = [p[f"offset_{x}"] + sum(i * s for i, s in zip(idx, st)) for x, st in zip("abc", strides)]
-                cublas.gemmStridedBatchedEx(
-                    handle,
+        stream = cp.cuda.get_current_stream().ptr
+        strides = [p.get(f"loop_stride_{x}") or [] for x in "abc"]
+        for idx in itertools.product(*(range(e) for e in loops)):
+            off = [p[f"offset_{x}"] + sum(i * s for i, s in zip(idx, st)) for x, st in zip("abc", strides)]
+            try:
+                cublas_api.gemm_strided_batched(
+                    stream,
                     _OP_T if p["trans_b"] else _OP_N,
                     _OP_T if p["trans_a"] else _OP_N,
                     n, m, k,
@@ -139,10 +135,9 @@ class Gemm(LibraryCall):
                     _ZERO.ctypes.data,
                     C.data.ptr + off[2] * ec, _CUDA_TYPE[p["out_dtype"]], p["ldc"], p["stride_c"],
                     batch, _COMPUTE[p["compute"]], _GEMM_DEFAULT,
-                )
-        finally:
-            cublas.setPointerMode(handle, mode)
-            cublas.setMathMode(handle, math_mode)
+                )  # fmt: skip
+            except LaunchError as e:
+                raise LaunchError(f"library call {self.name} ({p}): {e}") from None
 
 
 class Reduce(LibraryCall):

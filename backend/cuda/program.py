@@ -51,7 +51,7 @@ from aicf.backend.cuda import tensor_maps
 from aicf.backend.cuda.emit import emit_cuda, kernel_symbol, kernels_of
 from aicf.backend.cuda.emit_async import needs_sm90a, tensor_maps_of
 from aicf.dialects import gpu
-from aicf.dialects.loop import GatherOp, NestOp
+from aicf.dialects.loop import AttentionOp, GatherOp, NestOp
 from aicf.dtypes import f32_to_bf16_bits, numpy_dtype
 from aicf.errors import ArgumentError, CompileError, LaunchError
 from aicf.interop import as_array
@@ -83,7 +83,7 @@ def lower_to_gpu(module: ModuleOp) -> ModuleOp:
     from aicf.dialects.schedule import schedule_of
 
     module = module.clone()
-    ops = [op for op in module.walk() if isinstance(op, NestOp | GroupOp | GatherOp)]
+    ops = [op for op in module.walk() if isinstance(op, NestOp | GroupOp | GatherOp | AttentionOp)]
     if ops:
         passes = target_pipeline("cuda")
         if all(schedule_of(op) is not None for op in ops if not isinstance(op, GatherOp)):

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
+from aicf.dialects import gpu
+
 from .builder import KernelBuilder
 from .view import Operand, element_bytes, layout_offset, strides_of
 
@@ -44,6 +46,9 @@ def peel_width(walkers: Sequence[Operand], dim: int, extent: int, acc_bytes: int
     # a row shorter than two vectors has little to align
     while v > 1 and extent < 2 * v:
         v //= 2
+    # the peeled body reads every walker as one vector: none may be narrower than a word
+    if any(v * element_bytes(o.type.get_element_type()) not in gpu.VECTOR_ACCESS_BYTES for o in walkers):
+        return 1
     return v
 
 

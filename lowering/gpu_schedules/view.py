@@ -154,11 +154,11 @@ def access_class(op: Operand, dim: int, vec: int) -> str:
     """How an operand is read/written when `vec` consecutive points along domain dim
     `dim` are handled together (dim starts at a multiple of vec):
     `splat` (the access does not depend on dim), `vector` (vec contiguous elements at
-    a vec-aligned element offset: one 16/8/4-byte access), else `gather`."""
+    a vec-aligned element offset, 4, 8 or 16 bytes: one access), else `gather`."""
     m = op.map
     if dim not in m.used_dims():
         return SPLAT
-    if vec == 1:
+    if vec == 1 or vec * element_bytes(op.type.get_element_type()) not in gpu.VECTOR_ACCESS_BYTES:
         return GATHER
     st = strides_of(op.type)
     off = layout_offset(op.type)

@@ -388,7 +388,7 @@ def test_cuda_matches_float64(dt, seq, head, causal):
     scale = 1 / math.sqrt(head)
     src = attention_program(shape, shape, shape, dt, scale, causal)
     exe = aicf.compile(src, target="cuda")
-    assert "aicf-decompose-attention" in exe.pipeline
+    assert any(p.startswith("aicf-decompose-attention") for p in exe.pipeline)
     (q, q64), (k, k64), (v, v64) = (random(shape, dt) for _ in range(3))
     out = cp.asnumpy(exe(q, k, v))
     assert rel_err(DTYPES[dt][1](out), reference(q64, k64, v64, scale=scale, causal=causal)) < DTYPES[dt][2]

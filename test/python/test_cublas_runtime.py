@@ -64,9 +64,11 @@ def _from_f32(v: np.ndarray, t: int) -> np.ndarray:
 
 
 def _fake_cupy(calls: list):
-    def gemm(h, ta, tb, m, n, k, alpha, A, At, lda, sA, B, Bt, ldb, sB, beta, C, Ct, ldc, sC, batch, compute, algo):
-        assert pointer_mode[0] == 0, "alpha/beta are host pointers"
-        assert math_mode[0] == 0, "the compute type alone decides TF32, not the handle's math mode"
+    def gemm(stream, ta, tb, m, n, k, alpha, A, At, lda, sA, B, Bt, ldb, sB, beta, C, Ct, ldc, sC, batch, compute,
+             algo):  # fmt: skip
+        # aicf's own handle (cublas_api) keeps cuBLAS's defaults: host pointers for
+        # alpha/beta, the compute type alone decides TF32
+        assert stream == STREAM, "on the current stream"
         assert compute in (68, 77) and algo == -1
         assert ctypes.c_float.from_address(alpha).value == 1 and ctypes.c_float.from_address(beta).value == 0
         assert lda >= max(1, k if ta else m) and ldb >= max(1, n if tb else k) and ldc >= max(1, m), "cuBLAS's ld rules"
@@ -76,18 +78,12 @@ def _fake_cupy(calls: list):
         c = _matrices(C, Ct, m, n, ldc, 0, sC, batch)
         c[...] = _from_f32(a @ b, Ct)
 
-    pointer_mode, math_mode = [0], [3]  # as CuPy leaves them under CUPY_TF32=1
-    cublas = types.SimpleNamespace(
-        CUBLASError=type("CUBLASError", (Exception,), {}),
-        getPointerMode=lambda h: pointer_mode[0],
-        setPointerMode=lambda h, m: pointer_mode.__setitem__(0, m),
-        getMathMode=lambda h: math_mode[0],
-        setMathMode=lambda h, m: math_mode.__setitem__(0, m),
-        gemmStridedBatchedEx=gemm,
-    )
-    device = types.SimpleNamespace(get_cublas_handle=lambda: 1)
+    # CuPy's cuBLAS binding has no gemm here: the runtime must not use it (it refuses
+    # to run while a stream captures a graph)
+    cublas = types.SimpleNamespace(CUBLASError=type("CUBLASError", (Exception,), {}))
     cuda = types.ModuleType("cupy.cuda")
-    cuda.cublas, cuda.device = cublas, device  # type: ignore[attr-defined]
+    cuda.cublas = cublas  # type: ignore[attr-defined]
+    cuda.get_current_stream = lambda: types.SimpleNamespace(ptr=STREAM)  # type: ignore[attr-defined]
     cuda.runtime = types.SimpleNamespace(CUDARuntimeError=RuntimeError)  # type: ignore[attr-defined]
     cuda.driver = types.SimpleNamespace(CUDADriverError=RuntimeError)  # type: ignore[attr-defined]
     cp = types.ModuleType("cupy")
@@ -105,13 +101,19 @@ def _fake_cupy(calls: list):
     cp.float32 = np.float32  # type: ignore[attr-defined]  (the runtime sums f16 into f32)
     cp.sum = lambda x, axis, dtype=None, out=None: reduce(np.sum, x, axis, out, dtype)  # type: ignore[attr-defined]
     cp.amax = lambda x, axis, out=None: reduce(np.max, x, axis, out)  # type: ignore[attr-defined]
-    return cp, cuda
+    return cp, cuda, gemm
+
+
+STREAM = 0x5EA
 
 
 @pytest.fixture
 def cublas_calls(monkeypatch):
+    from aicf.backend.cuda import cublas_api
+
     calls: list = []
-    cp, cuda = _fake_cupy(calls)
+    cp, cuda, gemm = _fake_cupy(calls)
+    monkeypatch.setattr(cublas_api, "gemm_strided_batched", gemm)
     monkeypatch.setitem(__import__("sys").modules, "cupy", cp)
     monkeypatch.setitem(__import__("sys").modules, "cupy.cuda", cuda)
     return calls
@@ -139,8 +141,6 @@ def test_runtime_call(case, cublas_calls):
     out = _poisoned(info["c"], dt)
     call([_dev(a), _dev(b)], [out], contextlib.nullcontext())
     check(as_f64(np.asarray(out), dt), reference(a, b, info), dt)
-    fake = __import__("sys").modules["cupy"].cuda.cublas
-    assert (fake.getPointerMode(1), fake.getMathMode(1)) == (0, 3), "the handle's modes are restored"
     empty = 0 in (m, n, k, *a_batch, *b_batch)
     assert bool(cublas_calls) != empty  # k = 0 fills zeros without cuBLAS
     assert call.flops == 2 * m * n * k * int(np.prod(info["c"][:-2], dtype=np.int64))

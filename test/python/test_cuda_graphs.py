@@ -48,12 +48,12 @@ def test_replay_matches_kernel_by_kernel():
     x = cp.asarray(rng.standard_normal((256, 1000), dtype=np.float32))
     out = cp.empty((256, 1000), cp.float32)
     for _ in range(3):
-        exe(x, out)
+        prog(x, out)
     assert len(prog._graphs) == 1  # captured on the second call, replayed on the third
     np.testing.assert_allclose(cp.asnumpy(out), _softmax(cp.asnumpy(x)), rtol=1e-5, atol=1e-7)
     # new data in the same buffers: the graph reads it at replay
     x[...] = cp.asarray(rng.standard_normal((256, 1000), dtype=np.float32)) * 3
-    exe(x, out)
+    prog(x, out)
     np.testing.assert_allclose(cp.asnumpy(out), _softmax(cp.asnumpy(x)), rtol=1e-5, atol=1e-7)
     # another stream: a graph of its own, ordered on that stream
     s = cp.cuda.Stream(non_blocking=True)
@@ -86,12 +86,13 @@ def test_outputs_the_program_allocates_are_replayed_too():
 @gpu
 def test_off_means_no_capture():
     exe = aicf.compile(CHAIN, target="cuda", fuse=False)
-    exe._program.graphs = False
+    prog = exe._program
+    prog.graphs = False
     x = cp.asarray(np.random.default_rng(1).standard_normal((256, 1000), dtype=np.float32))
     out = cp.empty((256, 1000), cp.float32)
     for _ in range(3):
-        exe(x, out)
-    assert len(exe._program._graphs) == 0
+        prog(x, out)
+    assert len(prog._graphs) == 0
 
 
 @gpu
@@ -109,16 +110,16 @@ func.func @main(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x
     a = cp.asarray(rng.standard_normal((512, 512), dtype=np.float32))
     out = cp.empty((512, 512), cp.float32)
     prog.graphs = False
-    exe(a, a, out)
+    prog(a, a, out)
     eager = cp.asnumpy(out)
     prog.graphs = True
     for _ in range(3):
         out.fill(np.nan)
-        exe(a, a, out)
+        prog(a, a, out)
     assert len(prog._graphs) == 1
     assert np.array_equal(cp.asnumpy(out), eager)
     a[...] = cp.asarray(rng.standard_normal((512, 512), dtype=np.float32))  # same buffer, new values
-    exe(a, a, out)
+    prog(a, a, out)
     ref = np.tanh(cp.asnumpy(a).astype(np.float64) @ cp.asnumpy(a).astype(np.float64))
     np.testing.assert_allclose(cp.asnumpy(out), ref, rtol=1e-4, atol=1e-4)
 

@@ -7,8 +7,8 @@ the host (cuda_emulation/: the block's threads as std::threads, mma.sync, ldmatr
 and shfl emulated from the PTX ISA's fragment layouts), which checks the kernel's
 indexing everywhere a C++20 compiler is.
 
-The kernel is taken only when forced (aicf/compiler.py) until these tests have
-passed on a GPU.
+The cuda target takes the kernel wherever it applies (aicf/compiler.py); the
+score matrix is then never allocated.
 
     python3 -m pytest -m gpu test/python/test_flash_attention.py   # on a GPU machine
 """
@@ -48,6 +48,29 @@ def test_every_instantiation_compiles_without_spills(tmp_path, head_dim, dtype, 
                           "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert " 0 bytes spill stores" in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("force", [(), (FORCE,)])
+def test_the_cuda_program_is_one_flash_call_and_no_score_matrix(force):
+    """What aicf.compile hands the cuda backend (planned loop IR), forced or not,
+    reaches the GPU level as one library call of the flash kernel, no kernel of its
+    own and no buffer besides the operands: the seq x seq scores live in registers."""
+    from aicf.backend.cuda.program import lower_to_gpu
+    from aicf.compiler import pipeline_for, run_pipeline
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+    from aicf.dialects.gpu import LibraryCallOp
+    from aicf.dialects.loop import AttentionOp
+
+    shape = (1, 2, 100, 64)
+    src = attention_program(shape, shape, shape, "f16", 0.125, causal=True)
+    module = parse_module(make_context(), src)
+    run_pipeline(module, pipeline_for("cuda", force=force))
+    gpu_module = lower_to_gpu(module)
+    calls = [op for op in gpu_module.walk() if isinstance(op, LibraryCallOp)]
+    assert [c.callee.data for c in calls] == ["aicf.flash_attention"]
+    assert not any(isinstance(op, AttentionOp) for op in gpu_module.walk())
+    assert not [op.name for op in gpu_module.walk() if op.name in ("memref.alloc", "aicf_gpu.kernel", "aicf_gpu.launch")]
 
 
 EMULATION = Path(__file__).parent / "cuda_emulation"
@@ -103,7 +126,7 @@ def test_the_kernel_computes_attention_on_emulated_warps(tmp_path_factory, dtype
 
 
 def _flash(src: str):
-    exe = aicf.compile(src, target="cuda", force=FORCE)
+    exe = aicf.compile(src, target="cuda")
     assert "gpu.flash_attention" in exe.explain(), exe.explain()
     assert "aicf.flash_attention" in exe.source  # the host plan's library call
     return exe

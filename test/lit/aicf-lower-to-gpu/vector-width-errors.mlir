@@ -43,19 +43,6 @@ func.func @per_output_no_parallel_dim(%x: memref<8xf32>, %y: memref<f32>) attrib
 
 // -----
 
-func.func @vector_of_12_bytes(%x: memref<4x6xf32>, %y: memref<4x6xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // expected-error @+1 {{'aicf_gpu.store_vector' a vector access moves 4, 8 or 16 bytes, not 12}}
-  aicf_loop.nest domain = [4, 6] iterators = [parallel, parallel] ins(%x : memref<4x6xf32>) outs(%y : memref<4x6xf32>)
-      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0, d1)]
-      attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 3, block = 32, grid = 1, split = 1, unroll = 1, minblocks = 1}} {
-  ^bb0(%a: f32):
-    aicf_loop.yield %a : f32
-  }
-  func.return
-}
-
-// -----
-
 func.func @row_group(%x: memref<8x1000xf32>, %out: memref<8x1xf32>) attributes {aicf.num_outputs = 1 : i64} {
   // expected-error @+1 {{'aicf_loop.group' cannot be lowered to the GPU: gpu.row_group rows = registers, per = 1: 64 lanes hold 64 of a row's 250 vectors}}
   aicf_loop.group shared = [8] attributes {aicf.schedule = {kind = "gpu.row_group", mode = "block", block = 64 : i64, grid = 8 : i64, vec = 4 : i64, rows = "registers", per = 1 : i64, bps = 4 : i64, launch = "once", pipeline = 0 : i64, unroll = 4 : i64}} {

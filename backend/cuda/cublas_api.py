@@ -1,0 +1,107 @@
+"""cuBLAS's C API through ctypes, for the one routine the runtime calls
+(`cublasGemmStridedBatchedEx`), on handles of aicf's own.
+
+Why not CuPy's bindings: they refuse any cuBLAS call while a stream is capturing
+("calling cuBLAS API during stream capture is currently unsupported", raised in
+their `setStream`), so a program with a matmul could never replay as a CUDA graph.
+cuBLAS itself supports capture when the handle has a workspace of its own (it
+must not allocate while capturing: cuBLAS's "CUDA Graphs Support"), which is what
+these handles get. A handle of our own also leaves CuPy's pointer and math modes
+alone.
+
+The library is the one CuPy loaded (found in the process's memory map), so both
+agree on the CUDA version. One handle per (thread, device): a cuBLAS handle must
+not be used by two threads at once.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import threading
+
+from aicf.errors import LaunchError
+
+# a workspace per handle: NVIDIA's recommendation for Hopper is 32 MiB (cuBLAS's
+# "cublasSetWorkspace"), more than enough elsewhere
+WORKSPACE_BYTES = 32 << 20
+
+_SUCCESS = 0
+_lib: ctypes.CDLL | None = None
+_lib_lock = threading.Lock()
+_local = threading.local()
+
+
+def _library_path() -> str | None:
+    """The libcublas the process has loaded (CuPy's), else the one the loader finds."""
+    from cupy.cuda import cublas  # noqa: F401  (loads libcublas)
+
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.rsplit(None, 1)[-1]
+                if "/libcublas.so" in path:
+                    return path
+    except OSError:
+        pass
+    return ctypes.util.find_library("cublas")
+
+
+def library() -> ctypes.CDLL:
+    global _lib
+    with _lib_lock:
+        if _lib is None:
+            path = _library_path()
+            if path is None:
+                raise LaunchError("cuBLAS: libcublas is not loaded and the loader cannot find it")
+            lib = ctypes.CDLL(path)
+            vp, i, ll = ctypes.c_void_p, ctypes.c_int, ctypes.c_longlong
+            lib.cublasCreate_v2.argtypes = [ctypes.POINTER(vp)]
+            lib.cublasSetStream_v2.argtypes = [vp, vp]
+            lib.cublasSetWorkspace_v2.argtypes = [vp, vp, ctypes.c_size_t]
+            lib.cublasGemmStridedBatchedEx.argtypes = [
+                vp, i, i, i, i, i, vp,
+                vp, i, i, ll,
+                vp, i, i, ll,
+                vp,
+                vp, i, i, ll,
+                i, i, i,
+            ]  # fmt: skip
+            for fn in (lib.cublasCreate_v2, lib.cublasSetStream_v2, lib.cublasSetWorkspace_v2,
+                       lib.cublasGemmStridedBatchedEx):  # fmt: skip
+                fn.restype = ctypes.c_int
+            _lib = lib
+        return _lib
+
+
+def _check(status: int, what: str) -> None:
+    if status != _SUCCESS:
+        raise LaunchError(f"cuBLAS {what} failed with status {status}")
+
+
+def handle() -> int:
+    """This thread's handle for the current device, with its workspace."""
+    import cupy as cp
+
+    dev = cp.cuda.Device().id
+    handles = getattr(_local, "handles", None)
+    if handles is None:
+        handles = _local.handles = {}
+    h = handles.get(dev)
+    if h is None:
+        lib = library()
+        p = ctypes.c_void_p()
+        _check(lib.cublasCreate_v2(ctypes.byref(p)), "cublasCreate")
+        ws = cp.empty(WORKSPACE_BYTES, cp.uint8)  # kept alive with the handle
+        _check(lib.cublasSetWorkspace_v2(p, ws.data.ptr, WORKSPACE_BYTES), "cublasSetWorkspace")
+        h = handles[dev] = (p.value, ws)
+    return h[0]
+
+
+def gemm_strided_batched(stream_ptr: int, *args) -> None:
+    """cublasGemmStridedBatchedEx on `stream_ptr`; `args` as the C function takes
+    them after the handle (alpha and beta as host pointers)."""
+    lib = library()
+    h = handle()
+    _check(lib.cublasSetStream_v2(h, stream_ptr), "cublasSetStream")
+    _check(lib.cublasGemmStridedBatchedEx(h, *args), "cublasGemmStridedBatchedEx")
