@@ -155,6 +155,7 @@ def main(argv=None) -> None:
     ap.add_argument("--layers", type=int, default=None, help="override n_layer")
     ap.add_argument("--bench", action="store_true", help="time eager, inductor and aicf")
     ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--profile", action="store_true", help="aicf's kernels by total time (one forward)")
     args = ap.parse_args(argv)
     config = CONFIGS[args.config]
     if args.layers is not None:
@@ -186,6 +187,31 @@ def main(argv=None) -> None:
             print("  ".join(f"{k} {v * 1e3:.2f} ms" for k, v in times.items())
                   + f"  (aicf / eager {times['aicf'] / times['eager']:.2f}x, "
                   f"aicf / inductor {times['aicf'] / times['inductor']:.2f}x)")
+        if args.profile:
+            print_profile(compiled, idx)
+
+
+def print_profile(fn, x, top: int = 20) -> None:
+    """One forward under aicf's profiler (each launch timed on its own, so the sum
+    exceeds a graph replay's time), kernels grouped by name, largest total first."""
+    import aicf
+
+    fn(x)
+    with aicf.profiler() as prof:
+        fn(x)
+    prof.finish()
+    by: dict[str, list] = {}
+    for r in prof.records:
+        e = by.setdefault(r.kernel, [0, 0.0, 0, 0])
+        e[0] += 1
+        e[1] += r.ms
+        e[2] += r.flops
+        e[3] += r.nbytes
+    total = sum(e[1] for e in by.values())
+    print(f"aicf profile: {len(prof.records)} launches, {total:.2f} ms summed")
+    for name, (n, ms, fl, nb) in sorted(by.items(), key=lambda kv: -kv[1][1])[:top]:
+        print(f"  {name[:60]:60} x{n:<3} {ms:8.3f} ms  {fl / ms / 1e9 if ms else 0:7.1f} TFLOP/s "
+              f"{nb / ms / 1e6 if ms else 0:7.0f} GB/s")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ round trip through memory. Access maps stay affine, so every target handles them
 What is left alone (the copy stays):
 - a copy whose destination is a function output (the caller sees the buffer);
 - a copy read by a contraction (a matmul: its schedules want the operand layouts
-  they price, and cuBLAS takes only plain or transposed ones), or
+  they price, and cuBLAS takes only plain or transposed ones), unless the copy is a
+  permutation that leaves the operand a plain or transposed matrix (`x @ W^T`), or
   by a nest inside an `aicf_loop.group` unless the view it would read through is a
   broadcast (row groups read broadcast operands, nothing else);
 - a copy whose source is written again before its last reader.
@@ -53,6 +54,22 @@ def _view_map(nest: NestOp) -> AffineMap | None:
     ):
         return None
     return nest.input_maps[0]
+
+
+def _is_transpose_into_matrix(nest: NestOp, index: int, view: AffineMap) -> bool:
+    """A contraction reads a permuted operand in place when the permutation keeps the
+    operand a matrix whose innermost stride runs along one of its two matrix dims
+    (the last two of the reader's map): `x @ W^T` reads W as a transposed operand,
+    which cuBLAS and the tensor-core schedules take without a copy."""
+    if sorted(e.position for e in view.results if isinstance(e, AffineDimExpr)) != list(range(view.num_dims)):
+        return False
+    if len(view.results) != view.num_dims:
+        return False
+    m = nest.input_maps[index]
+    if len(m.results) < 2 or not all(isinstance(e, AffineDimExpr) for e in m.results[-2:]):
+        return False
+    last = view.compose(m).results[-1]
+    return isinstance(last, AffineDimExpr) and last in m.results[-2:]
 
 
 def _can_read_views(nest: NestOp) -> bool:
@@ -121,7 +138,7 @@ def _foldable(nest: NestOp, block: Block) -> _Copy | None:
         elif (
             isinstance(user, NestOp)
             and use.index < len(user.inputs)
-            and _can_read_views(user)
+            and (_can_read_views(user) or _is_transpose_into_matrix(user, use.index, view))
             and _reads_in_place(user, use.index, view, block)
         ):
             readers.append(user)

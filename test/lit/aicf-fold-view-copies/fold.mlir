@@ -62,12 +62,14 @@ func.func @into_output(%x: memref<4x8xf32>, %out: memref<8x4xf32>) {
 
 // -----
 
-// A transpose read by a matmul (a reduction of two inputs) stays: matmul schedules
-// price the operand layouts they see.
+// A transpose read by a matmul is read in place as a transposed operand (x^T @ w:
+// A's innermost stride runs along m, one of its matrix dims).
 // CHECK-LABEL: func.func @into_matmul
-// CHECK:         %[[T:.*]] = memref.alloc() : memref<8x4xf32>
-// CHECK-NEXT:    aicf_loop.nest domain = [8, 4]
-// CHECK:         ins(%[[T]], %{{.*}} : memref<8x4xf32>, memref<4x2xf32>)
+// CHECK-NOT:     memref.alloc
+// CHECK:         aicf_loop.nest domain = [8, 2, 4]
+// CHECK-NEXT:    ins(%x, %w : memref<4x8xf32>, memref<4x2xf32>)
+// CHECK-NEXT:    outs(%out : memref<8x2xf32>)
+// CHECK-NEXT:    maps = [(d0, d1, d2) -> (d2, d0), (d0, d1, d2) -> (d2, d1), (d0, d1, d2) -> (d0, d1)]
 func.func @into_matmul(%x: memref<4x8xf32>, %w: memref<4x2xf32>, %out: memref<8x2xf32>) {
   %t = memref.alloc() : memref<8x4xf32>
   aicf_loop.nest domain = [8, 4] iterators = [parallel, parallel]
@@ -85,6 +87,34 @@ func.func @into_matmul(%x: memref<4x8xf32>, %w: memref<4x2xf32>, %out: memref<8x
     aicf_loop.yield %c : f32
   }
   memref.dealloc %t : memref<8x4xf32>
+  func.return
+}
+
+// -----
+
+// A permutation that would leave a batched matmul's operand with its unit stride
+// along the batch dim is no matrix a matmul schedule takes: the copy stays.
+// CHECK-LABEL: func.func @batch_innermost
+// CHECK:         %[[T:.*]] = memref.alloc() : memref<2x8x4xf32>
+// CHECK-NEXT:    aicf_loop.nest domain = [2, 8, 4]
+// CHECK:         ins(%[[T]], %{{.*}} : memref<2x8x4xf32>, memref<2x4x3xf32>)
+func.func @batch_innermost(%x: memref<8x4x2xf32>, %w: memref<2x4x3xf32>, %out: memref<2x8x3xf32>) {
+  %t = memref.alloc() : memref<2x8x4xf32>
+  aicf_loop.nest domain = [2, 8, 4] iterators = [parallel, parallel, parallel]
+    ins(%x : memref<8x4x2xf32>) outs(%t : memref<2x8x4xf32>)
+    maps = [(d0, d1, d2) -> (d1, d2, d0), (d0, d1, d2) -> (d0, d1, d2)] {
+  ^bb0(%a: f32):
+    aicf_loop.yield %a : f32
+  }
+  aicf_loop.nest domain = [2, 8, 3, 4] iterators = [parallel, parallel, parallel, reduction]
+    ins(%t, %w : memref<2x8x4xf32>, memref<2x4x3xf32>) outs(%out : memref<2x8x3xf32>)
+    maps = [(d0, d1, d2, d3) -> (d0, d1, d3), (d0, d1, d2, d3) -> (d0, d3, d2), (d0, d1, d2, d3) -> (d0, d1, d2)]
+    combiners = [add] {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.mulf %a, %b : f32
+    aicf_loop.yield %c : f32
+  }
+  memref.dealloc %t : memref<2x8x4xf32>
   func.return
 }
 
