@@ -54,11 +54,10 @@ def main() -> None:
         t_aicf = bench(lambda: exe(x, w), 15, warmup=5, inner=10)  # noqa: B023
         t_torch = bench(lambda: F.linear(tx, tw), 15, warmup=5, inner=10)  # noqa: B023
         tf = 2 * M * n * k / 1e12
-        how = "cublas" if "cublas.gemm" in exe.source else "aicf kernel"
-        row = {"layer": name, "m": M, "n": n, "k": k, "aicf_ms": t_aicf, "torch_ms": t_torch, "aicf_via": how,
+        row = {"layer": name, "m": M, "n": n, "k": k, "aicf_ms": t_aicf, "torch_ms": t_torch,
                "aicf_tflops": tf / (t_aicf * 1e-3), "torch_tflops": tf / (t_torch * 1e-3), "rel_err": err}
         rows.append(row)
-        print(f"{name:10} {M}x{n}x{k}: aicf {t_aicf:.3f} ms ({row['aicf_tflops']:.0f} TFLOP/s, {how}), "
+        print(f"{name:10} {M}x{n}x{k}: aicf {t_aicf:.3f} ms ({row['aicf_tflops']:.0f} TFLOP/s), "
               f"torch {t_torch:.3f} ms ({row['torch_tflops']:.0f}); aicf / torch speed {t_torch / t_aicf:.2f}x; "
               f"rel err {err:.1e}", flush=True)
     if args.json:

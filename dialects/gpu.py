@@ -1154,9 +1154,6 @@ def _verify_cublas_gemm(op: LibraryCallOp, p: dict[str, Attribute]) -> None:
     for name, ld, row in (("lda", lda, m if ta else k), ("ldb", ldb, k if tb else n), ("ldc", ldc, n)):
         if ld < max(1, row) or ld >= 2**31:
             raise VerifyException(f"{name} = {ld} must be >= max(1, {row}) and < 2^31")
-    pad_c = _param(p, "pad_c") if "pad_c" in p else 0
-    if pad_c and not n <= pad_c < 2**31:
-        raise VerifyException(f"pad_c = {pad_c} must be 0 (no scratch) or >= n = {n} and < 2^31")
     compute = p.get("compute")
     if not isinstance(compute, StringAttr) or compute.data not in ("f32", "tf32"):
         raise VerifyException('param \'compute\' must be "f32" or "tf32"')
@@ -1305,9 +1302,7 @@ class LibraryCallOp(IRDLOperation):
     `cublas.gemm`: C[batch.., m, n] = A[.., m, k] @ B[.., k, n] with row-major
     semantics; A is input `a`, B input `b`. Element (i, l) of A is at `offset_a +
     i*lda + l` (`trans_a = 0`) or `offset_a + i + l*lda` (`trans_a = 1`), likewise B
-    over (l, j) with `ldb`, and C at `offset_c + i*ldc + j`. `pad_c` (optional, 0:
-    none): cuBLAS writes a scratch buffer whose rows are `pad_c` elements apart
-    (aligned rows for its tensor-core kernels), which the runtime copies into C. `batch` matrices are
+    over (l, j) with `ldb`, and C at `offset_c + i*ldc + j`. `batch` matrices are
     `stride_a/b/c` elements apart (0: a broadcast operand); `loops` (array<i64>) are
     outer batch loops, one call each, `loop_stride_a/b/c` apart. `compute`: "f32"
     (f32 accumulation, CUBLAS_COMPUTE_32F) or "tf32" (f32 inputs only). `est_ns`:

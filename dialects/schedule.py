@@ -193,8 +193,6 @@ register_kind(ScheduleKind(
         "loops": Param(INTS, optional=True), "loop_stride_a": Param(INTS, optional=True),
         "loop_stride_b": Param(INTS, optional=True), "loop_stride_c": Param(INTS, optional=True),
         "dtype": _dtype, "out_dtype": _dtype, "compute": Param(STR, ("f32", "tf32")),
-        # C's rows through an aligned scratch this many elements apart (0: C directly)
-        "pad_c": Param(INT, optional=True),
     },
     "cuBLAS gemmStridedBatchedEx (f32 accumulation; tf32 when allowed)",
 ))

@@ -36,20 +36,11 @@ _DTYPES = {Float32Type(): "f32", Float16Type(): "f16", BFloat16Type(): "bf16"}
 from aicf.lowering.gpu_schedules.library_calls import _BYTES, _calls, gemm_bytes, gemm_flops, reduce_bytes  # noqa: F401
 
 
-def cublas_gemm_candidate(nest, *, tf32: bool = False, row_align_bytes: int = 16) -> dict | str:
+def cublas_gemm_candidate(nest, *, tf32: bool = False) -> dict | str:
     """The `cublas.gemm` parameters that compute `nest`, or why cuBLAS cannot.
 
     `tf32`: f32 inputs multiply in TF32 on the tensor cores (the math mode option);
-    otherwise f32 is computed in f32 and f16/bf16 accumulate in f32.
-
-    `pad_c`: on the tensor cores (f16, bf16, tf32) cuBLAS's fast kernels store C's
-    rows with aligned vector stores; rows whose pitch is not a multiple of
-    `row_align_bytes` (the target's widest access: GPT-2's 50257-token logits in f16)
-    send it to kernels measured 5x slower on the H100. C is then computed into a
-    scratch buffer with aligned rows `pad_c` elements apart and copied into place, as
-    inductor pads such matmuls (0: no padding). Only where A's and B's rows are
-    aligned too: with a misaligned operand the slow kernels run anyway (measured:
-    the padded call with B = W^T copied, 50257 long rows, was slower than without)."""
+    otherwise f32 is computed in f32 and f16/bf16 accumulate in f32."""
     ins, outs = list(nest.inputs), list(nest.outputs)
     if len(ins) != 2 or len(outs) != 1:
         return f"a matmul has 2 inputs and 1 output, the nest has {len(ins)} and {len(outs)}"
@@ -103,6 +94,12 @@ def cublas_gemm_candidate(nest, *, tf32: bool = False, row_align_bytes: int = 16
             strides = st
         count *= e
         batch.pop()
+    if not batch and count > 1 and a[0] == 0 and strides[1] == 0 and m > 1:  # type: ignore[index]
+        # a broadcast B under row-major A and C whose batches continue their rows
+        # (x @ W with x: [b, t, d]): one call of b*t rows, not b calls of t; cuBLAS
+        # picks its kernels for the whole M (GPT-2's logits: 8 x 1024 rows)
+        if strides[0] == m * a[1] and strides[2] == m * c[1]:  # type: ignore[index]
+            m, count, strides = m * count, 1, [0, 0, 0]
     return {
         "a": roles.a,
         "b": roles.b,
@@ -128,16 +125,7 @@ def cublas_gemm_candidate(nest, *, tf32: bool = False, row_align_bytes: int = 16
         "dtype": el[0],
         "out_dtype": el[2],
         "compute": "tf32" if tf32 and el[0] == "f32" else "f32",
-        "pad_c": _padded_pitch(c[1], m * count, _BYTES[el[2]], el[0] != "f32" or tf32, row_align_bytes)
-        if all(ld * _BYTES[el[0]] % row_align_bytes == 0 for ld in (a[1], b[1])) else 0,  # type: ignore[index]
     }
-
-
-def _padded_pitch(ldc: int, rows: int, eb: int, tensor_cores: bool, align: int) -> int:
-    if not tensor_cores or rows <= 1 or (ldc * eb) % align == 0:
-        return 0
-    step = align // math.gcd(align, eb)
-    return -(-ldc // step) * step
 
 
 def _dim_strides(t: MemRefType, m: AffineMap) -> tuple[dict[int, int], int] | str:
@@ -207,9 +195,6 @@ def cublas_gemm_terms(p: dict, t: GpuTarget) -> dict[str, float]:
     compute = max(gemm_flops(p) / _peak(p, t), waves * 2 * tm * tn * p["k"] / (_peak(p, t) / t.num_sms))
     memory = gemm_bytes(p) / t.dram_bandwidth
     launch = _calls(p) * t.launch_overhead_s
-    if p.get("pad_c"):  # the copy out of the padded scratch: C read and written again
-        memory += 2 * p["m"] * p["n"] * _BYTES[p["out_dtype"]] * p["batch"] * _calls(p) / t.dram_bandwidth
-        launch *= 2
     empty = 0 in (p["m"], p["n"], p["batch"], *(p.get("loops") or []))
     if empty:
         compute = memory = launch = 0.0
@@ -359,8 +344,7 @@ def library_candidates(nest, target: GpuTarget, *, tf32: bool = False) -> list[L
     """Every library kind for `nest` on `target`, applicable or not (with why)."""
     out = []
     for kind, guard, terms in (
-        (CUBLAS_GEMM, lambda n: cublas_gemm_candidate(n, tf32=tf32, row_align_bytes=target.max_vector_bytes),
-         cublas_gemm_terms),
+        (CUBLAS_GEMM, lambda n: cublas_gemm_candidate(n, tf32=tf32), cublas_gemm_terms),
         (CUB_REDUCE, cub_reduce_candidate, cub_reduce_terms),
     ):
         p = guard(nest)

@@ -102,7 +102,6 @@ class Gemm(LibraryCall):
         loops = "".join(f"{e}x" for e in p.get("loops") or [])
         batch = f"{p['batch']}x" if p["batch"] != 1 else ""
         self.name = f"{self.routine}[{loops}{batch}{p['m']}x{p['n']}x{p['k']} {p['dtype']}]"
-        self._scratches: dict[int, object] = {}
 
     def _run(self, ins, outs) -> None:
         import cupy as cp
@@ -121,14 +120,9 @@ class Gemm(LibraryCall):
         A, B = ins[p["a"]], ins[p["b"]]
         ea, ec = A.itemsize, C.itemsize
         stream = cp.cuda.get_current_stream().ptr
-        pad = p.get("pad_c") or 0
-        scratch = self._scratch(stream, batch * m * pad, C.dtype) if pad else None
         strides = [p.get(f"loop_stride_{x}") or [] for x in "abc"]
         for idx in itertools.product(*(range(e) for e in loops)):
             off = [p[f"offset_{x}"] + sum(i * s for i, s in zip(idx, st)) for x, st in zip("abc", strides)]
-            c_ptr, ldc, stride_c = C.data.ptr + off[2] * ec, p["ldc"], p["stride_c"]
-            if scratch is not None:
-                c_ptr, ldc, stride_c = scratch.data.ptr, pad, m * pad
             try:
                 cublas_api.gemm_strided_batched(
                     stream,
@@ -139,26 +133,11 @@ class Gemm(LibraryCall):
                     B.data.ptr + off[1] * ea, _CUDA_TYPE[p["dtype"]], p["ldb"], p["stride_b"],
                     A.data.ptr + off[0] * ea, _CUDA_TYPE[p["dtype"]], p["lda"], p["stride_a"],
                     _ZERO.ctypes.data,
-                    c_ptr, _CUDA_TYPE[p["out_dtype"]], ldc, stride_c,
+                    C.data.ptr + off[2] * ec, _CUDA_TYPE[p["out_dtype"]], p["ldc"], p["stride_c"],
                     batch, _COMPUTE[p["compute"]], _GEMM_DEFAULT,
                 )  # fmt: skip
             except LaunchError as e:
                 raise LaunchError(f"library call {self.name} ({p}): {e}") from None
-            if scratch is not None:  # the rows into place, in stream order (no allocation: capturable)
-                dst = cp.ndarray((batch, m, n), C.dtype, C.data + off[2] * ec,
-                                 strides=(max(p["stride_c"], 1) * ec, p["ldc"] * ec, ec))  # fmt: skip
-                cp.copyto(dst, scratch.reshape(batch, m, pad)[:, :, :n])
-
-    def _scratch(self, stream: int, size: int, dtype):
-        """The padded C of calls on `stream`: one per stream, as two streams may run the
-        program at once; allocated on the first call (before any graph capture, which
-        replays the same pointer)."""
-        import cupy as cp
-
-        got = self._scratches.get(stream)
-        if got is None or got.size < size:
-            got = self._scratches[stream] = cp.empty(size, dtype)
-        return got
 
 
 class Reduce(LibraryCall):

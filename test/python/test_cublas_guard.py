@@ -317,3 +317,16 @@ def test_library_candidates_for_the_planner():
     assert red.params is None and red.reason == "a reduction of one input into one output, the nest has 2 and 1"
     assert red.explain() == f"{CUB_REDUCE}: not applicable: {red.reason}"
     assert gemm.explain().startswith(f"{CUBLAS_GEMM}: {gemm.time * 1e6:.1f}us (compute ")
+
+
+def test_batches_of_rows_against_a_broadcast_b_are_one_call():
+    """x @ W with x: [4, 8, 6] row-major: the batches continue A's and C's rows, so
+    the call has M = 32 rows and no batch; a transposed A's batches do not fold."""
+    maps = mm_maps(4, "(d0, d1, d3)", "(d3, d2)", "(d0, d1, d2)")
+    p = cublas_gemm_candidate(nest_in(module_of((4, 8, 5, 6), [(4, 8, 6), (6, 5)], (4, 8, 5), maps)))
+    assert isinstance(p, dict)
+    assert (p["m"], p["batch"], p["stride_a"], p["stride_c"]) == (32, 1, 0, 0)
+    at = mm_maps(4, "(d0, d3, d1)", "(d3, d2)", "(d0, d1, d2)")
+    p = cublas_gemm_candidate(nest_in(module_of((4, 8, 5, 6), [(4, 6, 8), (6, 5)], (4, 8, 5), at)))
+    assert isinstance(p, dict)
+    assert (p["m"], p["batch"], p["trans_a"]) == (8, 4, 1)

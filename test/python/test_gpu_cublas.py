@@ -77,7 +77,7 @@ CASES = [
     (5, 6, 0, "f32", (), (), False, False, (False, False)),  # empty sum: zeros
     (5, 6, 4, "f32", (0,), (0,), False, False, (False, False)),
     (1, 1, 1, "bf16", (), (), False, False, (False, False)),
-    # rows of C 42 bytes apart, A's and B's aligned: C through the padded scratch
+    # f16 rows of C 42 bytes apart (misaligned), A's and B's aligned
     (40, 21, 32, "f16", (), (), False, True, (False, False)),
     (40, 21, 32, "bf16", (3,), (3,), False, True, (False, False)),
 ]
