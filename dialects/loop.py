@@ -867,6 +867,11 @@ class AttentionOp(AttentionProperties, IRDLOperation):
             raise VerifyException(str(e)) from None
         if want != shape(self.output):
             raise VerifyException(f"output shape {fmt(shape(self.output))} is not the attention's {fmt(want)}")
+        # every output row reads all of K and V (and the kernels keep Q tiles across
+        # key tiles): written in place, later rows would read results, not inputs
+        for name, x in zip(("Q", "K", "V", "the mask"), self.inputs):
+            if x == self.output:
+                raise VerifyException(f"the output is also {name}: attention cannot be computed in place")
 
     def print(self, printer: Printer) -> None:
         from aicf.dialects.tensor import float_text

@@ -48,3 +48,12 @@ func.func @zero_tile(%q: memref<4x8xf32>, %o: memref<4x8xf32>) {
   aicf_loop.attention scale = 1.0 ins(%q, %q, %q : memref<4x8xf32>, memref<4x8xf32>, memref<4x8xf32>) outs(%o : memref<4x8xf32>) {aicf.schedule = {kind = "cpu.attention", block_q = 4 : i64, block_k = 0 : i64, parallel = 0 : i64}}
   func.return
 }
+
+// -----
+
+// Written in place, later query rows would read outputs as keys and values.
+func.func @in_place(%q: memref<4x8xf32>, %k: memref<4x8xf32>, %v: memref<4x8xf32>) {
+  // expected-error @+1 {{'aicf_loop.attention' the output is also V: attention cannot be computed in place}}
+  aicf_loop.attention scale = 1.0 ins(%q, %k, %v : memref<4x8xf32>, memref<4x8xf32>, memref<4x8xf32>) outs(%v : memref<4x8xf32>)
+  func.return
+}
