@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from aicf.errors import ArgumentError  # a TypeError too
+
 
 class TreeDef(NamedTuple):
     """The structure of a pytree: `kind` ("leaf", "none", "dict", "list", "tuple" or a
@@ -37,8 +39,6 @@ def flatten(tree: Any) -> tuple[list[Any], TreeDef]:
 
 
 def _flatten(tree: Any, leaves: list[Any], depth: int) -> TreeDef:
-    from aicf.errors import ArgumentError  # a TypeError too
-
     if tree is None:
         return TreeDef("none")
     if isinstance(tree, dict | list | tuple) and depth >= MAX_DEPTH:

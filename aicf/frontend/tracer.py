@@ -248,8 +248,9 @@ def trace_function(fn: Callable[..., Any], example_args: Sequence[Any],
         _active.tracers.pop()
     results = list(out) if isinstance(out, (tuple, list)) else [out]
     for i, r in enumerate(results):
-        if not isinstance(r, Tensor) and as_result(r, tracer) is not None:
-            results[i] = as_result(r, tracer)
+        c = None if isinstance(r, Tensor) else as_result(r, tracer)
+        if c is not None:
+            results[i] = c
         elif not isinstance(r, Tensor) or r.tracer is not tracer:
             raise CompileError(
                 f"{file}:{line}: error: {name} must return traced tensors, arrays or "

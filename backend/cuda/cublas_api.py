@@ -49,6 +49,8 @@ def _library_path() -> str | None:
 
 def library() -> ctypes.CDLL:
     global _lib
+    if _lib is not None:  # every call after the first: no lock on the launch path
+        return _lib
     with _lib_lock:
         if _lib is None:
             path = _library_path()
@@ -83,7 +85,7 @@ def handle() -> int:
     """This thread's handle for the current device, with its workspace."""
     import cupy as cp
 
-    dev = cp.cuda.Device().id
+    dev = cp.cuda.runtime.getDevice()
     handles = getattr(_local, "handles", None)
     if handles is None:
         handles = _local.handles = {}
@@ -98,10 +100,14 @@ def handle() -> int:
     return h[0]
 
 
-def gemm_strided_batched(stream_ptr: int, *args) -> None:
-    """cublasGemmStridedBatchedEx on `stream_ptr`; `args` as the C function takes
-    them after the handle (alpha and beta as host pointers)."""
-    lib = library()
+def on_stream(stream_ptr: int) -> int:
+    """This thread's handle, bound to `stream_ptr` (once per call, not per gemm)."""
     h = handle()
-    _check(lib.cublasSetStream_v2(h, stream_ptr), "cublasSetStream")
-    _check(lib.cublasGemmStridedBatchedEx(h, *args), "cublasGemmStridedBatchedEx")
+    _check(library().cublasSetStream_v2(h, stream_ptr), "cublasSetStream")
+    return h
+
+
+def gemm_strided_batched(h: int, *args) -> None:
+    """cublasGemmStridedBatchedEx on handle `h` (from `on_stream`); `args` as the C
+    function takes them after the handle (alpha and beta as host pointers)."""
+    _check(library().cublasGemmStridedBatchedEx(h, *args), "cublasGemmStridedBatchedEx")

@@ -62,7 +62,6 @@ class LibraryCall:
     def __call__(self, inputs, outputs, stream, sync: bool = False) -> None:
         """Run on `stream`; `sync`: wait for it, so a failure names this call."""
         import cupy as cp
-        from cupy.cuda import cublas
 
         with stream:
             ins = [
@@ -77,7 +76,7 @@ class LibraryCall:
                 self._run(ins, outs)
                 if sync:
                     stream.synchronize()
-            except (cublas.CUBLASError, cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as e:
+            except (LaunchError, cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as e:
                 raise LaunchError(f"library call {self.name} failed ({self.p}): {e}") from None
             for given, used in zip(outputs, outs):
                 if given is not used:
@@ -119,25 +118,22 @@ class Gemm(LibraryCall):
             return
         A, B = ins[p["a"]], ins[p["b"]]
         ea, ec = A.itemsize, C.itemsize
-        stream = cp.cuda.get_current_stream().ptr
+        h = cublas_api.on_stream(cp.cuda.get_current_stream().ptr)
         strides = [p.get(f"loop_stride_{x}") or [] for x in "abc"]
         for idx in itertools.product(*(range(e) for e in loops)):
             off = [p[f"offset_{x}"] + sum(i * s for i, s in zip(idx, st)) for x, st in zip("abc", strides)]
-            try:
-                cublas_api.gemm_strided_batched(
-                    stream,
-                    _OP_T if p["trans_b"] else _OP_N,
-                    _OP_T if p["trans_a"] else _OP_N,
-                    n, m, k,
-                    _ONE.ctypes.data,
-                    B.data.ptr + off[1] * ea, _CUDA_TYPE[p["dtype"]], p["ldb"], p["stride_b"],
-                    A.data.ptr + off[0] * ea, _CUDA_TYPE[p["dtype"]], p["lda"], p["stride_a"],
-                    _ZERO.ctypes.data,
-                    C.data.ptr + off[2] * ec, _CUDA_TYPE[p["out_dtype"]], p["ldc"], p["stride_c"],
-                    batch, _COMPUTE[p["compute"]], _GEMM_DEFAULT,
-                )  # fmt: skip
-            except LaunchError as e:
-                raise LaunchError(f"library call {self.name} ({p}): {e}") from None
+            cublas_api.gemm_strided_batched(
+                h,
+                _OP_T if p["trans_b"] else _OP_N,
+                _OP_T if p["trans_a"] else _OP_N,
+                n, m, k,
+                _ONE.ctypes.data,
+                B.data.ptr + off[1] * ea, _CUDA_TYPE[p["dtype"]], p["ldb"], p["stride_b"],
+                A.data.ptr + off[0] * ea, _CUDA_TYPE[p["dtype"]], p["lda"], p["stride_a"],
+                _ZERO.ctypes.data,
+                C.data.ptr + off[2] * ec, _CUDA_TYPE[p["out_dtype"]], p["ldc"], p["stride_c"],
+                batch, _COMPUTE[p["compute"]], _GEMM_DEFAULT,
+            )  # fmt: skip
 
 
 class Reduce(LibraryCall):

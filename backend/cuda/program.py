@@ -451,17 +451,25 @@ class CudaProgram:
         its own, allocated once per stream. False: run the steps as usual."""
         key = (stream.ptr, tuple(a.data.ptr for a in env[:nall]))
         with self._graph_lock:
-            graph = self._graphs.get(key)
+            graph = self._graph_for(key, lambda: self._capture(env, steps, stream))
             if graph is None:
-                if self._seen.get(key) is None:
-                    self._seen[key] = True
-                    return False
-                graph = self._capture(env, steps, stream)
-                if graph is None:
-                    return False
-                self._graphs[key] = graph
+                return False
             graph.launch(stream)
         return True
+
+    def _graph_for(self, key, capture):
+        """The graph captured for `key`; None the first time the key is met (it is
+        remembered, and `capture()` runs the second time) or when capture fails.
+        Called with the graph lock held."""
+        graph = self._graphs.get(key)
+        if graph is None:
+            if self._seen.get(key) is None:
+                self._seen[key] = True
+                return None
+            graph = capture()
+            if graph is not None:
+                self._graphs[key] = graph
+        return graph
 
     def _replay_own(self, env: list, nin: int, nall: int, steps, stream, specs) -> list | None:
         """As `_replay`, for a call that leaves its outputs to the program (`y = f(x)`):
@@ -471,21 +479,19 @@ class CudaProgram:
         steps as usual."""
         cp = rt.cupy()
         key = (stream.ptr, tuple(a.data.ptr for a in env[:nin]), "own outputs")
+
+        def capture():
+            outs = self._static_outs.get(stream.ptr)
+            if outs is None:
+                outs = self._static_outs[stream.ptr] = [cp.empty(specs[i][1], specs[i][0])
+                                                        for i in range(nin, nall)]  # fmt: skip
+            env[nin:nall] = outs
+            return self._capture(env, steps, stream)
+
         with self._graph_lock:
-            graph = self._graphs.get(key)
+            graph = self._graph_for(key, capture)
             if graph is None:
-                if self._seen.get(key) is None:
-                    self._seen[key] = True
-                    return None
-                outs = self._static_outs.get(stream.ptr)
-                if outs is None:
-                    outs = self._static_outs[stream.ptr] = [cp.empty(specs[i][1], specs[i][0])
-                                                            for i in range(nin, nall)]  # fmt: skip
-                env[nin:nall] = outs
-                graph = self._capture(env, steps, stream)
-                if graph is None:
-                    return None
-                self._graphs[key] = graph
+                return None
             outs = self._static_outs[stream.ptr]
             graph.launch(stream)
             with stream:  # in stream order, before any later replay rewrites them

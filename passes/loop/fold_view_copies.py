@@ -61,10 +61,8 @@ def _is_transpose_into_matrix(nest: NestOp, index: int, view: AffineMap) -> bool
     operand a matrix whose innermost stride runs along one of its two matrix dims
     (the last two of the reader's map): `x @ W^T` reads W as a transposed operand,
     which cuBLAS and the tensor-core schedules take without a copy."""
-    if sorted(e.position for e in view.results if isinstance(e, AffineDimExpr)) != list(range(view.num_dims)):
-        return False
-    if len(view.results) != view.num_dims:
-        return False
+    if sorted(e.position if isinstance(e, AffineDimExpr) else -1 for e in view.results) != list(range(view.num_dims)):
+        return False  # not a permutation
     m = nest.input_maps[index]
     if len(m.results) < 2 or not all(isinstance(e, AffineDimExpr) for e in m.results[-2:]):
         return False

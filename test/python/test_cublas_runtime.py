@@ -64,11 +64,11 @@ def _from_f32(v: np.ndarray, t: int) -> np.ndarray:
 
 
 def _fake_cupy(calls: list):
-    def gemm(stream, ta, tb, m, n, k, alpha, A, At, lda, sA, B, Bt, ldb, sB, beta, C, Ct, ldc, sC, batch, compute,
+    def gemm(h, ta, tb, m, n, k, alpha, A, At, lda, sA, B, Bt, ldb, sB, beta, C, Ct, ldc, sC, batch, compute,
              algo):  # fmt: skip
         # aicf's own handle (cublas_api) keeps cuBLAS's defaults: host pointers for
         # alpha/beta, the compute type alone decides TF32
-        assert stream == STREAM, "on the current stream"
+        assert h == ("bound to", STREAM), "a handle bound to the current stream"
         assert compute in (68, 77) and algo == -1
         assert ctypes.c_float.from_address(alpha).value == 1 and ctypes.c_float.from_address(beta).value == 0
         assert lda >= max(1, k if ta else m) and ldb >= max(1, n if tb else k) and ldc >= max(1, m), "cuBLAS's ld rules"
@@ -113,6 +113,7 @@ def cublas_calls(monkeypatch):
 
     calls: list = []
     cp, cuda, gemm = _fake_cupy(calls)
+    monkeypatch.setattr(cublas_api, "on_stream", lambda stream: ("bound to", stream))
     monkeypatch.setattr(cublas_api, "gemm_strided_batched", gemm)
     monkeypatch.setitem(__import__("sys").modules, "cupy", cp)
     monkeypatch.setitem(__import__("sys").modules, "cupy.cuda", cuda)
