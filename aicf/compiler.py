@@ -479,10 +479,12 @@ class Executable:
 
     def __call__(self, *arrays):
         if self.target == "cuda":
+            # the lean call path: the launch plan checks the arrays itself
+            out = self._program.call_planned(arrays)
+            if out is not None:
+                return out
             if self._program.takes_as_is(arrays):
-                # CuPy arrays: the program's launch plan checks dtype, shape and layout
-                # itself and sends anything else through its general path, which says
-                # what is wrong (the lean call path: no per-call message building here)
+                # CuPy arrays the plan cannot take: the general path says what is wrong
                 return self._program(*arrays)
             return self._program(*self.check_arguments(arrays))
         arrays = self.check_arguments(arrays)

@@ -52,7 +52,6 @@ from xdsl.interpreter import (
     impl_terminator,
     register_impls,
 )
-from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Attribute, Operation
 
 from aicf.dialects import tensor as T
@@ -496,6 +495,10 @@ class AicfTensorFunctions(InterpreterFunctions):
 
 def interpreter_for(module: ModuleOp, precision: Precision | str = REFERENCE) -> Interpreter:
     """An xDSL interpreter of `module`'s `func` and `aicf_tensor` ops."""
+    # here, not at the top: xdsl.interpreters' package imports every interpreter of
+    # xDSL's (0.4 s), which the constant folder, imported with the tracer, never needs
+    from xdsl.interpreters.func import FuncFunctions
+
     interpreter = Interpreter(module)
     interpreter.register_implementations(FuncFunctions())
     interpreter.register_implementations(AicfTensorFunctions(precision))

@@ -31,6 +31,7 @@ launches, captured the second time those buffers came (`_replay`).
 
 from __future__ import annotations
 
+import json
 import threading
 
 import numpy as np
@@ -48,6 +49,7 @@ from aicf import profiling as _profiler
 from aicf.backend.cuda import library
 from aicf.backend.cuda import runtime as rt
 from aicf.backend.cuda import tensor_maps
+from aicf.backend.cuda.launcher import Launcher
 from aicf.backend.cuda.emit import emit_cuda, kernel_symbol, kernels_of
 from aicf.backend.cuda.emit_async import needs_sm90a, tensor_maps_of
 from aicf.dialects import gpu
@@ -157,6 +159,61 @@ def _entry_func(module: ModuleOp, entry: str | None) -> func.FuncOp:
     return fn
 
 
+def host_plan(module: ModuleOp, entry: str | None) -> dict:
+    """The entry's host function as JSON data, which the program cache keeps so that a
+    cached program runs without parsing its host IR (1130 ops for a GPT-2: 2 s of
+    xDSL parsing): the signature as type texts, and the ops as steps over numbered
+    slots (the arguments first). A library call keeps its callee, params and operand
+    types, from which `library_op` builds it again; an op the launch plan cannot take
+    becomes an "other" step (the general path runs that program)."""
+    fn = _entry_func(module, entry)
+    attr = fn.attributes.get("aicf.num_outputs")
+    slot: dict[SSAValue, int] = {v: i for i, v in enumerate(fn.body.block.args)}
+    steps: list[list] = []
+    for op in fn.body.block.ops:
+        if isinstance(op, memref.AllocOp):
+            slot[op.memref] = len(slot)
+            steps.append([_ALLOC, slot[op.memref], str(op.memref.type)])
+        elif isinstance(op, memref.DeallocOp):
+            steps.append([_FREE, slot[op.memref]])
+        elif isinstance(op, memref.GetGlobalOp):
+            slot[op.memref] = len(slot)
+            steps.append([_CONST, slot[op.memref], op.name_.root_reference.data, str(op.memref.type)])
+        elif isinstance(op, memref.CopyOp):
+            steps.append([_COPY, slot[op.source], slot[op.destination]])
+        elif isinstance(op, gpu.LaunchOp):
+            steps.append([_LAUNCH, op.kernel_name, list(op.grid_dims), list(op.block_dims), op.smem_bytes,
+                          [slot[v] for v in op.args]])
+        elif isinstance(op, gpu.LibraryCallOp):
+            steps.append([_LIBRARY, op.routine, str(op.params), [str(v.type) for v in op.inputs],
+                          [str(v.type) for v in op.outputs], [slot[v] for v in op.inputs],
+                          [slot[v] for v in op.outputs]])
+        elif op.name == "func.return":
+            break
+        else:
+            steps.append(["other", op.name])
+    return {"entry": fn.sym_name.data, "num_outputs": attr.value.data if attr is not None else 0,  # type: ignore
+            "args": [str(t) for t in fn.function_type.inputs.data], "steps": steps}
+
+
+def library_op(callee: str, params: str, ins: list[str], outs: list[str]) -> gpu.LibraryCallOp:
+    """A library call op as `host_plan` recorded it, on fresh values of its operand
+    types (what the runtime's call classes read: the params and the types)."""
+    from xdsl.ir import Block
+    from xdsl.parser import Parser
+
+    from aicf.context import make_context
+
+    block = Block(arg_types=[parse_type(t) for t in (*ins, *outs)])
+    attrs = Parser(make_context(), params).parse_attribute()
+    return gpu.LibraryCallOp(callee, block.args[: len(ins)], block.args[len(ins):], attrs)  # type: ignore[arg-type]
+
+
+def globals_part(module: ModuleOp) -> ModuleOp:
+    """The module's constants alone (what `_global` reads), small to parse."""
+    return ModuleOp([op.clone() for op in module.ops if isinstance(op, memref.GlobalOp)])
+
+
 def host_part(module: ModuleOp) -> ModuleOp:
     """The module without its kernels: the host functions and globals a run reads."""
     return ModuleOp([op.clone() for op in module.ops if not isinstance(op, gpu.KernelOp)])
@@ -168,27 +225,29 @@ class CudaProgram:
         if _cached is None:
             self._module: ModuleOp | LazyModule = lower_to_gpu(module)
             self._host: ModuleOp | LazyModule = self._module
+            self._consts: ModuleOp | LazyModule = self._module
             self.source = emit_cuda(self.module)
             self._facts: list[dict] | None = None  # read from the kernels when loaded
+            self._host_plan = host_plan(self.module, entry)
         else:  # a program from the program cache (aicf/program_cache.py)
             loop = _cached["loop_module"]  # lowered again only if its GPU IR is asked for
             self._module = LazyModule(load=lambda: lower_to_gpu(module_of(loop)))
             self._host = LazyModule(_cached["host_module"], verify=False)
+            self._consts = LazyModule(_cached["globals_module"], verify=False)
             self.source = _cached["source"]
             self._facts = _cached["kernels"]
-        fn = _entry_func(module_of(self._host), entry)
-        self.func = fn
-        self.entry = fn.sym_name.data
-        attr = fn.attributes.get("aicf.num_outputs")
-        self.num_outputs = attr.value.data if attr is not None else 0  # type: ignore[attr-defined]
-        self.arg_types = list(fn.function_type.inputs.data)
+            self._host_plan = _cached["host_plan"]
+        hp = self._host_plan
+        self.entry = hp["entry"]
+        self.num_outputs = hp["num_outputs"]
+        self.arg_types = [parse_type(t) for t in hp["args"]]
         self.num_inputs = len(self.arg_types) - self.num_outputs
         self.sync = rt.SyncPolicy(sync)
         self._mod = None
         self._kernels: dict[str, _Kernel] = {}
         self._globals: dict[str, object] = {}
         self._plan = None  # built on the first call (see _make_plan)
-        self._library: dict[int, library.LibraryCall] = {}
+        self._library: dict[int | str, library.LibraryCall] = {}
         self.debug = False  # poison the outputs it allocates (NaN), so unwritten elements show
         self.last_event = None
         self.graphs = graphs_default()
@@ -209,6 +268,12 @@ class CudaProgram:
         return cls(None, entry, sync, _cached={**record, "loop_module": loop_module})  # type: ignore[arg-type]
 
     @property
+    def func(self) -> func.FuncOp:
+        """The host function (a cached program parses its host IR on first use: only
+        the general path walks it)."""
+        return _entry_func(module_of(self._host), self.entry)
+
+    @property
     def module(self) -> ModuleOp:
         """The GPU-level module (a cached program parses it on first use)."""
         return module_of(self._module)
@@ -220,7 +285,8 @@ class CudaProgram:
 
     def artifact(self) -> dict:
         """What the program cache keeps of this program (see `cached`)."""
-        return {"source": self.source, "host_module": str(host_part(self.module)), "kernels": self.kernel_facts()}
+        return {"source": self.source, "host_module": str(host_part(self.module)), "kernels": self.kernel_facts(),
+                "host_plan": self._host_plan, "globals_module": str(globals_part(self.module))}
 
     # -- setup -----------------------------------------------------------------------------
     def _load(self) -> None:
@@ -240,7 +306,7 @@ class CudaProgram:
     def _global(self, name: str, t: MemRefType):
         cp = rt.cupy()
         if name not in self._globals:
-            host = module_of(self._host)
+            host = module_of(self._consts)
             g = next((op for op in host.ops if isinstance(op, memref.GlobalOp) and op.sym_name.data == name), None)
             if g is None or not isinstance(g.initial_value, DenseIntOrFPElementsAttr):
                 raise CompileError(f"global @{name} has no dense initial value")
@@ -253,10 +319,15 @@ class CudaProgram:
             self._globals[name] = cp.asarray(np.ascontiguousarray(arr))
         return self._globals[name]
 
-    def _library_call(self, op: gpu.LibraryCallOp) -> library.LibraryCall:
-        call = self._library.get(id(op))
+    def _library_call(self, op: gpu.LibraryCallOp | list) -> library.LibraryCall:
+        """The runtime call of a library op, or of `host_plan`'s record of one (the
+        same call either way: one per op of the host function)."""
+        key = id(op) if isinstance(op, gpu.LibraryCallOp) else json.dumps(op)
+        call = self._library.get(key)
         if call is None:
-            call = self._library[id(op)] = library.prepare(op)
+            if not isinstance(op, gpu.LibraryCallOp):
+                op = library_op(*op[1:5])
+            call = self._library[key] = library.prepare(op)
         return call
 
     # -- argument checks -------------------------------------------------------------------
@@ -285,49 +356,48 @@ class CudaProgram:
     def _make_plan(self):
         """The host function as a flat list of steps over numbered slots (arguments
         first), with every launch's function, grid, block, shared memory and argument
-        slots resolved once; constants are uploaded here. False when a kernel takes
-        run-time strides (the general path computes them per call)."""
+        slots resolved once; constants are uploaded here. Built from `host_plan`'s
+        records, so a cached program never parses its host IR. False when a kernel
+        takes run-time strides (the general path computes them per call)."""
         cp = rt.cupy()
         self._load()
-        args = list(self.func.body.block.args)
-        slot: dict[SSAValue, int] = {v: i for i, v in enumerate(args)}
+        nargs = len(self.arg_types)
+        nslots = nargs
         steps: list[tuple] = []
-        align = [1] * len(args)  # vector alignment each argument must have
-        for op in self.func.body.block.ops:
-            if isinstance(op, memref.AllocOp):
-                t = op.memref.type
-                slot[op.memref] = len(slot)
-                steps.append((_ALLOC, slot[op.memref], tuple(t.get_shape()), numpy_dtype(t.get_element_type())))
-            elif isinstance(op, memref.DeallocOp):
-                steps.append((_FREE, slot[op.memref]))
-            elif isinstance(op, memref.GetGlobalOp):
-                slot[op.memref] = len(slot)
-                arr = self._global(op.name_.root_reference.data, op.memref.type)
-                steps.append((_CONST, slot[op.memref], arr))
-            elif isinstance(op, memref.CopyOp):
-                steps.append((_COPY, slot[op.source], slot[op.destination]))
-            elif isinstance(op, gpu.LaunchOp):
-                k = self._kernels[op.kernel_name]
+        align = [1] * nargs  # vector alignment each argument must have
+        for rec in self._host_plan["steps"]:
+            kind = rec[0]
+            if kind == _ALLOC:
+                t = parse_type(rec[2])
+                nslots += 1
+                steps.append((_ALLOC, rec[1], tuple(t.get_shape()), numpy_dtype(t.get_element_type())))
+            elif kind == _FREE:
+                steps.append((_FREE, rec[1]))
+            elif kind == _CONST:
+                nslots += 1
+                steps.append((_CONST, rec[1], self._global(rec[2], parse_type(rec[3]))))
+            elif kind == _COPY:
+                steps.append((_COPY, rec[1], rec[2]))
+            elif kind == _LAUNCH:
+                _, name, grid, block, smem, slots = rec
+                k = self._kernels[name]
                 if any(isinstance(t, MemRefType) and isinstance(t.layout, StridedLayoutAttr) for t in k.params):
                     return False
-                slots = tuple(slot[v] for v in op.args)
-                for i, a in enumerate(op.args):
-                    s = slot[a]
-                    if s < len(args) and k.vector_align.get(i):
+                slots = tuple(slots)
+                for i, s in enumerate(slots):
+                    if s < nargs and k.vector_align.get(i):
                         align[s] = max(align[s], k.vector_align[i])
                 fn = k.fn
-                if op.smem_bytes > 48 * 1024:
-                    fn.max_dynamic_shared_size_bytes = op.smem_bytes
+                if smem > 48 * 1024:
+                    fn.max_dynamic_shared_size_bytes = smem
+                grid, block = tuple(grid), tuple(block)
                 if k.maps:
-                    steps.append((_LAUNCH_TMA, k, k.name, tuple(op.grid_dims), tuple(op.block_dims), op.smem_bytes,
-                                  slots))
+                    steps.append((_LAUNCH_TMA, k, k.name, grid, block, smem, slots))
                     continue
-                steps.append((_LAUNCH, fn, k.name, tuple(op.grid_dims), tuple(op.block_dims), op.smem_bytes, slots))
-            elif isinstance(op, gpu.LibraryCallOp):
-                steps.append((_LIBRARY, self._library_call(op), tuple(slot[v] for v in op.inputs),
-                              tuple(slot[v] for v in op.outputs)))
-            elif op.name == "func.return":
-                break
+                steps.append((_LAUNCH, Launcher(fn, grid, block, smem, len(slots)), k.name, grid, block, smem,
+                              slots))
+            elif kind == _LIBRARY:
+                steps.append((_LIBRARY, self._library_call(rec), tuple(rec[5]), tuple(rec[6])))
             else:
                 return False
         specs = []
@@ -338,33 +408,40 @@ class CudaProgram:
         # slot is dense here, so a cuBLAS call copies nothing
         work = sum(st[0] in (_LAUNCH, _LAUNCH_TMA, _COPY, _LIBRARY) for st in steps)
         self._graphable = work >= 2 and all(st[1].capturable for st in steps if st[0] is _LIBRARY)
-        return (len(slot), steps, specs, cp.ndarray)
+        return (nslots, steps, specs, cp.ndarray)
 
     def takes_as_is(self, arrays) -> bool:
-        """Whether `arrays` go straight to the launch plan's checks: as many as the
-        inputs, each a CuPy array (anything else needs the caller's conversions)."""
-        plan = self._plan
-        return bool(plan) and len(arrays) == self.num_inputs and all(type(a) is plan[3] for a in arrays)
+        """Whether `arrays` need none of the caller's conversions: as many as the
+        inputs, each a CuPy array."""
+        nd = rt.cupy().ndarray
+        return len(arrays) == self.num_inputs and all(type(a) is nd for a in arrays)
 
     def __call__(self, *arrays, stream=None):
         """Run the program: the cached launch plan when the arrays are what the
         function takes (CuPy, right dtype/shape, C-contiguous, aligned) and nothing
         needs per-launch bookkeeping (profiler, full-sync); else the general path."""
+        out = self.call_planned(arrays, stream)
+        return self._run_general(*arrays, stream=stream) if out is None else out
+
+    def call_planned(self, arrays: tuple, stream=None):
+        """The call through the launch plan, or None when these arrays (or the
+        program's settings) need the general path. Kept flat: at ~7 us of host time a
+        call, each Python layer shows (bench/call_path.py)."""
         plan = self._plan
         if plan is None:
             plan = self._plan = self._make_plan()
-        if plan is False or _prof_active() or self.sync is rt.SyncPolicy.FULL_SYNC:
-            return self._run_general(*arrays, stream=stream)
+        if plan is False or _profiler._ACTIVE or self.sync is _FULL_SYNC:
+            return None
         nslots, steps, specs, ndarray = plan
         nin, nall = self.num_inputs, len(specs)
         n = len(arrays)
         if n != nin and n != nall:
-            return self._run_general(*arrays, stream=stream)
+            return None
         for a, (dt, shape, al) in zip(arrays, specs):
             if type(a) is not ndarray or a.dtype != dt or a.shape != shape or not a.flags.c_contiguous or (
                 al > 1 and a.data.ptr % al
             ):
-                return self._run_general(*arrays, stream=stream)
+                return None
         cp = rt.cupy()
         env: list = [None] * nslots
         env[:n] = arrays
@@ -373,22 +450,23 @@ class CudaProgram:
             if self.graphs and self._graphable and not self.debug:
                 outs = self._replay_own(env, nin, nall, steps, stream, specs)
                 if outs is not None:
-                    if self.sync is rt.SyncPolicy.EVENT_RECORD:
+                    if self.sync is _EVENT_RECORD:
                         self._record(stream)
                     return outs[0] if nall - nin == 1 else tuple(outs)
+            empty = cp.empty
             for i in range(nin, nall):
                 dt, shape, _ = specs[i]
-                env[i] = cp.empty(shape, dt)  # the pool's blocks are 512-byte aligned
+                env[i] = empty(shape, dt)  # the pool's blocks are 512-byte aligned
                 if self.debug:
                     poison(env[i])
         else:
             _reject_overlap(arrays[:nin], arrays[nin:], self.entry)
             if self.graphs and self._graphable and self._replay(env, nall, steps, stream):
-                if self.sync is rt.SyncPolicy.EVENT_RECORD:
+                if self.sync is _EVENT_RECORD:
                     self._record(stream)
                 return env[nin] if nall - nin == 1 else tuple(env[nin:nall])
         self._run_steps(env, steps, stream)
-        if self.sync is rt.SyncPolicy.EVENT_RECORD:
+        if self.sync is _EVENT_RECORD:
             self._record(stream)
         if nall - nin == 1:
             return env[nin]
@@ -409,12 +487,12 @@ class CudaProgram:
         pool buffers."""
         cp = rt.cupy()
         st = None
+        sptr = stream.ptr
         try:
             for st in steps:
                 kind = st[0]
                 if kind is _LAUNCH:
-                    _, fn, name, grid, block, smem, slots = st
-                    fn(grid, block, tuple([env[s] for s in slots]), shared_mem=smem, stream=stream)
+                    st[1](env, st[6], sptr)
                 elif kind is _LAUNCH_TMA:
                     _, k, name, grid, block, smem, slots = st
                     arrays = [env[s] for s in slots]
@@ -653,10 +731,7 @@ def graphs_default() -> bool:
 
 _ALLOC, _FREE, _CONST, _COPY, _LAUNCH, _LIBRARY = "alloc", "free", "const", "copy", "launch", "library"
 _LAUNCH_TMA = "launch-tma"
-
-
-def _prof_active() -> bool:
-    return bool(_profiler._ACTIVE)
+_FULL_SYNC, _EVENT_RECORD = rt.SyncPolicy.FULL_SYNC, rt.SyncPolicy.EVENT_RECORD
 
 
 def _extent(a) -> tuple[int, int]:

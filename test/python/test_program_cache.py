@@ -5,6 +5,8 @@ for; a cached cuda program is what the compiled one was."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -130,6 +132,46 @@ def test_a_cached_cuda_program_is_the_compiled_one():
     assert cached.kernel_facts() == prog.kernel_facts()
     assert {f["name"] for f in cached.kernel_facts()} == {k.kernel_name for k in kernels_of(prog.module)}
     assert isinstance(cached._module, LazyModule) and str(cached.module) == str(prog.module)
+
+
+MATMUL_CONST = """
+func.func @g(%x: tensor<64x32xf32>, %w: tensor<32x48xf32>) -> tensor<*xf32> {
+  %c = aicf_tensor.constant dense<[BIAS]> : tensor<48xf32>
+  %m = aicf_tensor.matmul %x, %w : (tensor<64x32xf32>, tensor<32x48xf32>) -> tensor<*xf32>
+  %y = aicf_tensor.add %m, %c : (tensor<*xf32>, tensor<48xf32>) -> tensor<*xf32>
+  %z = aicf_tensor.tanh %y : (tensor<*xf32>) -> tensor<*xf32>
+  func.return %z : tensor<*xf32>
+}
+""".replace("BIAS", ", ".join(f"{0.25 * i}" for i in range(48)))
+
+
+def test_a_cached_cuda_program_needs_no_host_ir_to_run():
+    """The launch plan is built from the host function's records: a cached program
+    has them without parsing its host IR, each step names the slots the host ops
+    use, and a library call rebuilt from its record is the op it was."""
+    from aicf.backend.cuda.program import CudaProgram, library_op
+    from aicf.compiler import pipeline_for, run_pipeline
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+    from aicf.dialects import gpu as gpu_dialect
+
+    module = parse_module(make_context(), MATMUL_CONST, "g.mlir")
+    run_pipeline(module, pipeline_for("cuda", tune=False, force=("gpu.cublas_gemm",)))
+    prog = CudaProgram(module, "g")
+    cached = CudaProgram.cached(json.loads(json.dumps(prog.artifact())), "g", module)
+    assert cached._host._module is None and cached._consts._module is None  # nothing parsed yet
+    assert cached._host_plan == prog._host_plan
+    kinds = [st[0] for st in cached._host_plan["steps"]]
+    assert "library" in kinds and "const" in kinds and "launch" in kinds and "other" not in kinds
+    calls = [op for op in prog.func.body.block.ops if isinstance(op, gpu_dialect.LibraryCallOp)]
+    recs = [st for st in cached._host_plan["steps"] if st[0] == "library"]
+    assert len(calls) == len(recs)
+    for op, rec in zip(calls, recs):
+        rebuilt = library_op(*rec[1:5])
+        assert rebuilt.routine == op.routine and rebuilt.params == op.params
+        assert [v.type for v in rebuilt.inputs] == [v.type for v in op.inputs]
+        assert [v.type for v in rebuilt.outputs] == [v.type for v in op.outputs]
+    assert cached._host._module is None  # still: the records are all a run reads
 
 
 @gpu
