@@ -73,6 +73,12 @@ class GpuTarget:
     # the output tile one cuBLAS block computes on large problems (its waves over the
     # SMs decide small problems' times)
     library_gemm_tile: int = 128
+    # cuBLAS's fast kernels store C rows of whole 16-byte vectors; with C's row pitch
+    # not a multiple of that it falls back to kernels this many times slower (GPT-2's
+    # logits, 8192x50257x768 f16, ldc = 50257: 7.5 ms against 2.8 ms into rows 50264
+    # apart, H100, session 7 profile and session 6's isolated run)
+    library_gemm_c_align_bytes: int = 16
+    library_gemm_unaligned_c_slowdown: float = 2.6
     max_grid_x: int = 2**31 - 1  # CUDA limits on gridDim.x / .y / .z
     max_grid_y: int = 65535
     max_grid_z: int = 65535

@@ -1137,8 +1137,10 @@ def _type_name(t: Attribute) -> str:
 
 def _verify_cublas_gemm(op: LibraryCallOp, p: dict[str, Attribute]) -> None:
     """A row-major batched C[m, n] = A[m, k] @ B[k, n] (see LibraryCallOp)."""
-    if len(op.inputs) != 2 or len(op.outputs) != 1:
-        raise VerifyException("cublas.gemm takes 2 inputs (A, B) and 1 output (C)")
+    pad = _param(p, "pad_c") if "pad_c" in p else 0
+    if len(op.inputs) != 2 or len(op.outputs) != (2 if pad else 1):
+        raise VerifyException("cublas.gemm takes 2 inputs (A, B) and 1 output (C), "
+                              "and with pad_c a second output (the padded scratch C)")
     a, b = _param(p, "a"), _param(p, "b")
     if {a, b} != {0, 1}:
         raise VerifyException(f"params a = {a}, b = {b} must name the two inputs (0 and 1)")
@@ -1180,6 +1182,14 @@ def _verify_cublas_gemm(op: LibraryCallOp, p: dict[str, Attribute]) -> None:
         raise VerifyException("strides and offsets must be >= 0")
     if (batch > 1 and strides[2] == 0) or any(e > 1 and s == 0 for e, s in zip(loops, loop_strides[2])):
         raise VerifyException("C would be written by several batches (a zero batch stride of C)")
+    if pad:
+        scratch = op.outputs[1].type
+        want = MemRefType(el[2], [m, pad])
+        if pad < n or batch != 1 or loops or scratch != want:
+            raise VerifyException(
+                f"pad_c = {pad} needs one call (batch 1, no loops), pad_c >= n = {n}, and a second output "
+                f"{want}, got batch {batch}, loops {loops}, {scratch}"
+            )
     if 0 in (m, n, k, batch, *loops):
         return
     # the farthest element each operand's call reaches stays inside its memref

@@ -193,6 +193,9 @@ register_kind(ScheduleKind(
         "loops": Param(INTS, optional=True), "loop_stride_a": Param(INTS, optional=True),
         "loop_stride_b": Param(INTS, optional=True), "loop_stride_c": Param(INTS, optional=True),
         "dtype": _dtype, "out_dtype": _dtype, "compute": Param(STR, ("f32", "tf32")),
+        # C computed into a scratch of rows this many elements apart (aligned for
+        # cuBLAS's fast kernels), then copied into place; one call only
+        "pad_c": Param(INT, minimum=0, optional=True),
     },
     "cuBLAS gemmStridedBatchedEx (f32 accumulation; tf32 when allowed)",
 ))

@@ -54,6 +54,7 @@ def lower_nest(module: ModuleOp, fn: func.FuncOp, nest: NestOp, index: int, targ
     s = _schedule(nest)
     lc = LoweringContext(module, nest, target, fn)
     if build_library_call(nest, lc):  # the schedule names cuBLAS/CUB: one host call
+        lc.finish()  # its scratch, if any, freed after it
         nest.detach()
         nest.erase()
         return

@@ -195,12 +195,40 @@ def cublas_gemm_terms(p: dict, t: GpuTarget) -> dict[str, float]:
     compute = max(gemm_flops(p) / _peak(p, t), waves * 2 * tm * tn * p["k"] / (_peak(p, t) / t.num_sms))
     memory = gemm_bytes(p) / t.dram_bandwidth
     launch = _calls(p) * t.launch_overhead_s
+    pad = p.get("pad_c", 0)
+    copy = 0.0
+    if pad:  # C computed into rows `pad` apart, then copied into place
+        copy = 2 * p["m"] * p["n"] * _BYTES[p["out_dtype"]] / t.dram_bandwidth + t.launch_overhead_s
+    elif c_unaligned(p, t):
+        compute *= t.library_gemm_unaligned_c_slowdown
     empty = 0 in (p["m"], p["n"], p["batch"], *(p.get("loops") or []))
     if empty:
-        compute = memory = launch = 0.0
+        compute = memory = launch = copy = 0.0
     elif p["k"] == 0:
         launch = t.launch_overhead_s  # one fill of C with zeros
-    return {"compute": compute, "memory": memory, "launch": launch, "total": max(compute, memory) + launch}
+    terms = {"compute": compute, "memory": memory, "launch": launch}
+    if pad:
+        terms["copy"] = copy
+    return {**terms, "total": max(compute, memory) + launch + copy}
+
+
+def c_unaligned(p: dict, t: GpuTarget) -> bool:
+    """Whether C's rows (or its start) miss the alignment cuBLAS's fast kernels store with."""
+    eb = _BYTES[p["out_dtype"]]
+    return p["m"] > 1 and bool((p["ldc"] * eb) % t.library_gemm_c_align_bytes
+                               or (p["offset_c"] * eb) % t.library_gemm_c_align_bytes)
+
+
+def with_c_padding(p: dict, t: GpuTarget) -> dict:
+    """`p`, or `p` with `pad_c` (the padded row pitch of a scratch C the call writes,
+    then copies into place) when C's rows are misaligned and the copy costs less than
+    cuBLAS's slower kernels would. One call only (no batch, no loops): the scratch is
+    one m x pad_c matrix."""
+    if not c_unaligned(p, t) or p["batch"] != 1 or p.get("loops") or p["k"] == 0:
+        return p
+    per = t.library_gemm_c_align_bytes // math.gcd(t.library_gemm_c_align_bytes, _BYTES[p["out_dtype"]])
+    padded = {**p, "pad_c": -(-p["n"] // per) * per}
+    return padded if cublas_gemm_time(padded, t) < cublas_gemm_time(p, t) else p
 
 
 def cublas_gemm_time(p: dict, t: GpuTarget) -> float:
@@ -213,7 +241,9 @@ def describe(p: dict) -> str:
     b = f"{p['batch']}x" if p["batch"] > 1 else ""
     loops = "".join(f"{e}x" for e in p.get("loops") or [])
     ta, tb = "T" if p["trans_a"] else "N", "T" if p["trans_b"] else "N"
-    return f"cublas.gemm {loops}{b}{p['m']}x{p['n']}x{p['k']} {p['dtype']}->{p['out_dtype']} A:{ta} B:{tb} compute {p['compute']}"
+    pad = f", C via rows {p['pad_c']} apart" if p.get("pad_c") else ""
+    return (f"cublas.gemm {loops}{b}{p['m']}x{p['n']}x{p['k']} {p['dtype']}->{p['out_dtype']} A:{ta} B:{tb} "
+            f"compute {p['compute']}{pad}")
 
 
 # --------------------------------------------------------------------------------------
@@ -351,5 +381,7 @@ def library_candidates(nest, target: GpuTarget, *, tf32: bool = False) -> list[L
         if isinstance(p, str):
             out.append(LibraryCandidate(kind, None, p, None))
         else:
+            if kind == CUBLAS_GEMM:
+                p = with_c_padding(p, target)
             out.append(LibraryCandidate(kind, p, None, terms(p, target)))
     return out

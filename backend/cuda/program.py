@@ -49,7 +49,6 @@ from aicf import profiling as _profiler
 from aicf.backend.cuda import library
 from aicf.backend.cuda import runtime as rt
 from aicf.backend.cuda import tensor_maps
-from aicf.backend.cuda.launcher import Launcher
 from aicf.backend.cuda.emit import emit_cuda, kernel_symbol, kernels_of
 from aicf.backend.cuda.emit_async import needs_sm90a, tensor_maps_of
 from aicf.dialects import gpu
@@ -394,8 +393,7 @@ class CudaProgram:
                 if k.maps:
                     steps.append((_LAUNCH_TMA, k, k.name, grid, block, smem, slots))
                     continue
-                steps.append((_LAUNCH, Launcher(fn, grid, block, smem, len(slots)), k.name, grid, block, smem,
-                              slots))
+                steps.append((_LAUNCH, fn, k.name, grid, block, smem, slots))
             elif kind == _LIBRARY:
                 steps.append((_LIBRARY, self._library_call(rec), tuple(rec[5]), tuple(rec[6])))
             else:
@@ -487,12 +485,12 @@ class CudaProgram:
         pool buffers."""
         cp = rt.cupy()
         st = None
-        sptr = stream.ptr
         try:
             for st in steps:
                 kind = st[0]
                 if kind is _LAUNCH:
-                    st[1](env, st[6], sptr)
+                    _, fn, name, grid, block, smem, slots = st
+                    fn(grid, block, tuple([env[s] for s in slots]), shared_mem=smem, stream=stream)
                 elif kind is _LAUNCH_TMA:
                     _, k, name, grid, block, smem, slots = st
                     arrays = [env[s] for s in slots]

@@ -18,7 +18,7 @@ import math
 
 from collections.abc import Mapping
 
-from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, MemRefType, StringAttr, i64
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
@@ -62,9 +62,9 @@ def replace_with_call(op, routine: str, ins, outs, params: Mapping, what: str) -
     op.erase()
 
 
-def _call(nest: NestOp, routine: str, params: Mapping, lc: LoweringContext) -> None:
+def _call(nest: NestOp, routine: str, params: Mapping, lc: LoweringContext, extra_outs=()) -> None:
     attrs = {k: to_attr(v) for k, v in params.items() if k != "kind"}
-    op = gpu.LibraryCallOp(routine, list(nest.inputs), list(nest.outputs), attrs)
+    op = gpu.LibraryCallOp(routine, list(nest.inputs), [*nest.outputs, *extra_outs], attrs)
     try:
         op.verify()
     except VerifyException as e:
@@ -104,7 +104,12 @@ def _check_domain(nest: NestOp, routine: str, params: Mapping) -> None:
 def build_cublas_gemm(nest: NestOp, params: Mapping, lc: LoweringContext) -> None:
     """`nest` as one `cublas.gemm` call with `params` (see gpu.LibraryCallOp)."""
     _check_domain(nest, "cublas.gemm", params)
-    _call(nest, "cublas.gemm", params, lc)
+    pad = _int(params, "pad_c") if "pad_c" in params else 0
+    scratch = []
+    if pad > 0:  # the padded C the call writes before copying it into place
+        c = nest.outputs[0].type
+        scratch = [lc.workspace(MemRefType(c.get_element_type(), [_int(params, "m"), pad]))]
+    _call(nest, "cublas.gemm", params, lc, scratch)
 
 
 def build_cub_reduce(nest: NestOp, params: Mapping, lc: LoweringContext) -> None:

@@ -185,3 +185,28 @@ func.func @f(%x: memref<4x8xf32>, %y: memref<4xf32, strided<[2]>>) {
   aicf_gpu.library_call "cub.reduce" ins(%x : memref<4x8xf32>) outs(%y : memref<4xf32, strided<[2]>>) params = {op = "sum", reduce_dims = 1 : i64, rows = 4 : i64, cols = 8 : i64, dtype = "f32", out_dtype = "f32"}
   func.return
 }
+
+// -----
+
+// pad_c: the scratch must be the second output, m x pad_c of C's type
+func.func @pad_c_without_scratch(%a: memref<64x32xf16>, %b: memref<32x33xf16>, %c: memref<64x33xf16>) {
+  // expected-error @+1 {{'aicf_gpu.library_call' cublas.gemm takes 2 inputs (A, B) and 1 output (C), and with pad_c a second output (the padded scratch C)}}
+  aicf_gpu.library_call "cublas.gemm" ins(%a, %b : memref<64x32xf16>, memref<32x33xf16>) outs(%c : memref<64x33xf16>) params = {a = 0 : i64, b = 1 : i64, m = 64 : i64, n = 33 : i64, k = 32 : i64, batch = 1 : i64, trans_a = 0 : i64, trans_b = 0 : i64, lda = 32 : i64, ldb = 33 : i64, ldc = 33 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, offset_a = 0 : i64, offset_b = 0 : i64, offset_c = 0 : i64, dtype = "f16", out_dtype = "f16", compute = "f32", pad_c = 40 : i64}
+  func.return
+}
+
+// -----
+
+func.func @pad_c_short_scratch(%a: memref<64x32xf16>, %b: memref<32x33xf16>, %c: memref<64x33xf16>, %s: memref<64x32xf16>) {
+  // expected-error @+1 {{'aicf_gpu.library_call' pad_c = 32 needs one call (batch 1, no loops), pad_c >= n = 33, and a second output memref<64x32xf16>, got batch 1, loops [], memref<64x32xf16>}}
+  aicf_gpu.library_call "cublas.gemm" ins(%a, %b : memref<64x32xf16>, memref<32x33xf16>) outs(%c, %s : memref<64x33xf16>, memref<64x32xf16>) params = {a = 0 : i64, b = 1 : i64, m = 64 : i64, n = 33 : i64, k = 32 : i64, batch = 1 : i64, trans_a = 0 : i64, trans_b = 0 : i64, lda = 32 : i64, ldb = 33 : i64, ldc = 33 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, offset_a = 0 : i64, offset_b = 0 : i64, offset_c = 0 : i64, dtype = "f16", out_dtype = "f16", compute = "f32", pad_c = 32 : i64}
+  func.return
+}
+
+// -----
+
+func.func @pad_c_wrong_type(%a: memref<64x32xf16>, %b: memref<32x33xf16>, %c: memref<64x33xf16>, %s: memref<64x40xf32>) {
+  // expected-error @+1 {{'aicf_gpu.library_call' pad_c = 40 needs one call (batch 1, no loops), pad_c >= n = 33, and a second output memref<64x40xf16>, got batch 1, loops [], memref<64x40xf32>}}
+  aicf_gpu.library_call "cublas.gemm" ins(%a, %b : memref<64x32xf16>, memref<32x33xf16>) outs(%c, %s : memref<64x33xf16>, memref<64x40xf32>) params = {a = 0 : i64, b = 1 : i64, m = 64 : i64, n = 33 : i64, k = 32 : i64, batch = 1 : i64, trans_a = 0 : i64, trans_b = 0 : i64, lda = 32 : i64, ldb = 33 : i64, ldc = 33 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, offset_a = 0 : i64, offset_b = 0 : i64, offset_c = 0 : i64, dtype = "f16", out_dtype = "f16", compute = "f32", pad_c = 40 : i64}
+  func.return
+}
