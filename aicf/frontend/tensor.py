@@ -1,7 +1,9 @@
 """The traced tensor: a proxy for an SSA value with NumPy's operators.
 
 A `Tensor` only exists while a function is traced; its operators build `aicf_tensor`
-ops through the tracer that owns it. `dtype` is MLIR's spelling (`"f32"`, `"bf16"`).
+ops through the tracer that owns it. `dtype` is a `TracedDType`: NumPy takes it as
+its dtype, and it equals (and prints as) MLIR's spelling (`"f32"`, `"bf16"`);
+`mlir_dtype` is that spelling as a plain string.
 """
 
 from __future__ import annotations
@@ -87,6 +89,75 @@ def _extents(shape: Any) -> tuple[int | None, ...]:
     return tuple(out)
 
 
+_MLIR_TO_NUMPY = {"f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool", "i8": "int8",
+                "i16": "int16", "i32": "int32", "i64": "int64", "bf16": "bfloat16"}
+
+
+class TracedDType:
+    """A traced tensor's dtype. NumPy takes it wherever it takes a dtype (it reads
+    `.dtype`), so NumPy code such as picoGPT's `np.tri(n, dtype=x.dtype)` traces
+    unchanged; it compares equal to the NumPy dtype and to MLIR's name, hashes and
+    prints as MLIR's name, and reads as that string otherwise (aicf's own spelling)."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str):
+        self._name = name
+
+    @property
+    def dtype(self) -> np.dtype:
+        if self._name == "bf16":
+            try:
+                import ml_dtypes  # type: ignore[import-not-found]
+            except ImportError:
+                raise TypeError("bf16 has no NumPy dtype without the ml_dtypes package") from None
+            return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(_MLIR_TO_NUMPY.get(self._name, self._name))
+
+    @property
+    def name(self) -> str:
+        return _MLIR_TO_NUMPY.get(self._name, self._name)
+
+    @property
+    def kind(self) -> str:
+        return "f" if self._name in ("f16", "bf16", "f32", "f64") else "b" if self._name == "i1" else "i"
+
+    @property
+    def itemsize(self) -> int:
+        return max(1, dtype_bits(self._name) // 8)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TracedDType):
+            return other._name == self._name
+        if isinstance(other, str) and other == self._name:
+            return True
+        try:
+            return self.dtype == np.dtype(other)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return False
+
+    def __hash__(self) -> int:
+        return hash(self._name)
+
+    def __str__(self) -> str:
+        return self._name
+
+    def __format__(self, spec: str) -> str:
+        return format(self._name, spec)
+
+    def __repr__(self) -> str:
+        return f"dtype({self._name!r})"
+
+    def __getattr__(self, attr: str):  # str methods: aicf's code reads MLIR's name
+        return getattr(self._name, attr)
+
+    def __getitem__(self, i):
+        return self._name[i]
+
+    def __len__(self) -> int:
+        return len(self._name)
+
+
 def dtype_bits(dtype: str) -> int:
     """Bits of an element of MLIR dtype name `dtype` (an i1 takes a byte)."""
     return {"i1": 8, "f16": 16, "bf16": 16, "f32": 32, "i32": 32}.get(dtype, 64)
@@ -170,7 +241,15 @@ class Tensor:
         return tuple(None if d < 0 else d for d in shape)
 
     @property
-    def dtype(self) -> str:
+    def dtype(self) -> TracedDType:
+        """The element type: NumPy reads it as its dtype (`np.zeros(n, dtype=x.dtype)`,
+        `x.dtype == np.float32`, as on a NumPy array or a JAX tracer); it also equals
+        MLIR's spelling (`x.dtype == "f32"`) and prints as that."""
+        return TracedDType(self.mlir_dtype)
+
+    @property
+    def mlir_dtype(self) -> str:
+        """MLIR's spelling of the element type (`"f32"`, `"bf16"`, `"i1"`)."""
         return dtype_name(element_type(self.value.type))
 
     @property

@@ -268,3 +268,25 @@ def test_equality_never_compares_identity():
     msg = _error_of(f, spec(2), spec(2))
     assert msg.startswith(f"{__file__}:{line_of(__file__, 'EQ-IN-IF')}: error: ")
     assert "the truth value (data-dependent control flow) of a traced tensor" in msg
+
+
+def test_a_traced_dtype_is_a_numpy_dtype():
+    """picoGPT's mha builds its mask with `np.tri(n, dtype=x.dtype)`: a traced
+    tensor's dtype is one NumPy takes (and compares equal to, as on an array), and
+    it still equals aicf's spelling."""
+
+    def f(x):
+        mask = (1 - np.tri(x.shape[0], dtype=x.dtype)) * -1e10
+        eps = np.finfo(x.dtype).eps
+        return x + mask + np.zeros(x.shape, dtype=x.dtype) + eps
+
+    def traced(x):
+        assert x.dtype == np.float32 and x.dtype == "f32" and x.dtype != np.float64
+        assert np.dtype(x.dtype) == np.float32 and str(x.dtype) == "f32"
+        return f(x)
+
+    x = np.random.default_rng(0).standard_normal((5, 5)).astype(np.float32)
+    got = aicf.jit(traced, target="cpu")(x)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, f(x), rtol=1e-6)
+    assert "f64" not in str(aicf.trace(f, aicf.TensorSpec((5, 5), "f32")))
