@@ -36,13 +36,14 @@ def program(b, h, s, d, causal):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
+    ap.add_argument("--shapes", type=int, nargs="*", help="indices into SHAPES (default: all)")
     args = ap.parse_args()
     import cupy as cp
     import torch
     import torch.nn.functional as F
 
     rows = []
-    for b, h, s, d in SHAPES:
+    for b, h, s, d in [SHAPES[i] for i in args.shapes] if args.shapes else SHAPES:
         for causal in (False, True):
             src = program(b, h, s, d, causal)
             t0 = time.perf_counter()

@@ -9,8 +9,10 @@ m16n8k16, sm_80 and later):
 - a block owns BLOCK_M queries of one (batch, head) and walks the keys BLOCK_N at a
   time; each of its warps owns 16 of the queries, whose Q fragments stay in registers
   for the whole walk;
-- a K tile and a V tile go through shared memory (16-byte copies, rows padded by 16
-  bytes so that the fragment loads of 8 rows fall in distinct banks);
+- a K tile and a V tile go through shared memory (16-byte `cp.async` copies, rows
+  padded by 16 bytes so that the fragment loads of 8 rows fall in distinct banks),
+  each loaded while the other is used: V_i during S = Q K_i^T, K_{i+1} during
+  O += P V_i (FlashAttention-2's schedule, no second buffer);
 - S = Q K^T per warp on the tensor cores (f32 accumulators), the online softmax in
   f32 on those accumulators (row max and sum across the 4 threads that share a row),
   exp2 with the scale folded into log2(e); P is rounded to the element type and fed
@@ -68,6 +70,16 @@ __device__ __forceinline__ void mma(float *c, const u32 *a, u32 b0, u32 b1) {
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// 16 bytes global -> shared without a register round trip (sm_80's cp.async), zeros
+// when `full` is false (src-size 0: nothing is read)
+__device__ __forceinline__ void cp_async16(elt_t *dst, const elt_t *src, bool full) {
+  u32 addr;
+  asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(addr) : "l"(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(addr), "l"(src), "r"(full ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;"); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
+
 __device__ __forceinline__ void ldmatrix_x4_trans(u32 *r, const elt_t *p) {
   u32 addr;
   asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(addr) : "l"(p));
@@ -77,19 +89,18 @@ __device__ __forceinline__ void ldmatrix_x4_trans(u32 *r, const elt_t *p) {
 #endif
 
 // rows [row0, row0 + BLOCK_N) of a [S, HEAD_DIM] matrix into a padded shared tile, 16
-// bytes a copy; rows past `rows` are zero (their scores are masked, their V rows must
-// not be NaN garbage: 0 * NaN would poison O)
+// bytes an asynchronous copy (the caller commits and waits); rows past `rows` are zero
+// (their scores are masked, their V rows must not be NaN garbage: 0 * NaN would poison O)
 __device__ __forceinline__ void load_tile(elt_t *dst, const elt_t *src, i64 stride, int row0, int rows) {
   const int per_row = HEAD_DIM / 8;
   for (int c = threadIdx.x; c < BLOCK_N * per_row; c += 32 * WARPS) {
     const int r = c / per_row, col = (c % per_row) * 8;
-    v16 v = {{0u, 0u, 0u, 0u}};
-    if (row0 + r < rows) v = *reinterpret_cast<const v16 *>(src + (i64)(row0 + r) * stride + col);
-    *reinterpret_cast<v16 *>(dst + r * LDS + col) = v;
+    const bool in = row0 + r < rows;
+    cp_async16(dst + r * LDS + col, in ? src + (i64)(row0 + r) * stride + col : src, in);
   }
 }
 
-extern "C" __global__ void __launch_bounds__(32 * WARPS)
+extern "C" __global__ void __launch_bounds__(32 * WARPS, 1)  // 1: no register cap (hd 128 spilled at 168)
 aicf_flash_attention(const elt_t *__restrict__ q, const elt_t *__restrict__ k, const elt_t *__restrict__ v,
                      elt_t *__restrict__ o, int sq, int sk, int nb1,
                      i64 qb0, i64 qb1, i64 qs, i64 kb0, i64 kb1, i64 ks,
@@ -125,11 +136,17 @@ aicf_flash_attention(const elt_t *__restrict__ q, const elt_t *__restrict__ k, c
 #if CAUSAL
   kend = min(sk, (int)(blockIdx.x + 1) * BLOCK_M);  // keys after the block's last query are masked
 #endif
+  // FlashAttention-2's overlap of loads and math with one buffer per operand: V_i
+  // lands while S = Q K_i^T and its softmax are computed, K_{i+1} while O += P V_i
+  if (kend > 0) {
+    load_tile(ks_tile, k, ks, 0, sk);
+    cp_async_commit();
+  }
   for (int n0 = 0; n0 < kend; n0 += BLOCK_N) {
-    __syncthreads();  // the previous tiles are read
-    load_tile(ks_tile, k, ks, n0, sk);
+    cp_async_wait_all();
+    __syncthreads();  // K_i is in; every warp is done reading V_{i-1}
     load_tile(vs_tile, v, vs, n0, sk);
-    __syncthreads();
+    cp_async_commit();
 
     float s[NT][4];
     #pragma unroll
@@ -178,6 +195,13 @@ aicf_flash_attention(const elt_t *__restrict__ q, const elt_t *__restrict__ k, c
     for (int d = 0; d < DT; ++d) {
       acc[d][0] *= corr[0]; acc[d][1] *= corr[0];
       acc[d][2] *= corr[1]; acc[d][3] *= corr[1];
+    }
+
+    cp_async_wait_all();
+    __syncthreads();  // V_i is in; every warp is done reading K_i
+    if (n0 + BLOCK_N < kend) {
+      load_tile(ks_tile, k, ks, n0 + BLOCK_N, sk);
+      cp_async_commit();
     }
 
     // O += P V, 16 keys at a time: P's A fragment is two n8 accumulator tiles

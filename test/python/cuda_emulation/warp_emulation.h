@@ -22,7 +22,7 @@
 #define __device__
 #define __forceinline__ inline
 #define __restrict__
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __shared__ static
 #define AICF_EMULATE 1
 
@@ -116,6 +116,14 @@ inline void mma(float *c, const uint32_t *a, uint32_t b0, uint32_t b1) {
     c[j] = float(acc);
   }
 }
+
+// cp.async of 16 bytes (zero-filled when `full` is false): done at once here, so the
+// commit and the wait have nothing to do
+inline void cp_async16(uint16_t *dst, const uint16_t *src, bool full) {
+  if (full) std::memcpy(dst, src, 16); else std::memset(dst, 0, 16);
+}
+inline void cp_async_commit() {}
+inline void cp_async_wait_all() {}
 
 // ldmatrix .x4 .trans: lanes 8m..8m+7 give the rows of matrix m (8 elements of 16
 // bits each); register m of lane l holds, of matrix m transposed, row l/4, cols
