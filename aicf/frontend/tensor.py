@@ -257,6 +257,16 @@ class Tensor:
         return len(self.shape)
 
     @property
+    def itemsize(self) -> int:
+        """Bytes of an element, as NumPy counts them (a bool takes one)."""
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int | None:
+        """Bytes of the tensor (None while an extent is dynamic)."""
+        return None if self.size is None else self.size * self.itemsize
+
+    @property
     def size(self) -> int | None:
         return None if None in self.shape else int(np.prod(self.shape, dtype=np.int64))
 
