@@ -20,6 +20,7 @@ import numpy as np
 from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
+    NoneAttr,
     TensorType,
     UnrankedTensorType,
 )
@@ -652,6 +653,13 @@ def arg_specs(func: FuncOp, arg_names: Sequence[str]) -> tuple[list[ArgSpec], li
         if any(d < 0 for d in shape):
             raise CompileError(f"@{name}: argument #{i} has a dynamic shape ({t}); "
                                "aicf needs static shapes")  # fmt: skip
+        if not isinstance(t.layout, NoneAttr):
+            # the runtimes pass arrays dense and row-major (a strided array gets a
+            # strided variant of the program from the runtime, not from the signature;
+            # the C emitter reads any layout written here as run-time strides)
+            raise CompileError(f"@{name}: argument #{i} has the layout {t.layout}; an entry takes dense "
+                               f"row-major memrefs (memref<{'x'.join(map(str, shape))}x"
+                               f"{t.get_element_type()}>), the runtime handles strided arrays itself")
         label = arg_names[i] if i < len(func.args) - nout else f"result #{i - len(func.args) + nout}"
         specs.append(ArgSpec(label, numpy_dtype(t.get_element_type()), shape, str(t)))
     return specs[: len(specs) - nout], specs[len(specs) - nout :]

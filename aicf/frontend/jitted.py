@@ -78,6 +78,15 @@ def _as_tuple(value: Any) -> tuple:
     return tuple(value)
 
 
+
+def _name_of(fn: Callable[..., Any]) -> str:
+    """The function's name for messages: a functools.partial or a callable object has
+    none of its own."""
+    name = getattr(fn, "__name__", None)
+    if name is None and isinstance(fn, functools.partial):
+        name = f"partial({_name_of(fn.func)})"
+    return name if isinstance(name, str) else type(fn).__name__
+
 class _Call:
     """One call's arguments, split: the leaves of the dynamic arguments (as arrays the
     executable takes), their specs, the pytree structure, and the static values."""
@@ -136,6 +145,8 @@ class JitFunction:
             raise ArgumentError(f"aicf.jit: cache_size must be an int >= 0, got {cache_size!r}")
         functools.update_wrapper(self, fn)
         self.fn = fn
+        self._name = _name_of(fn)
+        self._qualname = getattr(fn, "__qualname__", self._name)
         self.target = target
         self.cache_size = cache_size
         self.num_compilations = 0
@@ -152,14 +163,14 @@ class JitFunction:
         for i in _as_tuple(static_argnums):
             if not -len(positional) <= i < len(positional):
                 raise ArgumentError(
-                    f"static_argnums: {i} is out of range for {fn.__name__}'s "
+                    f"static_argnums: {i} is out of range for {_name_of(fn)}'s "
                     f"{len(positional)} positional parameter(s)"
                 )
             names.add(positional[i])
         unknown = names - set(self._sig.parameters)
         if unknown:
             raise ArgumentError(
-                f"static_argnames: {fn.__name__} has no parameter {sorted(unknown)}"
+                f"static_argnames: {_name_of(fn)} has no parameter {sorted(unknown)}"
             )
         self.static_argnames = tuple(sorted(names))
 
@@ -169,7 +180,7 @@ class JitFunction:
         try:
             bound = self._sig.bind(*args, **kwargs)
         except TypeError as e:
-            raise ArgumentError(f"{self.fn.__name__}: {e}") from None
+            raise ArgumentError(f"{self._name}: {e}") from None
         static, dynamic, names = [], [], []
         for name, value in bound.arguments.items():
             if name in self.static_argnames:
@@ -177,7 +188,7 @@ class JitFunction:
                     hash(value)
                 except TypeError:
                     raise ArgumentError(
-                        f"{self.fn.__name__}: static argument '{name}' must be hashable, got "
+                        f"{self._name}: static argument '{name}' must be hashable, got "
                         f"{type(value).__name__} (use a tuple for a list)"
                     ) from None
                 static.append((name, value))
@@ -218,7 +229,7 @@ class JitFunction:
     def _leaf(self, leaf: Any, name: str) -> tuple[Any, TensorSpec]:
         from aicf.interop import as_array
 
-        where = f"{self.fn.__name__}: argument '{name}'"
+        where = f"{self._name}: argument '{name}'"
         if isinstance(leaf, np.integer | np.bool_):  # as Python's: weak, i32 if it fits
             leaf = leaf.item()
         if isinstance(leaf, bool | int | float | complex):
@@ -277,9 +288,9 @@ class JitFunction:
         converted = as_result(leaf, current_tracer())
         if converted is None:
             code = getattr(self.fn, "__code__", None)
-            where = f"{code.co_filename}:{code.co_firstlineno}" if code else self.fn.__qualname__
+            where = f"{code.co_filename}:{code.co_firstlineno}" if code else self._qualname
             raise CompileError(
-                f"{where}: error: {self.fn.__name__} returned a {type(leaf).__name__} at "
+                f"{where}: error: {self._name} returned a {type(leaf).__name__} at "
                 f"{path}: a jit result holds traced tensors, arrays and Python numbers (in "
                 "dicts, lists and tuples; None is an empty subtree)"
             )
@@ -296,15 +307,15 @@ class JitFunction:
             if hit is not None:
                 self._cache.move_to_end(key)
                 if _cache_log.isEnabledFor(logging.DEBUG):
-                    _cache_log.debug("jit %s: hit %s", self.fn.__qualname__, _describe(call))
+                    _cache_log.debug("jit %s: hit %s", self._qualname, _describe(call))
                 return hit
         if _cache_log.isEnabledFor(logging.INFO):
-            _cache_log.info("jit %s: miss %s", self.fn.__qualname__, _describe(call))
+            _cache_log.info("jit %s: miss %s", self._qualname, _describe(call))
         start = time.perf_counter()
         module, out_def = self._trace(call)
         traced = time.perf_counter()
         entry = (_compile(module, self.target), out_def)
-        _compile_log.info("jit %s: traced in %.1f ms, compiled in %.1f ms", self.fn.__qualname__,
+        _compile_log.info("jit %s: traced in %.1f ms, compiled in %.1f ms", self._qualname,
                           (traced - start) * 1e3, (time.perf_counter() - traced) * 1e3)  # fmt: skip
         with self._lock:
             self.num_compilations += 1
@@ -312,7 +323,7 @@ class JitFunction:
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
                 _cache_log.info("jit %s: evicted a specialisation (cache_size=%d)",
-                                self.fn.__qualname__, self.cache_size)  # fmt: skip
+                                self._qualname, self.cache_size)  # fmt: skip
         return entry
 
     def executable(self, *args: Any, **kwargs: Any):
@@ -327,13 +338,13 @@ class JitFunction:
         with self._lock:
             entries = list(self._cache.items())
         if not entries:
-            return f"{self.fn.__name__}: no specialisation compiled yet"
+            return f"{self._name}: no specialisation compiled yet"
         parts = []
         for key, (exe, _) in entries:
             names, _, specs, static = key.parts
             shapes = ", ".join(f"{s.dtype}{list(s.shape)}" for s in specs)
             statics = "".join(f", {n}={v!r}" for n, v in static)
-            parts.append(f"# {self.fn.__name__}({shapes}{statics})\n{exe.explain()}")
+            parts.append(f"# {self._name}({shapes}{statics})\n{exe.explain()}")
         return "\n\n".join(parts)
 
     def _fast_key(self, args: tuple) -> tuple | None:

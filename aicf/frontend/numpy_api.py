@@ -436,9 +436,22 @@ def getitem(x: Tensor, index: Any) -> Tensor:
 
 
 def take(a, indices, axis=None, out=None, mode="raise"):
-    """numpy.take; out-of-range indices are clamped as in JAX (aicf.ops.take), whatever
-    `mode` asks (NumPy's 'clip' agrees for non-negative indices)."""
+    """numpy.take with mode='clip' (aicf.ops.take clamps out-of-range indices, as
+    JAX does); 'raise' is taken as clip where the indices are traced (a kernel cannot
+    raise), and 'wrap' is refused rather than computed differently."""
     _reject("numpy.take", out=(out, None))
+    if mode == "wrap":
+        raise located_error("numpy.take", "mode='wrap' is not supported (aicf clamps indices: mode='clip')")
+    if mode not in ("raise", "clip"):
+        raise located_error("numpy.take", f"mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    if mode == "raise" and not isinstance(indices, Tensor):
+        index = np.asarray(indices)
+        n = None  # an axis out of range is ops.take's to report
+        if isinstance(a, Tensor):
+            n = a.size if axis is None else (a.shape[axis] if -a.ndim <= axis < a.ndim else None)
+        if index.size and n is not None and (index.min() < -n or index.max() >= n):
+            raise located_error("numpy.take", f"index {int(index.max() if index.max() >= n else index.min())} "
+                                f"is out of bounds for size {n}")
     return ops.take(a, indices, axis)
 
 

@@ -99,8 +99,16 @@ def _scalar_constant(tracer: Tracer, value: Any, dtype: str, op_name: str) -> Te
         raise located_error(
             op_name, f"scalar {value!r} cannot be an {dtype} constant; cast the tensor first"
         )
-    # an int is exact: one past i32 would wrap, one past a float type's range become inf
-    low, high = (-_FLOAT_MAX[dtype], _FLOAT_MAX[dtype]) if _is_float(dtype) else (I32_MIN, I32_MAX)
+    # an int is exact: one past the integer type would wrap, one past a float type's
+    # range become inf
+    if _is_float(dtype):
+        low, high = -_FLOAT_MAX[dtype], _FLOAT_MAX[dtype]
+    elif dtype == "i64":
+        low, high = -(2**63), 2**63 - 1
+    elif dtype == "i1":
+        low, high = 0, 1
+    else:
+        low, high = I32_MIN, I32_MAX
     if (exact or not _is_float(dtype)) and not low <= value <= high:
         text = repr(value)
         text = text if len(text) < 24 else f"{text[:12]}... ({len(text)} digits)"

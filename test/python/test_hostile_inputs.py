@@ -177,3 +177,24 @@ def test_an_unclosed_string_does_not_hang_the_lexer(tmp_path):
     p = tmp_path / "quote.mlir"
     p.write_text(SIN.replace("aicf_tensor.sin", 'aicf_tensor.s"in'))
     assert_diagnostic(tool("aicf-opt", p), "quote.mlir:2:21: error: End of file reached before closing string literal")
+
+
+@pytest.mark.parametrize("layout", ["strided<[1, 8]>", "strided<[8, 1]>", "strided<[8, 1], offset: 4>",
+                                    "strided<[?, ?], offset: ?>"])
+def test_an_entry_argument_with_a_layout_is_refused(layout):
+    """The runtimes pass arrays dense; a layout written on an entry argument (which the
+    C code would read as run-time strides nobody passes) is a compile error, not a
+    crash at the call."""
+    t = f"memref<8x8xf32, {layout}>"
+    src = f"""
+func.func @f(%x: {t}, %out0: memref<8xf32>) attributes {{aicf.num_outputs = 1 : i64}} {{
+  aicf_loop.nest domain = [8, 8] iterators = [parallel, reduction] ins(%x : {t}) outs(%out0 : memref<8xf32>)
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add] {{
+  ^bb0(%0: f32):
+    aicf_loop.yield %0 : f32
+  }}
+  func.return
+}}
+"""
+    with pytest.raises(CompileError, match=r"argument #0 has the layout strided.*dense row-major"):
+        aicf.compile(src, target="cpu")

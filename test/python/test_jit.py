@@ -299,3 +299,15 @@ def test_plain_array_calls_take_the_same_specialisations(fake_compile):
     assert f.num_compilations == 4
     f(np.arange(3))
     assert f.num_compilations == 4
+
+
+def test_jit_takes_a_partial_and_a_callable_object():
+    import functools
+
+    class Scale:
+        def __call__(self, x):
+            return x * 2
+
+    x = np.arange(3, dtype=np.float32)
+    np.testing.assert_array_equal(aicf.jit(functools.partial(lambda x, k: x * k, k=4))(x), x * 4)
+    np.testing.assert_array_equal(aicf.jit(Scale())(x), x * 2)

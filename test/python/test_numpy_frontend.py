@@ -291,3 +291,27 @@ def test_a_traced_dtype_is_a_numpy_dtype():
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, f(x), rtol=1e-6)
     assert "f64" not in str(aicf.trace(f, aicf.TensorSpec((5, 5), "f32")))
+
+
+def test_take_modes():
+    """'clip' is what aicf computes; 'raise' with constant indices out of range raises
+    as NumPy does; 'wrap' would give other values than NumPy's, so it is refused."""
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    clip = aicf.jit(lambda x: np.take(x, [5, 1], axis=0, mode="clip"))(x)
+    np.testing.assert_array_equal(clip, np.take(x, [5, 1], axis=0, mode="clip"))
+    np.testing.assert_array_equal(aicf.jit(lambda x: np.take(x, [3, -4], axis=0))(x), np.take(x, [3, -4], axis=0))
+    with pytest.raises(aicf.CompileError, match="out of bounds"):
+        aicf.jit(lambda x: np.take(x, [4], axis=0))(x)
+    with pytest.raises(aicf.CompileError, match="mode='wrap' is not supported"):
+        aicf.jit(lambda x: np.take(x, [5], axis=0, mode="wrap"))(x)
+
+
+def test_python_ints_beside_i64_tensors_take_the_i64_range():
+    x = np.array([1, -5, 2**40], dtype=np.int64)
+    for c in (2**62, 2**63 - 1, -(2**63), 2**32):
+        np.testing.assert_array_equal(aicf.jit(lambda x: np.minimum(x, c))(x), np.minimum(x, c))
+    np.testing.assert_array_equal(aicf.jit(lambda x: x + 2**33)(x), x + 2**33)
+    with pytest.raises(aicf.CompileError, match="out of i64 range"):
+        aicf.jit(lambda x: x + 2**63)(x)
+    with pytest.raises(aicf.CompileError, match="out of i32 range"):
+        aicf.jit(lambda x: x + 2**31)(x.astype(np.int32))
