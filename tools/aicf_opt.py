@@ -22,6 +22,7 @@ import dataclasses
 import io
 import itertools
 import re
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -306,13 +307,23 @@ def error_message(e: BaseException) -> str | None:
         return f"error: {e.strerror}" + (f": {e.filename}" if e.filename else "")
     if isinstance(e, RecursionError):  # a pass or the printer on a deeply nested program
         return f"error: {NESTED_TOO_DEEPLY}"
+    if isinstance(e, MemoryError):
+        return "error: out of memory (the input, or what a pass made of it, is too large)"
     return None
 
 
 def _report(e: BaseException) -> bool:
+    """Print `e` as a diagnostic. An exception that is no user error (a bug, or one of
+    xDSL's passes and targets that `--help` lists but that fail on aicf's programs)
+    is one line too; AICF_TRACEBACK=1 raises it instead, for its traceback."""
     message = error_message(e)
     if message is None:
-        raise e
+        if os.environ.get("AICF_TRACEBACK", "").strip() not in ("", "0"):
+            raise e
+        first = (str(e).strip().splitlines() or [""])[0][:300]
+        message = (f"error: internal error: {type(e).__name__}{': ' + first if first else ''} "
+                   "(a bug, or an xDSL pass or target that does not take this program; "
+                   "AICF_TRACEBACK=1 shows where)")
     print(message, file=sys.stderr)
     return False
 

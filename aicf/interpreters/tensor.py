@@ -308,7 +308,7 @@ class AicfTensorFunctions(InterpreterFunctions):
 
     @impl(T.DivOp)
     def run_div(self, interpreter: Interpreter, op: T.DivOp, args: PythonValues):
-        return self._elementwise(op, args, np.true_divide)
+        return self._elementwise(op, args, _divide)
 
     @impl(T.MaxOp)
     def run_max(self, interpreter: Interpreter, op: T.MaxOp, args: PythonValues):
@@ -320,7 +320,7 @@ class AicfTensorFunctions(InterpreterFunctions):
 
     @impl(T.PowOp)
     def run_pow(self, interpreter: Interpreter, op: T.PowOp, args: PythonValues):
-        return self._elementwise(op, args, np.power)
+        return self._elementwise(op, args, _power)
 
     # comparisons and select
 
@@ -488,6 +488,33 @@ class AicfTensorFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: T.YieldOp, args: PythonValues
     ) -> tuple[TerminatorValue, PythonValues]:
         return ReturnedValues(args), ()
+
+
+def _divide(a, b):
+    """aicf_tensor.div: true division of floats; of integers, the compiled targets'
+    arith.divsi (backend/cstyle.py's helpers): rounded toward zero, x / 0 = 0, and
+    MIN / -1 wraps to MIN."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
+        return np.true_divide(a, b)
+    with np.errstate(all="ignore"):
+        safe = np.where(b == 0, 1, b)
+        q = np.abs(a) // np.abs(safe)  # magnitudes: rounding toward zero (MIN's wraps, as C's)
+        q = np.where((a < 0) != (safe < 0), -q, q).astype(np.result_type(a, b))
+    return np.where(b == 0, 0, q).astype(q.dtype)
+
+
+def _power(a, b):
+    """aicf_tensor.pow: NumPy's power, and for integers the compiled targets'
+    math.ipowi: wrapping, and a negative exponent gives the integer part of 1 / x**|n|
+    (1 for x = 1, +-1 for x = -1, else 0), where NumPy raises."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
+        return np.power(a, b)
+    with np.errstate(all="ignore"):
+        r = np.power(a, np.abs(b))
+        neg = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 1, -1, 1), 0))
+    return np.where(b < 0, neg, r).astype(r.dtype)
 
 
 # --- running ------------------------------------------------------------------------------------

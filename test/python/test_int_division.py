@@ -83,8 +83,24 @@ def test_aicf_run_on_integer_division_does_not_die(tmp_path):
     aicf_run = os.path.join(os.path.dirname(sys.executable), "aicf-run")
     proc = subprocess.run([aicf_run, str(f), "--target", "cpu", "--repeat", "1"],
                           capture_output=True, text=True, timeout=300)  # fmt: skip
-    assert proc.returncode in (0, 1), proc.stderr  # not killed by a signal
-    assert "@div on cpu" in proc.stdout
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # the reference divides as the targets do
+    assert "@div on cpu" in proc.stdout and " ok" in proc.stdout
+
+
+def test_the_reference_divides_and_powers_integers_as_the_targets_do():
+    """aicf.reference (aicf-run's check, the constant folder) runs integer div and pow
+    with the compiled semantics, not NumPy's true division or its error on n < 0."""
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+    from aicf.reference import evaluate
+
+    x, y = hostile_operands(np.int32)
+    (got,) = evaluate(parse_module(make_context(), DIV), "div", x, y)
+    np.testing.assert_array_equal(got, reference(x, y, "divsi"))
+    b = np.array([2, -1, 1, 0, 3, 2, -1, 5, 7, -2], np.int32)
+    n = np.array([-1, -3, -5, -2, 3, 31, -4, 0, 40, 3], np.int32)
+    (got,) = evaluate(parse_module(make_context(), POW.format(t="i32")), "pow", b, n)
+    np.testing.assert_array_equal(got, aicf.compile(POW.format(t="i32"))(b, n))
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
