@@ -738,8 +738,8 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
             pkey = program_cache.program_key(text, target, (
                 entry, fuse, force, str(tuning), precision, program_cache.target_description(target)))
             record = program_cache.lookup(pkey)
-            if record is not None:
-                exe = _from_record(record, target, debug)
+            exe = _from_valid_record(pkey, record, target, debug) if record is not None else None
+            if exe is not None:
                 exe.kernels = kopts
                 exe.force = force
                 _compile_log.info("@%s for %s: %.1f ms (from the program cache)", exe.entry, target,
@@ -819,6 +819,20 @@ def _store_program(pkey: str, exe: Executable, module: ModuleOp) -> None:
     else:
         record["cuda"] = exe._program.artifact()
     program_cache.store(pkey, record)
+
+
+def _from_valid_record(pkey: str, record: dict, target: str, debug: bool) -> Executable | None:
+    """The executable of a program-cache entry, or None (compiled again, the entry
+    replaced) when the entry does not describe one: an entry that passed the cache's
+    digest check but was written by another tool, or by hand."""
+    try:
+        problem = program_cache.record_problem(record, target)
+        if problem is None:
+            return _from_record(record, target, debug)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, CompileError) as e:
+        problem = f"{type(e).__name__}: {e}"
+    _compile_log.warning("program cache entry %s ignored (%s); compiling again", pkey, problem)
+    return None
 
 
 def _from_record(record: dict, target: str, debug: bool) -> Executable:

@@ -91,6 +91,49 @@ def lookup(key: str) -> dict | None:
     return record
 
 
+def record_problem(record: dict, target: str) -> str | None:
+    """What makes `record` no entry of a program for `target`, or None: the fields and
+    their types, and the argument specs against the entry's signature where the record
+    says it (the cuda host plan)."""
+
+    def is_list(v, n=None, of=None):
+        return isinstance(v, list) and (n is None or len(v) == n) and (of is None or all(isinstance(x, of) for x in v))
+
+    if record.get("target") != target or not isinstance(record.get("entry"), str):
+        return "target or entry"
+    specs, nin = record.get("specs"), record.get("num_inputs")
+    if not is_list(specs, of=list) or not all(is_list(s, 4) and isinstance(s[0], str) and isinstance(s[1], str)
+                                              and is_list(s[2], of=int) and isinstance(s[3], str) for s in specs):
+        return "argument specs"
+    if not isinstance(nin, int) or not 0 <= nin < len(specs):
+        return "input count"
+    if not is_list(record.get("pipeline"), of=str) or not isinstance(record.get("loop_module"), str):
+        return "pipeline or module"
+    if target == "cpu":
+        c = record.get("cpu")
+        if not isinstance(c, dict) or not isinstance(c.get("source"), str) or not is_list(c.get("flags"), of=str) \
+                or not is_list(c.get("linked"), of=str):
+            return "C source"
+        import re
+
+        from aicf.backend.c.emit import c_func_name
+
+        took = re.search(rf"/\* aicf: {re.escape(c_func_name(record['entry']))} takes (\d+) buffers \*/", c["source"])
+        if took is None or int(took.group(1)) != len(specs):
+            return "argument specs against the C function"
+    else:
+        c = record.get("cuda")
+        plan = c.get("host_plan") if isinstance(c, dict) else None
+        if not isinstance(plan, dict) or not is_list(plan.get("args"), of=str) or plan.get("entry") != record["entry"]:
+            return "host plan"
+        if len(plan["args"]) != len(specs) or plan.get("num_outputs") != len(specs) - nin:
+            return "argument specs against the host function"
+        if not all(isinstance(c.get(k), str) for k in ("source", "host_module", "globals_module")) \
+                or not is_list(c.get("kernels"), of=dict) or not is_list(plan.get("steps"), of=list):
+            return "CUDA source or kernels"
+    return None
+
+
 def store(key: str, record: dict) -> None:
     if not enabled():
         return

@@ -848,6 +848,7 @@ class ModuleEmitter:
         n = max(len(st.allocs), 1)
         body, parts = split_calls(name, body)
         lines = [
+            f"/* aicf: {name} takes {nargs} buffers */",  # what a cached record's specs are checked against
             f"int {name}(void *const *bufs, const int64_t *const *strides) {{",
             "  (void)strides;",
             f"  void *mem[{n}] = {{0}};",

@@ -172,6 +172,17 @@ def test_a_cached_cuda_program_needs_no_host_ir_to_run():
         assert [v.type for v in rebuilt.inputs] == [v.type for v in op.inputs]
         assert [v.type for v in rebuilt.outputs] == [v.type for v in op.outputs]
     assert cached._host._module is None  # still: the records are all a run reads
+    # the entry's checks: a record of this program passes, edits that misdescribe it do not
+    from aicf.compiler import arg_specs
+
+    ins, outs = arg_specs(prog.func, ["x", "w"])
+    record = {"target": "cuda", "entry": "g", "num_inputs": len(ins), "pipeline": ["p"], "loop_module": "",
+              "specs": [[a.name, a.dtype.str, list(a.shape), a.mlir_type] for a in (*ins, *outs)],
+              "cuda": json.loads(json.dumps(prog.artifact()))}
+    assert program_cache.record_problem(record, "cuda") is None
+    assert program_cache.record_problem({**record, "specs": record["specs"][:-1]}, "cuda") is not None
+    assert program_cache.record_problem({**record, "entry": "h"}, "cuda") is not None
+    assert program_cache.record_problem(record, "cpu") is not None
 
 
 @gpu
@@ -184,3 +195,34 @@ def test_a_cached_cuda_program_runs(cache, monkeypatch):
     np.testing.assert_allclose(cp.asnumpy(again(x, b)), reference(x, b), rtol=1e-4)
     np.testing.assert_allclose(cp.asnumpy(again(x, b)), cp.asnumpy(first(x, b)), rtol=1e-6)
     assert "kernel" in again.explain()
+
+
+@pytest.mark.parametrize("edit", ["drop an output spec", "drop the C source", "specs not a list", "pipeline an int",
+                                  "entry renamed", "one input too many"])
+def test_a_signed_entry_that_describes_no_program_is_compiled_again(cache, edit):
+    """An entry whose digest matches but whose content does not fit (written by hand or
+    by another tool) is ignored and replaced, not run: dropping an output spec made
+    the C code read a buffer nobody passed (SIGSEGV)."""
+    from aicf.backend import disk_cache
+
+    x, b = inputs()
+    aicf.compile(SRC, target="cpu")
+    (path,) = list(cache.glob("*.json"))
+    original = path.read_text()
+    record = json.loads(original)
+    if edit == "drop an output spec":
+        record["specs"].pop()
+    elif edit == "drop the C source":
+        del record["cpu"]
+    elif edit == "specs not a list":
+        record["specs"] = "x"
+    elif edit == "pipeline an int":
+        record["pipeline"] = 5
+    elif edit == "entry renamed":
+        record["entry"] = "g"
+    else:
+        record["num_inputs"] += 1
+    disk_cache.store("programs", path.stem, ".json", json.dumps(record).encode())
+    compiler._CPU_MODULES.clear()
+    np.testing.assert_allclose(aicf.compile(SRC, target="cpu")(x, b), reference(x, b), rtol=1e-5)
+    assert json.loads(path.read_text()) == json.loads(original)  # the entry written again
