@@ -115,6 +115,8 @@ def _load(src) -> ModuleOp:
         isinstance(src, str) and "\n" not in src and src.strip().endswith(".mlir")
     ):
         path = Path(src)
+        if path.exists() and not path.is_file():  # a device or a pipe would never end (or never start)
+            raise CompileError(f"cannot read {path}: not a regular file")
         try:
             data = path.read_bytes()
         except OSError as e:
@@ -566,7 +568,10 @@ class SpecializingExecutable:
             )
         shapes = []
         for i, (a, t) in enumerate(zip(arrays, self._arg_types)):
-            shape = tuple(getattr(a, "shape", ()))
+            if not hasattr(a, "shape"):
+                raise ArgumentError(f"argument #{i} ('{self._arg_names[i]}') of @{self.entry}: expected an "
+                                    f"array, got {type(a).__name__}")
+            shape = tuple(a.shape)
             declared = tuple(t.get_shape()) if isinstance(t, TensorType) else shape
             if len(shape) != len(declared) or any(
                 d != DYN and d != s for d, s in zip(declared, shape)
@@ -579,7 +584,24 @@ class SpecializingExecutable:
         return tuple(shapes)
 
     def specialize(self, shapes: Sequence[Sequence[int]]) -> Executable:
-        key = tuple(tuple(s) for s in shapes)
+        """The executable for the arguments' `shapes` (one sequence of ints per
+        argument), compiled on first use."""
+        func = _select_entry(self.module, self.entry)
+        try:
+            key = tuple(tuple(s) for s in shapes)
+        except TypeError:
+            raise ArgumentError(f"@{self.entry}: specialize takes one shape (a sequence of ints) per argument, "
+                                f"got {shapes!r}") from None
+        if len(key) != len(func.args):
+            raise ArgumentError(f"@{self.entry}: specialize takes {len(func.args)} shapes (one per argument), "
+                                f"got {len(key)}")
+        for i, (arg, shape) in enumerate(zip(func.args, key)):
+            rank = len(arg.type.get_shape()) if isinstance(arg.type, TensorType) else 0
+            if len(shape) != rank or not all(isinstance(d, int | np.integer) and not isinstance(d, bool) and d >= 0
+                                             for d in shape):
+                raise ArgumentError(f"@{self.entry}: shape #{i} must be {rank} ints >= 0 for {arg.type}, "
+                                    f"got {shape!r}")
+        key = tuple(tuple(int(d) for d in s) for s in key)
         exe = self.specializations.get(key)
         _cache_log.debug("@%s shapes %s: specialisation %s", self.entry, key,
                          "miss" if exe is None else "hit")  # fmt: skip
@@ -803,7 +825,7 @@ def _program_text(src) -> str | None:
         return str(src)
     if isinstance(src, os.PathLike) or (isinstance(src, str) and "\n" not in src and src.strip().endswith(".mlir")):
         try:
-            return Path(src).read_text()
+            return Path(src).read_text() if Path(src).is_file() else None
         except (OSError, UnicodeDecodeError):
             return None
     return src if isinstance(src, str) else None

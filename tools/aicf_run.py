@@ -15,6 +15,7 @@ invalid program prints its diagnostic and exits 1, without a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -159,6 +160,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         target = "cuda" if _gpu_available() else "cpu"
     try:
         try:
+            if os.path.exists(args.file) and not os.path.isfile(args.file):
+                print(f"aicf-run: cannot read {args.file}: not a regular file", file=sys.stderr)
+                return 1
             with open(args.file, "rb") as f:
                 data = f.read()
         except OSError as e:

@@ -88,7 +88,11 @@ def _cached(key: str, suffix: str, command, failed: str, source: str | None = No
         proc = _run(command(str(src), str(out)), timeout)
         if proc.returncode != 0:
             raise CompileError(failed + "\n" + (proc.stderr or proc.stdout).strip())
-        return disk_cache.store("c", key, suffix, out.read_bytes())
+        try:
+            data = out.read_bytes()
+        except OSError:  # a "compiler" that succeeds without writing anything
+            raise CompileError(f"{failed}\nit exited 0 but wrote no {out.name}") from None
+        return disk_cache.store("c", key, suffix, data)
 
 
 def build_shared_library(source: str, link_flags: tuple[str, ...] = (),

@@ -198,3 +198,42 @@ func.func @f(%x: {t}, %out0: memref<8xf32>) attributes {{aicf.num_outputs = 1 : 
 """
     with pytest.raises(CompileError, match=r"argument #0 has the layout strided.*dense row-major"):
         aicf.compile(src, target="cpu")
+
+
+DYN_SRC = """func.func @f(%x: tensor<?x?xf32>, %y: tensor<?xf32>) -> tensor<*xf32> {
+  %0 = aicf_tensor.add %x, %y : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}"""
+
+
+@pytest.mark.parametrize("shapes", [[(3, 4)], [(3.5, 4), (4,)], [(-1, 4), (4,)], "ab", [(3,), (4,)], 5])
+def test_specialize_checks_its_shapes(shapes):
+    exe = aicf.compile(DYN_SRC, target="cpu")
+    with pytest.raises(aicf.ArgumentError, match="specialize takes|shape #0 must be"):
+        exe.specialize(shapes)
+
+
+def test_a_list_where_an_array_goes_is_named():
+    exe = aicf.compile(DYN_SRC, target="cpu")
+    with pytest.raises(aicf.ArgumentError, match="expected an array, got list"):
+        exe([[1.0] * 4] * 3, np.ones(4, np.float32))
+
+
+def test_a_device_or_a_pipe_is_no_program(tmp_path):
+    with pytest.raises(CompileError, match="not a regular file"):
+        aicf.compile(Path("/dev/zero"))  # read to the end, it would never end
+    fifo = tmp_path / "p.mlir"
+    os.mkfifo(fifo)
+    with pytest.raises(CompileError, match="not a regular file"):
+        aicf.compile(fifo)  # opened, it would wait for a writer
+
+
+def test_a_c_compiler_that_writes_nothing_is_a_compile_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("CC", "true")
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("AICF_PROGRAM_CACHE", "0")
+    from aicf import compiler
+
+    compiler._CPU_MODULES.clear()
+    with pytest.raises(CompileError, match="exited 0 but wrote no"):
+        aicf.compile(DYN_SRC.replace("?x?", "3x4").replace("<?x", "<4x"), target="cpu")
