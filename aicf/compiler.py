@@ -214,6 +214,9 @@ def kernel_options(src, kernels, proposer: str | None, gate) -> KernelOptions:
     unknown = set(gate) - {"time_limit_s", "min_speedup", "proposer_timeout_s"}
     if unknown:
         raise ArgumentError(f"gate takes time_limit_s, min_speedup and proposer_timeout_s, not {', '.join(sorted(unknown))}")
+    for k, v in gate.items():
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not v > 0):
+            raise ArgumentError(f"gate: {k} must be a number > 0, got {v!r}")
     return KernelOptions(files, proposer.strip(), gate.get("time_limit_s"), gate.get("min_speedup"),
                          gate.get("proposer_timeout_s"))
 
@@ -517,6 +520,8 @@ class Executable:
         `.to_chrome_trace(path)` and `.roofline(path)` report it."""
         from aicf.profiling import profiler
 
+        if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+            raise ArgumentError(f"profile: repeat must be an int >= 1, got {repeat!r}")
         with profiler():
             self(*arrays)
         with profiler() as prof:
@@ -742,7 +747,9 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     cached = _CPU_MODULES.get(key) if key is not None else None
     if key is not None:
         _cache_log.debug("compiled cpu module %s", "hit" if cached is not None else "miss")
-    debug = _debug_default() if debug is None else debug
+    if debug is not None and not isinstance(debug, bool | np.bool_):
+        raise ArgumentError(f"aicf.compile: debug must be True, False or None, got {debug!r}")
+    debug = _debug_default() if debug is None else bool(debug)
     if tune is not None:
         tune_pass(tune)  # a bad value fails here, before any work (on any target)
     from aicf.math_precision import MATMUL_PRECISIONS, get_float32_matmul_precision

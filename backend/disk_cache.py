@@ -81,7 +81,13 @@ def _private_dir(path: Path) -> str | None:
 
 @functools.cache
 def _fallback_root() -> Path:
-    return Path(tempfile.mkdtemp(prefix="aicf-cache-"))  # 0700, this process's own
+    """This process's private directory (0700), made once and removed at exit (each
+    process that fell back used to leave one in /tmp)."""
+    import atexit
+
+    d = Path(tempfile.mkdtemp(prefix="aicf-cache-"))
+    atexit.register(shutil.rmtree, d, True)
+    return d
 
 
 def directory(target: str) -> Path:

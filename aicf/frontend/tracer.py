@@ -111,13 +111,22 @@ class Tracer:
 
     def __init__(self, arg_types: Sequence[Attribute]):
         self.block = Block(arg_types=arg_types)
+        self.finished = False
         self._cse: dict[tuple, SSAValue] = {}
         self._values: dict[SSAValue, np.ndarray] = {}
 
     # --- building ---------------------------------------------------------------------------
 
+    def _check_live(self, what: str) -> None:
+        if self.finished:
+            # JAX's UnexpectedTracerError: a tensor kept past its trace (a global, a
+            # closure, a list) would add ops to a program that is compiled already
+            raise located_error(what, "a traced tensor used after its trace ended (it leaked out of the "
+                                      "traced function); return it instead, or trace the code that uses it")
+
     def _append(self, op: Operation) -> None:
         op.location = _loc(*user_location())
+        self._check_live(op.name)
         self.block.add_op(op)
 
     def constant(self, value: np.ndarray, tensor_type: TensorType) -> Tensor:
@@ -145,6 +154,7 @@ class Tracer:
     ) -> Tensor:
         """Build `cls` on `operands` with the inferred result type, reusing an
         identical op or folding it when its operands are constants."""
+        self._check_live(cls.name)
         properties = properties or {}
         values = [t.value for t in operands]
         elt = result_element or T.element_type(values[0].type)
@@ -194,6 +204,7 @@ class Tracer:
 
     def finish(self, name: str, results: Sequence[Tensor], loc: FileLineColLoc) -> ModuleOp:
         ret = func.ReturnOp(*[r.value for r in results])
+        self.finished = True
         ret.location = loc
         self.block.add_op(ret)
         self._erase_dead()

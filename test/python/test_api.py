@@ -171,3 +171,20 @@ def test_public_api_surface():
         exe(np.ones(4, np.float32))
     assert [r.kernel for r in prof.records] == ["@f#0 nest 4"]
     assert prof.table().startswith("kernel or nest")
+
+
+def test_option_values_are_checked():
+    """Values of the wrong kind are argument errors, not a raw exception or a silent
+    reading (debug="no" used to turn debug mode on; repeat=0 gave an empty profile)."""
+    src = """func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = aicf_tensor.sin %x : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}"""
+    with pytest.raises(aicf.ArgumentError, match="debug must be"):
+        aicf.compile(src, debug="no")
+    with pytest.raises(aicf.ArgumentError, match="min_speedup must be a number"):
+        aicf.compile(src, gate={"min_speedup": "fast"})
+    exe = aicf.compile(src)
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(aicf.ArgumentError, match="repeat must be"):
+            exe.profile(np.ones(4, np.float32), repeat=bad)

@@ -267,3 +267,18 @@ def test_bad_example_arguments_and_pytrees_are_aicf_errors():
     cycle.append(cycle)
     with pytest.raises(aicf.AicfError, match="nested more than 100 deep"):
         aicf.jit(lambda a: a[0])(cycle)
+
+
+def test_a_leaked_tensor_cannot_be_used_after_its_trace():
+    """As JAX's UnexpectedTracerError: a traced tensor kept past its trace raises when
+    used, instead of adding ops to a program compiled already."""
+    leak = []
+
+    def f(x):
+        leak.append(x)
+        return x * 2
+
+    aicf.jit(f)(np.ones(3, np.float32))
+    for use in (lambda t: t + 1, lambda t: t * 2, np.sin):
+        with pytest.raises(aicf.CompileError, match="used after its trace ended"):
+            use(leak[0])
