@@ -239,6 +239,16 @@ def broadcast_to(array, shape, subok=False):
 
 
 def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True, *, device=None):
+    if casting != "unsafe":  # NumPy's rule decides, as it would on an array
+        from aicf.frontend.tensor import TracedDType, dtype_of
+
+        try:
+            src, dst = np.dtype(TracedDType(x.mlir_dtype)), np.dtype(TracedDType(dtype_of(dtype)))
+            allowed = np.can_cast(src, dst, casting)
+        except (TypeError, ValueError) as e:
+            raise located_error("numpy.astype", f"casting={casting!r}: {e}") from None
+        if not allowed:
+            raise located_error("numpy.astype", f"cannot cast {x.dtype} to {dtype_of(dtype)} under casting={casting!r}")
     return ops.cast(x, dtype)
 
 

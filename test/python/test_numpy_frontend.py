@@ -315,3 +315,11 @@ def test_python_ints_beside_i64_tensors_take_the_i64_range():
         aicf.jit(lambda x: x + 2**63)(x)
     with pytest.raises(aicf.CompileError, match="out of i32 range"):
         aicf.jit(lambda x: x + 2**31)(x.astype(np.int32))
+
+
+def test_astype_casting_follows_numpy():
+    x = np.ones(3, np.float32)
+    assert aicf.jit(lambda x: x.astype(np.float64, casting="safe"))(x).dtype == np.float64
+    assert aicf.jit(lambda x: x.astype(np.int32))(x).dtype == np.int32  # unsafe, the default
+    with pytest.raises(aicf.CompileError, match="cannot cast f32 to i32 under casting='safe'"):
+        aicf.jit(lambda x: x.astype(np.int32, casting="safe"))(x)
