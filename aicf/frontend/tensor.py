@@ -131,6 +131,8 @@ class TracedDType:
             return other._name == self._name
         if isinstance(other, str) and other == self._name:
             return True
+        if other is None:  # np.dtype(None) is float64
+            return False
         try:
             return self.dtype == np.dtype(other)  # type: ignore[arg-type]
         except (TypeError, ValueError):
