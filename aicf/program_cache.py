@@ -91,6 +91,21 @@ def lookup(key: str) -> dict | None:
     return record
 
 
+def _spec_fits(spec: list) -> bool:
+    """Whether an argument spec's dtype and shape are those of its memref type."""
+    import numpy as np
+    from xdsl.parser import Parser
+
+    from aicf.context import make_context
+    from aicf.dtypes import numpy_dtype
+
+    try:
+        t = Parser(make_context(), spec[3]).parse_type()
+        return list(t.get_shape()) == spec[2] and np.dtype(spec[1]) == numpy_dtype(t.get_element_type())
+    except Exception:  # noqa: BLE001 - any text that is no memref type does not fit
+        return False
+
+
 def record_problem(record: dict, target: str) -> str | None:
     """What makes `record` no entry of a program for `target`, or None: the fields and
     their types, and the argument specs against the entry's signature where the record
@@ -107,6 +122,8 @@ def record_problem(record: dict, target: str) -> str | None:
         return "argument specs"
     if not isinstance(nin, int) or not 0 <= nin < len(specs):
         return "input count"
+    if not all(_spec_fits(s) for s in specs):  # the dtype and shape the executable uses, against the type
+        return "argument specs against their types"
     if not is_list(record.get("pipeline"), of=str) or not isinstance(record.get("loop_module"), str):
         return "pipeline or module"
     if target == "cpu":
@@ -118,15 +135,16 @@ def record_problem(record: dict, target: str) -> str | None:
 
         from aicf.backend.c.emit import c_func_name
 
-        took = re.search(rf"/\* aicf: {re.escape(c_func_name(record['entry']))} takes (\d+) buffers \*/", c["source"])
-        if took is None or int(took.group(1)) != len(specs):
+        took = re.search(rf"/\* aicf: {re.escape(c_func_name(record['entry']))} takes (\d+) buffers: (.*) \*/",
+                         c["source"])
+        if took is None or int(took.group(1)) != len(specs) or took.group(2) != ", ".join(s[3] for s in specs):
             return "argument specs against the C function"
     else:
         c = record.get("cuda")
         plan = c.get("host_plan") if isinstance(c, dict) else None
         if not isinstance(plan, dict) or not is_list(plan.get("args"), of=str) or plan.get("entry") != record["entry"]:
             return "host plan"
-        if len(plan["args"]) != len(specs) or plan.get("num_outputs") != len(specs) - nin:
+        if plan["args"] != [s[3] for s in specs] or plan.get("num_outputs") != len(specs) - nin:
             return "argument specs against the host function"
         if not all(isinstance(c.get(k), str) for k in ("source", "host_module", "globals_module")) \
                 or not is_list(c.get("kernels"), of=dict) or not is_list(plan.get("steps"), of=list):

@@ -848,7 +848,8 @@ class ModuleEmitter:
         n = max(len(st.allocs), 1)
         body, parts = split_calls(name, body)
         lines = [
-            f"/* aicf: {name} takes {nargs} buffers */",  # what a cached record's specs are checked against
+            # what a cached program's argument specs are checked against (program_cache)
+            f"/* aicf: {name} takes {nargs} buffers: {', '.join(str(a.type) for a in func.args)} */",
             f"int {name}(void *const *bufs, const int64_t *const *strides) {{",
             "  (void)strides;",
             f"  void *mem[{n}] = {{0}};",

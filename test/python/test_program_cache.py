@@ -226,3 +226,28 @@ def test_a_signed_entry_that_describes_no_program_is_compiled_again(cache, edit)
     compiler._CPU_MODULES.clear()
     np.testing.assert_allclose(aicf.compile(SRC, target="cpu")(x, b), reference(x, b), rtol=1e-5)
     assert json.loads(path.read_text()) == json.loads(original)  # the entry written again
+
+
+@pytest.mark.parametrize("edit", ["output shape", "input dtype", "swap specs", "bool extent"])
+def test_an_entry_whose_specs_misdescribe_the_buffers_is_compiled_again(cache, edit):
+    """Specs whose shape or dtype differ from the types the C function was built for
+    (a smaller output would be written past its end) are a misfit like any other."""
+    from aicf.backend import disk_cache
+
+    x, b = inputs()
+    aicf.compile(SRC, target="cpu")
+    (path,) = list(cache.glob("*.json"))
+    original = path.read_text()
+    record = json.loads(original)
+    if edit == "output shape":
+        record["specs"][-1][2] = [1]
+    elif edit == "input dtype":
+        record["specs"][0][1] = "<f8"
+    elif edit == "swap specs":
+        record["specs"][0], record["specs"][1] = record["specs"][1], record["specs"][0]
+    else:
+        record["specs"][0][2] = [True, 32]
+    disk_cache.store("programs", path.stem, ".json", json.dumps(record).encode())
+    compiler._CPU_MODULES.clear()
+    np.testing.assert_allclose(aicf.compile(SRC, target="cpu")(x, b), reference(x, b), rtol=1e-5)
+    assert json.loads(path.read_text()) == json.loads(original)
