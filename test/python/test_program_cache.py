@@ -197,21 +197,10 @@ def test_a_cached_cuda_program_runs(cache, monkeypatch):
     assert "kernel" in again.explain()
 
 
-@pytest.mark.parametrize("edit", ["drop an output spec", "drop the C source", "specs not a list", "pipeline an int",
-                                  "entry renamed", "one input too many"])
-def test_a_signed_entry_that_describes_no_program_is_compiled_again(cache, edit):
-    """An entry whose digest matches but whose content does not fit (written by hand or
-    by another tool) is ignored and replaced, not run: dropping an output spec made
-    the C code read a buffer nobody passed (SIGSEGV)."""
-    from aicf.backend import disk_cache
-
-    x, b = inputs()
-    aicf.compile(SRC, target="cpu")
-    (path,) = list(cache.glob("*.json"))
-    original = path.read_text()
-    record = json.loads(original)
+def _edited(record: dict, edit: str) -> None:
+    specs = record["specs"]
     if edit == "drop an output spec":
-        record["specs"].pop()
+        specs.pop()
     elif edit == "drop the C source":
         del record["cpu"]
     elif edit == "specs not a list":
@@ -220,18 +209,27 @@ def test_a_signed_entry_that_describes_no_program_is_compiled_again(cache, edit)
         record["pipeline"] = 5
     elif edit == "entry renamed":
         record["entry"] = "g"
-    else:
+    elif edit == "one input too many":
         record["num_inputs"] += 1
-    disk_cache.store("programs", path.stem, ".json", json.dumps(record).encode())
-    compiler._CPU_MODULES.clear()
-    np.testing.assert_allclose(aicf.compile(SRC, target="cpu")(x, b), reference(x, b), rtol=1e-5)
-    assert json.loads(path.read_text()) == json.loads(original)  # the entry written again
+    elif edit == "output shape":
+        specs[-1][2] = [1]
+    elif edit == "input dtype":
+        specs[0][1] = "<f8"
+    elif edit == "swap specs":
+        specs[0], specs[1] = specs[1], specs[0]
+    else:
+        assert edit == "bool extent"
+        specs[0][2] = [True, 32]
 
 
-@pytest.mark.parametrize("edit", ["output shape", "input dtype", "swap specs", "bool extent"])
-def test_an_entry_whose_specs_misdescribe_the_buffers_is_compiled_again(cache, edit):
-    """Specs whose shape or dtype differ from the types the C function was built for
-    (a smaller output would be written past its end) are a misfit like any other."""
+@pytest.mark.parametrize("edit", ["drop an output spec", "drop the C source", "specs not a list", "pipeline an int",
+                                  "entry renamed", "one input too many", "output shape", "input dtype", "swap specs",
+                                  "bool extent"])
+def test_a_signed_entry_that_describes_no_program_is_compiled_again(cache, edit):
+    """An entry whose digest matches but whose content does not fit (written by hand or
+    by another tool) is ignored and replaced, not run: dropping an output spec made
+    the C code read a buffer nobody passed (SIGSEGV), and a smaller output spec would
+    be written past its end."""
     from aicf.backend import disk_cache
 
     x, b = inputs()
@@ -239,15 +237,8 @@ def test_an_entry_whose_specs_misdescribe_the_buffers_is_compiled_again(cache, e
     (path,) = list(cache.glob("*.json"))
     original = path.read_text()
     record = json.loads(original)
-    if edit == "output shape":
-        record["specs"][-1][2] = [1]
-    elif edit == "input dtype":
-        record["specs"][0][1] = "<f8"
-    elif edit == "swap specs":
-        record["specs"][0], record["specs"][1] = record["specs"][1], record["specs"][0]
-    else:
-        record["specs"][0][2] = [True, 32]
+    _edited(record, edit)
     disk_cache.store("programs", path.stem, ".json", json.dumps(record).encode())
     compiler._CPU_MODULES.clear()
     np.testing.assert_allclose(aicf.compile(SRC, target="cpu")(x, b), reference(x, b), rtol=1e-5)
-    assert json.loads(path.read_text()) == json.loads(original)
+    assert json.loads(path.read_text()) == json.loads(original)  # the entry written again
