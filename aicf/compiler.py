@@ -665,6 +665,22 @@ def arg_names_of(func: FuncOp) -> list[str]:
     return [a.name_hint and "%" + a.name_hint or f"%arg{i}" for i, a in enumerate(func.args)]
 
 
+def check_buffer_lifetimes(func: FuncOp) -> None:
+    """Every buffer the entry deallocates is used only before, and freed once: a use
+    after `memref.dealloc` (hand-written loop IR) would read freed memory."""
+    from xdsl.dialects import memref
+
+    freed: dict = {}
+    for op in func.body.block.ops:
+        for v in op.operands:
+            if v in freed:
+                what = "freed again" if isinstance(op, memref.DeallocOp) else "used"
+                raise op_error(op, f"a buffer is {what} after its memref.dealloc")
+        if isinstance(op, memref.DeallocOp):
+            freed[op.memref] = op
+        # a nested region (a nest's body) reads only its own block arguments and scalars
+
+
 def arg_specs(func: FuncOp, arg_names: Sequence[str]) -> tuple[list[ArgSpec], list[ArgSpec]]:
     """The inputs and outputs of a loop-level entry (destination-passing: the trailing
     `aicf.num_outputs` arguments are the outputs), named by `arg_names`."""
@@ -795,6 +811,7 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
             _log_schedules(module)
         passes_done = time.perf_counter()
         ins, outs = arg_specs(_select_entry(module, name), arg_names)
+        check_buffer_lifetimes(_select_entry(module, name))
         if target == "cpu":
             from aicf.backend.c.runtime import CpuModule, CpuProgram
 

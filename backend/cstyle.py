@@ -331,7 +331,10 @@ def _int_binary(p: ScalarPrinter, op: Operation) -> None:
 def _unsigned_binary(p: ScalarPrinter, op: Operation) -> None:
     a, b = op.operands
     ut = p.unsigned_of(a.type)
-    p.define(op.results[0], f"({p.ctype(a.type)})(({ut}){p.n(a)} {_UBIN[type(op)]} ({ut}){p.n(b)})")
+    expr = f"({ut}){p.n(a)} {_UBIN[type(op)]} ({ut}){p.n(b)}"
+    if isinstance(op, arith.DivUIOp | arith.RemUIOp):  # x / 0 and x % 0 are 0, as the signed helpers (no SIGFPE)
+        expr = f"({ut}){p.n(b)} == 0 ? 0 : {expr}"
+    p.define(op.results[0], f"({p.ctype(a.type)})({expr})")
 
 
 @prints(*_INT_HELPER)

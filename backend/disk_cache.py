@@ -31,18 +31,23 @@ import hashlib
 import json
 import math
 import os
+import re
 import shutil
 import stat
 import tempfile
 import warnings
 from pathlib import Path
 
+from aicf.errors import CompileError
 from aicf.logs import getLogger
 
 _log = getLogger("cache")
 
 DEFAULT_MAX_MB = 1024.0
 _SIDECAR = ".sha256"
+# no artifact comes near it (a GPT-2 program record is a few MB, a cubin well under
+# 100 MB); a planted giant entry is not read into memory
+MAX_ENTRY_BYTES = 2**30
 
 
 def root() -> Path:
@@ -125,6 +130,9 @@ def _read_trusted(path: Path) -> bytes | None:
     if not stat.S_ISREG(st.st_mode) or _unsafe(st, "entry") is not None:
         os.close(fd)
         return None
+    if st.st_size > MAX_ENTRY_BYTES:  # read whole, a planted giant would exhaust memory
+        os.close(fd)
+        return None
     with os.fdopen(fd, "rb") as f:
         return f.read()
 
@@ -145,8 +153,21 @@ def remove(entry: Path) -> None:
     _remove(entry, entry.with_name(entry.name + _SIDECAR))
 
 
+_KEY = re.compile(r"[^/\\\x00.][^/\\\x00]{0,200}")
+
+
+def _checked_key(key: str) -> str:
+    """`key` if it names a file in the cache's own directory: a key with a slash, a
+    leading dot or `..` (one a hand-written schedule gives) would reach, and remove,
+    files outside it."""
+    if not isinstance(key, str) or _KEY.fullmatch(key) is None or ".." in key:
+        raise CompileError(f"{key!r} is no cache key (no '/', no leading '.', no '..')")
+    return key
+
+
 def lookup(target: str, key: str, suffix: str) -> Path | None:
     """The path of a valid cached entry, or None (an invalid one is removed)."""
+    key = _checked_key(key)
     d = directory(target)
     entry, sidecar = d / f"{key}{suffix}", d / f"{key}{suffix}{_SIDECAR}"
     if not entry.exists() and not sidecar.exists():
@@ -188,6 +209,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 def store(target: str, key: str, suffix: str, data: bytes) -> Path:
     """Store `data` as the entry `key` (atomically, with its digest); its path."""
+    key = _checked_key(key)
     d = directory(target)
     entry = d / f"{key}{suffix}"
     try:
@@ -226,6 +248,9 @@ def _prune(d: Path, keep: Path) -> None:
         try:
             st = p.stat()
         except FileNotFoundError:  # removed by a concurrent pruner
+            continue
+        except OSError:  # a symlink loop or the like planted here: not ours, removed
+            _remove(p)
             continue
         files.append((p, st))
     total = sum(st.st_size for _, st in files)

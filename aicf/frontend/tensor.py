@@ -18,6 +18,7 @@ from xdsl.ir import SSAValue
 
 from aicf.dialects.shape_rules import size_problem
 from aicf.dialects.tensor import SUPPORTED_DTYPES, dtype_name, element_type, ranked_shape
+from aicf.errors import AicfError
 
 if TYPE_CHECKING:
     from aicf.frontend.tracer import Tracer
@@ -110,7 +111,10 @@ class TracedDType:
             try:
                 import ml_dtypes  # type: ignore[import-not-found]
             except ImportError:
-                raise TypeError("bf16 has no NumPy dtype without the ml_dtypes package") from None
+                from aicf.frontend.tracer import located_error
+
+                raise located_error(None, "bf16 has no NumPy dtype without the ml_dtypes package "
+                                          "(pip install ml_dtypes)") from None
             return np.dtype(ml_dtypes.bfloat16)
         return np.dtype(_MLIR_TO_NUMPY.get(self._name, self._name))
 
@@ -135,7 +139,7 @@ class TracedDType:
             return False
         try:
             return self.dtype == np.dtype(other)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, AicfError):  # not a dtype, or bf16 without ml_dtypes
             return False
 
     def __hash__(self) -> int:
@@ -150,7 +154,11 @@ class TracedDType:
     def __repr__(self) -> str:
         return f"dtype({self._name!r})"
 
-    def __getattr__(self, attr: str):  # str methods: aicf's code reads MLIR's name
+    def __getattr__(self, attr: str):
+        # NumPy's dtype attributes (type, char, str, ...) as on an array's dtype; else
+        # str methods: aicf's own code reads MLIR's name
+        if not attr.startswith("_") and hasattr(np.dtype, attr):
+            return getattr(self.dtype, attr)
         return getattr(self._name, attr)
 
     def __getitem__(self, i):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 from aicf.backend import disk_cache
+from aicf.errors import CompileError
 
 from .kernel import ExternalKernel
 
@@ -30,7 +31,10 @@ def get(key: str) -> ExternalKernel | None:
     k = _KERNELS.get(key)
     if k is not None:
         return k
-    path = disk_cache.lookup("kernels", key, _SUFFIX)
+    try:
+        path = disk_cache.lookup("kernels", key, _SUFFIX)
+    except CompileError:  # no key of ours (a path, from a hand-written schedule): no kernel
+        return None
     if path is None:
         return None
     try:

@@ -237,3 +237,65 @@ def test_a_c_compiler_that_writes_nothing_is_a_compile_error(tmp_path, monkeypat
     compiler._CPU_MODULES.clear()
     with pytest.raises(CompileError, match="exited 0 but wrote no"):
         aicf.compile(DYN_SRC.replace("?x?", "3x4").replace("<?x", "<4x"), target="cpu")
+
+
+def test_a_cache_key_cannot_reach_outside_the_cache(tmp_path, monkeypatch):
+    """A hand-written schedule's external-kernel key that is a path (absolute or with
+    ..) is no key: the lookup would have removed what it found there."""
+    from aicf.backend import disk_cache
+
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path / "cache"))
+    victim = tmp_path / "victim.kernel.json"
+    victim.mkdir()
+    (victim / "keep").write_text("x")
+    for key in (str(tmp_path / "victim"), "../victim", "../../x", ".hidden", "a/b"):
+        with pytest.raises(CompileError, match="is no cache key"):
+            disk_cache.lookup("kernels", key, ".kernel.json")
+        with pytest.raises(CompileError, match="is no cache key"):
+            disk_cache.store("kernels", key, ".kernel.json", b"{}")
+    assert (victim / "keep").exists()
+
+
+@pytest.mark.parametrize("op", ["divui", "remui"])
+@pytest.mark.parametrize("t", ["i32", "i64"])
+def test_unsigned_division_by_zero_is_defined(op, t):
+    src = f"""
+func.func @f(%x: memref<4x{t}>, %y: memref<4x{t}>, %out0: memref<4x{t}>) attributes {{aicf.num_outputs = 1 : i64}} {{
+  aicf_loop.nest domain = [4] iterators = [parallel] ins(%x, %y : memref<4x{t}>, memref<4x{t}>) outs(%out0 : memref<4x{t}>)
+      maps = [(d0) -> (d0), (d0) -> (d0), (d0) -> (d0)] {{
+  ^bb0(%a: {t}, %b: {t}):
+    %q = arith.{op} %a, %b : {t}
+    aicf_loop.yield %q : {t}
+  }}
+  func.return
+}}
+"""
+    dt = np.int32 if t == "i32" else np.int64
+    x, y = np.array([7, -1, 9, 0], dt), np.array([0, 2, 4, 0], dt)
+    got = aicf.compile(src, target="cpu")(x, y)  # SIGFPE before
+    ux, uy = x.view(np.uint32 if t == "i32" else np.uint64), y.view(np.uint32 if t == "i32" else np.uint64)
+    with np.errstate(divide="ignore"):
+        want = (np.floor_divide if op == "divui" else np.remainder)(ux, uy)
+    np.testing.assert_array_equal(got.view(ux.dtype), np.where(uy == 0, 0, want))
+
+
+def test_a_buffer_used_after_its_dealloc_is_refused():
+    src = """
+func.func @f(%x: memref<8xf32>, %out0: memref<8xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  %t = memref.alloc() : memref<8xf32>
+  aicf_loop.nest domain = [8] iterators = [parallel] ins(%x : memref<8xf32>) outs(%t : memref<8xf32>)
+      maps = [(d0) -> (d0), (d0) -> (d0)] {
+  ^bb0(%a: f32):
+    aicf_loop.yield %a : f32
+  }
+  memref.dealloc %t : memref<8xf32>
+  aicf_loop.nest domain = [8] iterators = [parallel] ins(%t : memref<8xf32>) outs(%out0 : memref<8xf32>)
+      maps = [(d0) -> (d0), (d0) -> (d0)] {
+  ^bb0(%a: f32):
+    aicf_loop.yield %a : f32
+  }
+  func.return
+}
+"""
+    with pytest.raises(CompileError, match=r"<string>:10:\d+: error: .*used after its memref.dealloc"):
+        aicf.compile(src, target="cpu")

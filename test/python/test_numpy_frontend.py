@@ -284,6 +284,7 @@ def test_a_traced_dtype_is_a_numpy_dtype():
         assert x.dtype == np.float32 and x.dtype == "f32" and x.dtype != np.float64
         assert np.dtype(x.dtype) == np.float32 and str(x.dtype) == "f32"
         assert np.issubdtype(x.dtype, np.floating) and (x.itemsize, x.nbytes) == (4, 100)
+        assert (x.dtype.type, x.dtype.char, x.dtype.str) == (np.float32, "f", "<f4")
         return f(x)
 
     x = np.random.default_rng(0).standard_normal((5, 5)).astype(np.float32)
