@@ -667,7 +667,9 @@ def arg_names_of(func: FuncOp) -> list[str]:
 
 def check_buffer_lifetimes(func: FuncOp) -> None:
     """Every buffer the entry deallocates is used only before, and freed once: a use
-    after `memref.dealloc` (hand-written loop IR) would read freed memory."""
+    after `memref.dealloc` (hand-written loop IR) would read freed memory. The entry's
+    top-level ops are all there is to walk: a nest's body reads only its own block
+    arguments."""
     from xdsl.dialects import memref
 
     freed: dict = {}
@@ -678,7 +680,6 @@ def check_buffer_lifetimes(func: FuncOp) -> None:
                 raise op_error(op, f"a buffer is {what} after its memref.dealloc")
         if isinstance(op, memref.DeallocOp):
             freed[op.memref] = op
-        # a nested region (a nest's body) reads only its own block arguments and scalars
 
 
 def arg_specs(func: FuncOp, arg_names: Sequence[str]) -> tuple[list[ArgSpec], list[ArgSpec]]:
@@ -810,8 +811,9 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
             run_pipeline(module, passes)
             _log_schedules(module)
         passes_done = time.perf_counter()
-        ins, outs = arg_specs(_select_entry(module, name), arg_names)
-        check_buffer_lifetimes(_select_entry(module, name))
+        entry_fn = _select_entry(module, name)
+        ins, outs = arg_specs(entry_fn, arg_names)
+        check_buffer_lifetimes(entry_fn)
         if target == "cpu":
             from aicf.backend.c.runtime import CpuModule, CpuProgram
 

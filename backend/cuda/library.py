@@ -120,21 +120,9 @@ class Gemm(LibraryCall):
         ea, ec = A.itemsize, C.itemsize
         stream = cp.cuda.get_current_stream()
         h = cublas_api.on_stream(stream.ptr)
+        # with pad_c (one call, no loops): C's rows go to the scratch's aligned rows first
         pad = p.get("pad_c") or 0
-        if pad:
-            # into the scratch's aligned rows, then its m x n corner into place: a 2D
-            # copy of rows (one graph node under capture)
-            S = outs[1]
-            cublas_api.gemm_strided_batched(
-                h, _OP_T if p["trans_b"] else _OP_N, _OP_T if p["trans_a"] else _OP_N, n, m, k, _ONE.ctypes.data,
-                B.data.ptr + p["offset_b"] * ea, _CUDA_TYPE[p["dtype"]], p["ldb"], p["stride_b"],
-                A.data.ptr + p["offset_a"] * ea, _CUDA_TYPE[p["dtype"]], p["lda"], p["stride_a"],
-                _ZERO.ctypes.data, S.data.ptr, _CUDA_TYPE[p["out_dtype"]], pad, 0,
-                1, _COMPUTE[p["compute"]], _GEMM_DEFAULT,
-            )  # fmt: skip
-            cp.cuda.runtime.memcpy2DAsync(C.data.ptr + p["offset_c"] * ec, p["ldc"] * ec, S.data.ptr, pad * ec,
-                                          n * ec, m, cp.cuda.runtime.memcpyDeviceToDevice, stream.ptr)
-            return
+        c_ptr, ldc = (outs[1].data.ptr, pad) if pad else (C.data.ptr, p["ldc"])
         strides = [p.get(f"loop_stride_{x}") or [] for x in "abc"]
         for idx in itertools.product(*(range(e) for e in loops)):
             off = [p[f"offset_{x}"] + sum(i * s for i, s in zip(idx, st)) for x, st in zip("abc", strides)]
@@ -147,9 +135,12 @@ class Gemm(LibraryCall):
                 B.data.ptr + off[1] * ea, _CUDA_TYPE[p["dtype"]], p["ldb"], p["stride_b"],
                 A.data.ptr + off[0] * ea, _CUDA_TYPE[p["dtype"]], p["lda"], p["stride_a"],
                 _ZERO.ctypes.data,
-                C.data.ptr + off[2] * ec, _CUDA_TYPE[p["out_dtype"]], p["ldc"], p["stride_c"],
+                c_ptr + (0 if pad else off[2] * ec), _CUDA_TYPE[p["out_dtype"]], ldc, p["stride_c"],
                 batch, _COMPUTE[p["compute"]], _GEMM_DEFAULT,
             )  # fmt: skip
+        if pad:  # the scratch's m x n corner into place: a 2D copy of rows (one graph node)
+            cp.cuda.runtime.memcpy2DAsync(C.data.ptr + p["offset_c"] * ec, p["ldc"] * ec, c_ptr, pad * ec,
+                                          n * ec, m, cp.cuda.runtime.memcpyDeviceToDevice, stream.ptr)
 
 
 class Reduce(LibraryCall):

@@ -214,8 +214,9 @@ def globals_part(module: ModuleOp) -> ModuleOp:
 
 
 def host_part(module: ModuleOp) -> ModuleOp:
-    """The module without its kernels: the host functions and globals a run reads."""
-    return ModuleOp([op.clone() for op in module.ops if not isinstance(op, gpu.KernelOp)])
+    """The host functions alone (the general path walks them; the constants they read
+    are `globals_part`, kept once)."""
+    return ModuleOp([op.clone() for op in module.ops if not isinstance(op, gpu.KernelOp | memref.GlobalOp)])
 
 
 class CudaProgram:
@@ -494,11 +495,16 @@ class CudaProgram:
         try:
             fn(grid, block, env if in_order else tuple(env[s] for s in slots), shared_mem=smem, stream=stream)
         except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as e:
-            raise LaunchError(f"launch of kernel '{name}' failed (grid={list(grid)}, block={list(block)}, "
-                              f"smem={smem}), or an earlier kernel of @{self.entry} faulted: {e}") from None
+            raise self._launch_error(name, grid, block, smem, e) from None
         if self.sync is _EVENT_RECORD:
             self._record(stream)
         return outs[0] if len(outs) == 1 else outs
+
+    def _launch_error(self, name: str, grid, block, smem: int, e: Exception) -> LaunchError:
+        """The error of a launch that raised (an asynchronous fault of an earlier kernel
+        can surface there too, which the message says)."""
+        return LaunchError(f"launch of kernel '{name}' failed (grid={list(grid)}, block={list(block)}, "
+                           f"smem={smem}), or an earlier kernel of @{self.entry} faulted: {e}")
 
     def _record(self, stream) -> None:
         """`last_event` after this call's work: one event of the program's, recorded
@@ -542,11 +548,7 @@ class CudaProgram:
             # the step that raised; an asynchronous fault of an earlier kernel can
             # surface here too, which the message says
             if st is not None and st[0] in (_LAUNCH, _LAUNCH_TMA):
-                raise LaunchError(
-                    f"launch of kernel '{st[2]}' failed (grid={list(st[3])}, "
-                    f"block={list(st[4])}, smem={st[5]}), or an earlier kernel of "
-                    f"@{self.entry} faulted: {e}"
-                ) from None
+                raise self._launch_error(*st[2:6], e) from None
             raise LaunchError(f"@{self.entry}: a host step failed: {e}") from None
 
     def _replay(self, env: list, nall: int, steps, stream) -> bool:
