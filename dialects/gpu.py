@@ -1265,7 +1265,8 @@ def _verify_flash_attention(op: LibraryCallOp, p: dict[str, Attribute]) -> None:
     strides over [b0, b1, S] (`q_strides`, ...; the head dim contiguous) and offset;
     `sq`, `sk`, `b0`, `b1`, `head_dim` its extents; `block_m` and `block_n` its tiles
     (multiples of 16); `causal` 0 or 1; `dtype` "f16" or "bf16"; `scale` a float as
-    text."""
+    text; optional `mma`, the kernel: "mma_sync" (the default) or "wgmma" (tiles of
+    128 x 128 only)."""
     if len(op.inputs) != 3 or len(op.outputs) != 1:
         raise VerifyException("aicf.flash_attention takes 3 inputs (Q, K, V) and 1 output")
     dt = p.get("dtype")
@@ -1281,6 +1282,11 @@ def _verify_flash_attention(op: LibraryCallOp, p: dict[str, Attribute]) -> None:
             raise VerifyException(f"param '{key}' must be a positive multiple of 16")
     if _param(p, "causal") not in (0, 1):
         raise VerifyException("param 'causal' must be 0 or 1")
+    mma = p.get("mma", StringAttr("mma_sync"))
+    if not isinstance(mma, StringAttr) or mma.data not in ("mma_sync", "wgmma"):
+        raise VerifyException('param \'mma\' must be "mma_sync" or "wgmma"')
+    if mma.data == "wgmma" and (_param(p, "block_m"), _param(p, "block_n")) != (128, 128):
+        raise VerifyException("the wgmma flash kernel takes 128 x 128 tiles (block_m = block_n = 128)")
     for key in ("sq", "sk", "b0", "b1"):
         if _param(p, key) < 0:
             raise VerifyException(f"param '{key}' must be a non-negative integer")

@@ -293,11 +293,14 @@ register_kind(ScheduleKind(
 register_kind(ScheduleKind(
     "gpu.flash_attention", "gpu", "attention",
     {
-        # queries per block (16 per warp) and keys per step of the online softmax
-        "block_m": _pos, "block_n": _pos,
+        # queries per block and keys per step of the online softmax; `mma`: the
+        # kernel, mma.sync (16 queries a warp, sm_80 on) or wgmma (64 queries a
+        # warpgroup, bulk tensor copies, sm_90a); absent: mma_sync
+        "block_m": _pos, "block_n": _pos, "mma": Param(STR, ("mma_sync", "wgmma"), optional=True),
     },
-    "aicf_loop.attention as one launch of the flash kernel (backend/cuda/flash_attention.py: "
-    "mma.sync, the scores and the softmax in registers, K and V tiles through shared memory)",
+    "aicf_loop.attention as one launch of a flash kernel (backend/cuda/flash_attention.py: "
+    "mma.sync; backend/cuda/flash_attention_wgmma.py: wgmma; the scores and the softmax in "
+    "registers, K and V tiles through shared memory)",
 ))
 
 

@@ -77,7 +77,8 @@ def lower_attention(att: AttentionOp, target: GpuTarget) -> None:
     s = _schedule(att)
     if s.kind != KIND:
         raise op_error(att, f"schedule kind {s.kind} does not apply to an attention")
-    params = call_params(att, int(s.params["block_m"]), int(s.params["block_n"]), target)
+    params = call_params(att, int(s.params["block_m"]), int(s.params["block_n"]), target,
+                         str(s.params.get("mma", "mma_sync")))
     if isinstance(params, str):
         raise op_error(att, f"cannot run as the flash kernel: {params}")
     params["est_ns"] = int(s.params.get("est_ns", 0))

@@ -183,18 +183,24 @@ class Reduce(LibraryCall):
 
 
 class FlashAttention(LibraryCall):
-    """aicf's flash kernel (backend/cuda/flash_attention.py), built once per
-    instantiation (NVRTC through the module cache), one launch per call."""
+    """aicf's flash kernels, built once per instantiation (NVRTC through the module
+    cache), one launch per call: mma.sync (backend/cuda/flash_attention.py) or, with
+    `mma = "wgmma"`, the Hopper one (backend/cuda/flash_attention_wgmma.py), which
+    reads Q, K and V through tensor maps encoded per call (cached per pointer)."""
 
     capturable = True  # one launch, nothing allocated
 
     def __init__(self, op: gpu.LibraryCallOp):
         super().__init__(op)
         from aicf.backend.cuda import flash_attention as fa
+        from aicf.backend.cuda import flash_attention_wgmma as fw
 
         p = self.p
-        self.source = fa.source(p["head_dim"], p["dtype"], p["block_m"], p["block_n"], bool(p["causal"]))
-        self.grid, self.block = fa.launch(p["sq"], p["b0"] * p["b1"], p["block_m"])
+        self.wgmma = p.get("mma", "mma_sync") == "wgmma"
+        kernel = fw if self.wgmma else fa
+        self.source = kernel.source(p["head_dim"], p["dtype"], p["block_m"], p["block_n"], bool(p["causal"]))
+        self.grid, self.block = kernel.launch(p["sq"], p["b0"] * p["b1"], p["block_m"])
+        self.smem = fw.smem_bytes(p["head_dim"], p["block_m"], p["block_n"]) if self.wgmma else 0
         self.scale_log2 = np.float32(float(p["scale"]) * np.log2(np.e))
         self.ints = [np.int32(p["sq"]), np.int32(p["sk"]), np.int32(max(p["b1"], 1))]
         self.strides = [np.int64(s) for x in "qkvo" for s in p[f"{x}_strides"]]
@@ -215,11 +221,49 @@ class FlashAttention(LibraryCall):
 
         if 0 in (self.p["sq"], self.p["b0"], self.p["b1"]):
             return
+        if self.wgmma:
+            self._run_wgmma(ins, outs)
+            return
         if self._fn is None:
             self._fn = rt.load_module(self.source).get_function(fa.ENTRY)
         ptrs = [a.data.ptr + off * a.itemsize for a, off in zip((*ins, *outs), self.offsets)]
         self._fn(self.grid, self.block, (*ptrs, *self.ints, *self.strides, self.scale_log2),
                  stream=cp.cuda.get_current_stream())
+
+    def _run_wgmma(self, ins, outs) -> None:
+        import ctypes
+
+        import cupy as cp
+
+        from aicf.backend.cuda import flash_attention_wgmma as fw
+        from aicf.backend.cuda import runtime as rt
+        from aicf.backend.cuda import tensor_maps as tm
+
+        p = self.p
+        if p["sk"] == 0:  # no key: every row is 0 (and a tensor map cannot have an empty dim)
+            outs[0][...] = 0
+            return
+        if self._fn is None:
+            self._fn = rt.load_module(self.source, fw.ARCH).get_function(fw.ENTRY)
+        code = tm._BF16 if p["dtype"] == "bf16" else tm._FLOAT16
+        params: list = []
+        maps = []
+        batch = (p["b0"], p["b1"])
+        for a, x, rows, box in zip(ins, "qkv", (p["sq"], p["sk"], p["sk"]), (p["block_m"], p["block_n"], p["block_n"])):
+            st = p[f"{x}_strides"]  # b0, b1, S, in elements
+            # a batch dim the operand broadcasts (stride 0) is a map dim of extent 1
+            ext = [b if s else 1 for b, s in zip(batch, st[:2])]
+            ptr = a.data.ptr + p[f"{x}_offset"] * a.itemsize
+            maps.append(tm.encode_raw(ptr, [p["head_dim"], rows, ext[1], ext[0]],
+                                      [st[2] * a.itemsize, st[1] * a.itemsize, st[0] * a.itemsize],
+                                      (64, box, 1, 1), code))
+            params += [ctypes.c_int32(ext[0]), ctypes.c_int32(ext[1])]
+        o = outs[0]
+        c32, c64 = ctypes.c_int32, ctypes.c_int64
+        params = [ctypes.c_void_p(o.data.ptr + p["o_offset"] * o.itemsize), c32(p["sq"]), c32(p["sk"]),
+                  c32(max(p["b1"], 1)), *params, *(c64(s) for s in p["o_strides"]),
+                  ctypes.c_float(self.scale_log2), *maps]  # fmt: skip
+        tm.launch_params(self._fn, self.name, self.grid, self.block, self.smem, params, cp.cuda.get_current_stream())
 
 
 _ROUTINES = {"cublas.gemm": Gemm, "cub.reduce": Reduce, "aicf.flash_attention": FlashAttention}

@@ -73,19 +73,26 @@ def encode(array, dims: tuple[int, ...], box: tuple[int, ...], code: int) -> Ten
     """The tensor map of `array` (a CuPy array) over its dims `dims`, innermost
     first (the first must have unit stride), copying boxes of `box` elements of the
     element type `code` (element_code)."""
-    ptr = array.data.ptr
     shape, strides = array.shape, array.strides
-    key = (ptr, shape, strides, code, dims, box)
+    if strides[dims[0]] != array.itemsize and shape[dims[0]] > 1:
+        raise LaunchError(f"a tensor-map argument's dim {dims[0]} is not contiguous (strides {strides})")
+    return encode_raw(array.data.ptr, [shape[d] for d in dims], [strides[d] for d in dims[1:]], box, code)
+
+
+def encode_raw(ptr: int, extents, byte_strides, box: tuple[int, ...], code: int) -> TensorMap:
+    """The tensor map of the tensor at `ptr` of `extents` (innermost first, unit
+    stride) and the byte strides of the other dims; a dim of extent 1 may have any
+    stride (a broadcast one: stride 0)."""
+    extents, byte_strides = tuple(extents), tuple(byte_strides)
+    key = (ptr, extents, byte_strides, code, box)
     m = _MAPS.get(key)
     if m is not None:
         return m
     if ptr % TMA_ALIGNMENT:
         raise LaunchError(f"a tensor-map argument at {ptr:#x} is not {TMA_ALIGNMENT}-byte aligned")
-    if strides[dims[0]] != array.itemsize and shape[dims[0]] > 1:
-        raise LaunchError(f"a tensor-map argument's dim {dims[0]} is not contiguous (strides {strides})")
-    rank = len(dims)
-    gdim = (ctypes.c_uint64 * rank)(*[shape[d] for d in dims])
-    gstride = (ctypes.c_uint64 * max(rank - 1, 1))(*[max(strides[d], TMA_ALIGNMENT) for d in dims[1:]] or [0])
+    rank = len(extents)
+    gdim = (ctypes.c_uint64 * rank)(*extents)
+    gstride = (ctypes.c_uint64 * max(rank - 1, 1))(*[max(s, TMA_ALIGNMENT) for s in byte_strides] or [0])
     cbox = (ctypes.c_uint32 * rank)(*box)
     ones = (ctypes.c_uint32 * rank)(*([1] * rank))
     m = TensorMap()
@@ -94,14 +101,16 @@ def encode(array, dims: tuple[int, ...], box: tuple[int, ...], code: int) -> Ten
     )
     if r != 0:
         raise LaunchError(
-            f"cuTensorMapEncodeTiled failed ({r}) for extents {[shape[d] for d in dims]}, "
-            f"byte strides {[strides[d] for d in dims[1:]]}, box {list(box)}"
+            f"cuTensorMapEncodeTiled failed ({r}) for extents {list(extents)}, "
+            f"byte strides {list(byte_strides)}, box {list(box)}"
         )
     _MAPS[key] = m
     return m
 
 
 def _scalar(v, index_dtype) -> ctypes._SimpleCData:
+    if isinstance(v, ctypes._SimpleCData):  # the caller typed it
+        return v
     if isinstance(v, np.integer | int):
         return ctypes.c_int64(int(v)) if index_dtype == np.int64 else ctypes.c_int32(int(v))
     if isinstance(v, np.floating | float):
@@ -121,6 +130,12 @@ def launch(fn, name: str, grid, block, smem: int, args, maps, stream, index_dtyp
             params.append(_scalar(a, index_dtype))
     for array, dims, box, code in maps:
         params.append(encode(array, dims, box, code))
+    launch_params(fn, name, grid, block, smem, params, stream)
+
+
+def launch_params(fn, name: str, grid, block, smem: int, params: list, stream) -> None:
+    """Launch `fn` (a CuPy kernel) with its parameters as ctypes values (tensor maps
+    among them: passed by value), on `stream`."""
     ptrs = (ctypes.c_void_p * len(params))(*[ctypes.addressof(p) for p in params])
     handle = getattr(fn, "kernel", fn).ptr
     if smem > 48 * 1024:

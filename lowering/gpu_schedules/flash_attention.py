@@ -3,10 +3,11 @@ call's parameters for an `aicf_loop.attention` scheduled `gpu.flash_attention`: 
 guard the planner asks (passes/loop/gpu_attention.py) and the builder
 aicf-lower-to-gpu runs (lowering/loop_to_gpu.py), in one place.
 
-What the kernel takes: f16 or bf16 Q, K, V; head dims D = Dv of 64 or 128, contiguous
+What the kernels take: f16 or bf16 Q, K, V; head dims D = Dv of 64 or 128, contiguous
 (each operand's last logical axis is its last stored one); no mask operand (causal is
 a flag); at most two batch dims; every other stride and offset a multiple of 8
-elements (16-byte copies); a GPU of sm_80 or later.
+elements (16-byte copies, and the bulk tensor copies' 16-byte strides); a GPU of
+sm_80 or later (mma.sync), sm_90a for the wgmma kernel.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ DTYPES = ("f16", "bf16")
 ALIGN = 8  # elements: the kernel's 16-byte copies of K and V rows
 MAX_BATCH_DIMS = 2
 MIN_SM = 80  # mma.sync m16n8k16 with f32 accumulators, ldmatrix, cvt.rn.bf16x2
+MMAS = ("mma_sync", "wgmma")
+WGMMA_TILE = (128, 128)  # the one instantiation of the wgmma kernel (two consumer warpgroups)
 
 
 def dtype_name(t) -> str:
@@ -85,9 +88,15 @@ def logical_layout(t: MemRefType, perm: tuple[int, ...] | None, batch: tuple[int
     return [*bstrides, st[-2], st[-1]], off
 
 
-def call_params(op: AttentionOp, block_m: int, block_n: int, target: GpuTarget) -> dict | str:
+def call_params(op: AttentionOp, block_m: int, block_n: int, target: GpuTarget,
+                mma: str = "mma_sync") -> dict | str:  # fmt: skip
     """The library call's parameters for `op` (see LibraryCallOp's entry), or why the
     kernel cannot take its operands' layouts."""
+    if mma == "wgmma":
+        if not target.has_wgmma:
+            return f"the wgmma flash kernel needs sm_90a (Hopper), not {target.sm}"
+        if (block_m, block_n) != WGMMA_TILE:
+            return f"the wgmma flash kernel takes {WGMMA_TILE[0]} x {WGMMA_TILE[1]} tiles, not {block_m} x {block_n}"
     lq, lk, lv = op.logical_shapes()
     out = op.output.type
     assert isinstance(out, MemRefType)
@@ -112,6 +121,8 @@ def call_params(op: AttentionOp, block_m: int, block_n: int, target: GpuTarget) 
     p: dict = {"head_dim": lq[-1], "block_m": block_m, "block_n": block_n, "causal": int(op.is_causal),
                "dtype": dtype_name(out.get_element_type()), "sq": lq[-2], "sk": lk[-2], "b0": b[0], "b1": b[1],
                "scale": repr(op.scale_value)}  # fmt: skip
+    if mma != "mma_sync":
+        p["mma"] = mma
     for name, (st, off) in zip("qkvo", layouts):
         p[f"{name}_strides"] = st[:3]
         p[f"{name}_offset"] = off

@@ -121,15 +121,15 @@ class Planner:
             return
         fname = fn.sym_name.data
         for i, att in enumerate(o for o in fn.walk() if isinstance(o, AttentionOp)):
-            from aicf.passes.loop.gpu_attention import flash_candidate
+            from aicf.passes.loop.gpu_attention import flash_candidates
 
             if settled(att, explain):
                 continue
-            found = [flash_candidate(att, self.target)]
-            if not found[0].applies and schedule_of(att) is None:
+            found = flash_candidates(att, self.target)
+            if not any(c.applies for c in found) and schedule_of(att) is None:
                 # the cuda pipeline keeps an attention whole only where the flash
                 # kernel takes it (aicf-decompose-attention{keep_flash=true})
-                raise op_error(att, f"has no GPU schedule: {found[0].reason}; lower it through "
+                raise op_error(att, f"has no GPU schedule: {'; '.join(c.reason for c in found)}; lower it through "
                                "aicf-decompose-attention (batched matmul, softmax row group, "
                                "batched matmul) before aicf-lower-to-loops")
             self._decide(att, f"@{fname} attention #{i}", found, explain)

@@ -1,4 +1,5 @@
-"""The cuda target's flash kernel (gpu.flash_attention, backend/cuda/flash_attention.py)
+"""The cuda target's flash kernels (gpu.flash_attention: mma.sync in
+backend/cuda/flash_attention.py, wgmma in backend/cuda/flash_attention_wgmma.py)
 against softmax(q k^T * scale) v in NumPy float64, on shapes that are not tile
 multiples, causal or not, f16 and bf16, head dims 64 and 128, the batch dims and
 layouts models use; and, without a GPU, that every instantiation of the kernel
@@ -27,6 +28,7 @@ from test_attention import DTYPES, attention_program, random, reference, rel_err
 
 import aicf
 from aicf.backend.cuda import flash_attention as fa
+from aicf.backend.cuda import flash_attention_wgmma as fw
 from aicf.dtypes import f32_to_bf16_bits
 from aicf.lowering.gpu_schedules.flash_attention import DTYPES as FLASH_DTYPES
 from aicf.lowering.gpu_schedules.flash_attention import HEAD_DIMS
@@ -71,6 +73,36 @@ def test_the_cuda_program_is_one_flash_call_and_no_score_matrix(force):
     assert [c.callee.data for c in calls] == ["aicf.flash_attention"]
     assert not any(isinstance(op, AttentionOp) for op in gpu_module.walk())
     assert not [op.name for op in gpu_module.walk() if op.name in ("memref.alloc", "aicf_gpu.kernel", "aicf_gpu.launch")]
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+@pytest.mark.parametrize("head_dim", HEAD_DIMS)
+@pytest.mark.parametrize("dtype", FLASH_DTYPES)
+@pytest.mark.parametrize("causal", [False, True])
+def test_every_wgmma_instantiation_compiles_without_spills(tmp_path, head_dim, dtype, causal):
+    cu = tmp_path / "k.cu"
+    cu.write_text(fw.source(head_dim, dtype, 128, 128, causal))
+    out = subprocess.run(["nvcc", "-cubin", "-gencode=arch=compute_90a,code=sm_90a", "-std=c++17", "-Xptxas", "-v",
+                          str(cu), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert " 0 bytes spill stores" in out.stderr and "C7508" not in out.stderr, out.stderr  # C7508: setmaxnreg ignored
+
+
+@pytest.mark.parametrize("mma", ["mma_sync", "wgmma"])
+def test_a_written_kernel_choice_is_kept(mma):
+    """The planner leaves a written schedule alone, so the call runs the kernel it
+    names (the GPU test above relies on it to run both)."""
+    from aicf.backend.cuda.program import lower_to_gpu
+    from aicf.compiler import pipeline_for, run_pipeline
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+    from aicf.dialects.gpu import LibraryCallOp
+
+    module = parse_module(make_context(), _loop_program((1, 2, 100, 64), (1, 2, 77, 64), "f16", 0.125, True, mma))
+    run_pipeline(module, pipeline_for("cuda"))
+    (call,) = [op for op in lower_to_gpu(module).walk() if isinstance(op, LibraryCallOp)]
+    assert call.param("mma") == mma if mma == "wgmma" else "mma" not in call.params.data
+    assert (call.param("block_m"), call.param("block_n")) == ((128, 128) if mma == "wgmma" else (64, 64))
 
 
 EMULATION = Path(__file__).parent / "cuda_emulation"
@@ -145,6 +177,48 @@ def test_matches_float64(dt, sq, sk, head, causal):
     (q, q64), (k, k64), (v, v64) = random(qs, dt), random(ks, dt), random(ks, dt)
     out = cp.asnumpy(exe(q, k, v))
     assert rel_err(DTYPES[dt][1](out), reference(q64, k64, v64, scale=scale, causal=causal)) < DTYPES[dt][2]
+
+
+def _loop_program(qs, ks, dt, scale, causal, mma, perm=False):
+    """A loop-level attention with its schedule written: one kernel chosen by hand."""
+    def t(shape):
+        return f"memref<{'x'.join(map(str, shape))}x{dt}>"
+
+    os_ = (qs[0], qs[2], qs[1], qs[3]) if perm else qs
+    perms = " q_perm = [0, 2, 1, 3] k_perm = [0, 2, 1, 3] v_perm = [0, 2, 1, 3]" if perm else ""
+    tiles = (128, 128) if mma == "wgmma" else (64, 64)
+    return (
+        f"func.func @f(%q: {t(qs)}, %k: {t(ks)}, %v: {t(ks)}, %o: {t(os_)}) attributes {{aicf.num_outputs = 1 : i64}} {{\n"
+        f"  aicf_loop.attention scale = {scale!r}{' causal' if causal else ''}{perms} ins(%q, %k, %v : {t(qs)}, {t(ks)}, "
+        f"{t(ks)}) outs(%o : {t(os_)}) {{aicf.schedule = {{kind = \"gpu.flash_attention\", block_m = {tiles[0]} : i64, "
+        f"block_n = {tiles[1]} : i64, mma = \"{mma}\"}}}}\n  func.return\n}}\n"
+    )
+
+
+@gpu
+@pytest.mark.gpu
+@pytest.mark.parametrize("mma", ["mma_sync", "wgmma"])
+@pytest.mark.parametrize("dt", ["f16", "bf16"])
+@pytest.mark.parametrize("sq, sk, head, causal, perm", [(100, 77, 64, True, False), (77, 300, 128, False, False),
+                                                        (1000, 1000, 64, True, True), (257, 129, 128, True, False),
+                                                        (1, 1, 64, False, False), (300, 0, 64, False, False)])
+def test_each_kernel_matches_float64(mma, dt, sq, sk, head, causal, perm):
+    """Both kernels, chosen by a written schedule (the planner leaves it), whatever
+    the target would pick."""
+    qs, ks = (2, 3, sq, head), (2, 3, sk, head)
+    if perm:
+        qs, ks = (2, sq, 3, head), (2, sk, 3, head)
+    scale = 1 / math.sqrt(head)
+    exe = aicf.compile(_loop_program(qs, ks, dt, scale, causal, mma, perm), target="cuda")
+    (q, q64), (k, k64), (v, v64) = random(qs, dt), random(ks, dt), random(ks, dt)
+    t = (0, 2, 1, 3)
+    if perm:
+        q64, k64, v64 = q64.transpose(t), k64.transpose(t), v64.transpose(t)
+    got = DTYPES[dt][1](cp.asnumpy(exe(q, k, v)))
+    if sk == 0:
+        assert np.all(got == 0)
+        return
+    assert rel_err(got, reference(q64, k64, v64, scale=scale, causal=causal)) < DTYPES[dt][2]
 
 
 @gpu

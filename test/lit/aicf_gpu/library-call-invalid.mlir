@@ -210,3 +210,19 @@ func.func @pad_c_wrong_type(%a: memref<64x32xf16>, %b: memref<32x33xf16>, %c: me
   aicf_gpu.library_call "cublas.gemm" ins(%a, %b : memref<64x32xf16>, memref<32x33xf16>) outs(%c, %s : memref<64x33xf16>, memref<64x40xf32>) params = {a = 0 : i64, b = 1 : i64, m = 64 : i64, n = 33 : i64, k = 32 : i64, batch = 1 : i64, trans_a = 0 : i64, trans_b = 0 : i64, lda = 32 : i64, ldb = 33 : i64, ldc = 33 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, offset_a = 0 : i64, offset_b = 0 : i64, offset_c = 0 : i64, dtype = "f16", out_dtype = "f16", compute = "f32", pad_c = 40 : i64}
   func.return
 }
+
+// -----
+
+func.func @f(%q: memref<4x16x128xbf16>, %k: memref<32x128xbf16>, %v: memref<1x32x128xbf16>, %o: memref<4x16x128xbf16>) {
+  // expected-error @+1 {{'aicf_gpu.library_call' param 'mma' must be "mma_sync" or "wgmma"}}
+  aicf_gpu.library_call "aicf.flash_attention" ins(%q, %k, %v : memref<4x16x128xbf16>, memref<32x128xbf16>, memref<1x32x128xbf16>) outs(%o : memref<4x16x128xbf16>) params = {head_dim = 128 : i64, block_m = 128 : i64, block_n = 128 : i64, causal = 0 : i64, dtype = "bf16", sq = 16 : i64, sk = 32 : i64, b0 = 1 : i64, b1 = 4 : i64, scale = "0.08838834764831845", mma = "tcgen05", q_strides = array<i64: 0, 2048, 128>, q_offset = 0 : i64, k_strides = array<i64: 0, 0, 128>, k_offset = 0 : i64, v_strides = array<i64: 0, 0, 128>, v_offset = 0 : i64, o_strides = array<i64: 0, 2048, 128>, o_offset = 0 : i64}
+  func.return
+}
+
+// -----
+
+func.func @f(%q: memref<4x16x128xbf16>, %k: memref<32x128xbf16>, %v: memref<1x32x128xbf16>, %o: memref<4x16x128xbf16>) {
+  // expected-error @+1 {{'aicf_gpu.library_call' the wgmma flash kernel takes 128 x 128 tiles (block_m = block_n = 128)}}
+  aicf_gpu.library_call "aicf.flash_attention" ins(%q, %k, %v : memref<4x16x128xbf16>, memref<32x128xbf16>, memref<1x32x128xbf16>) outs(%o : memref<4x16x128xbf16>) params = {head_dim = 128 : i64, block_m = 64 : i64, block_n = 64 : i64, causal = 0 : i64, dtype = "bf16", sq = 16 : i64, sk = 32 : i64, b0 = 1 : i64, b1 = 4 : i64, scale = "0.08838834764831845", mma = "wgmma", q_strides = array<i64: 0, 2048, 128>, q_offset = 0 : i64, k_strides = array<i64: 0, 0, 128>, k_offset = 0 : i64, v_strides = array<i64: 0, 0, 128>, v_offset = 0 : i64, o_strides = array<i64: 0, 2048, 128>, o_offset = 0 : i64}
+  func.return
+}
