@@ -428,6 +428,9 @@ class Executable:
         notes = self.module.attributes.get("aicf.attention")
         if isinstance(notes, ArrayAttr):
             lines += ["attention:", *(f"  {n.data}" for n in notes)]  # type: ignore[attr-defined]
+        outputs = self.module.attributes.get(OUTPUT_NOTES)
+        if isinstance(outputs, ArrayAttr):
+            lines += ["outputs:", *(f"  {n.data}" for n in outputs)]  # type: ignore[attr-defined]
         lines += [f"external kernels: {n}" for n in self.kernel_notes]
         lines.append(explain_module(self.module, resolve_target("cpu" if self.target == "cpu" else "gpu"), top,
                                     Options(config=config), self.force))
@@ -682,6 +685,29 @@ def check_buffer_lifetimes(func: FuncOp) -> None:
             freed[op.memref] = op
 
 
+OUTPUT_NOTES = "aicf.outputs"
+"""Module attribute: what compile did to a hand-written loop-level entry's outputs
+(`Executable.explain` prints it)."""
+
+
+def _prepare_loop_entry(module: ModuleOp, func: FuncOp) -> None:
+    """A hand-written loop-level entry writes only its outputs (a located error
+    otherwise), and each output its nests are not proven to write in full is
+    zero-filled first, so no element of a result is left as the memory found it
+    (dialects/outputs.py). Programs lowered from the tensor level write all of every
+    output by construction and are not touched."""
+    from xdsl.dialects.builtin import ArrayAttr, StringAttr
+
+    from aicf.dialects.outputs import check_input_writes, fill_uncovered_outputs
+
+    check_input_writes(func, need_outputs=True)
+    notes = fill_uncovered_outputs(func)
+    for note in notes:
+        _compile_log.info("@%s: %s", func.sym_name.data, note)
+    if notes:
+        module.attributes[OUTPUT_NOTES] = ArrayAttr([StringAttr(n) for n in notes])
+
+
 def arg_specs(func: FuncOp, arg_names: Sequence[str]) -> tuple[list[ArgSpec], list[ArgSpec]]:
     """The inputs and outputs of a loop-level entry (destination-passing: the trailing
     `aicf.num_outputs` arguments are the outputs), named by `arg_names`."""
@@ -800,7 +826,10 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     if cached is None and _has_dynamic_inputs(func):
         return SpecializingExecutable(module, func.sym_name.data, target, debug, fuse, force, kopts)
     arg_names = arg_names_of(func)
-    passes = pipeline_for(target, fuse, force, tensor_level=cached is None and is_tensor_level(module),
+    tensor_level = cached is None and is_tensor_level(module)
+    if cached is None and not tensor_level:
+        _prepare_loop_entry(module, func)
+    passes = pipeline_for(target, fuse, force, tensor_level=tensor_level,
                           tune=tune if tune is not None else (False if force else None),  # forced: as forced
                           matmul_precision=precision if precision != "highest" else "", kernels=kopts)
     from aicf.kernels import proposer as _proposer

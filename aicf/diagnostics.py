@@ -83,6 +83,10 @@ class LocatedParser(Parser):
     def parse_module(self, allow_implicit_module: bool = True):
         from xdsl.utils.exceptions import ParseError
 
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            # an empty input (or comments only) is an empty module, as in mlir-opt;
+            # xDSL's "Could not parse entire input!" named no mistake
+            return ModuleOp([])
         try:
             return super().parse_module(allow_implicit_module)
         except RecursionError:
@@ -255,6 +259,10 @@ def verify_module(module: ModuleOp) -> None:
             _check_one_block(op)
         if "aicf.num_outputs" in op.attributes:
             _check_num_outputs(op)
+            if isinstance(op, func.FuncOp):
+                from aicf.dialects.outputs import check_input_writes
+
+                check_input_writes(op, need_outputs=False)
 
 
 def _check_one_block(fn: func.FuncOp) -> None:

@@ -335,12 +335,15 @@ def compile_upstream(src, *, entry: str | None = None):
     tools: aicf-to-upstream, mlir-opt-16 to the LLVM dialect, mlir-cpu-runner-16.
     `exe.source` is the upstream MLIR. Raises UpstreamError when the tools are
     missing (find_mlir_tools) or fail."""
-    from aicf.compiler import Executable, _select_entry, arg_names_of, arg_specs
+    from aicf.compiler import (Executable, _prepare_loop_entry, _select_entry, arg_names_of, arg_specs,
+                               is_tensor_level)  # fmt: skip
 
     tools = find_mlir_tools()
     module = _load_module(src)
     func = _select_entry(module, entry)
     name, names = func.sym_name.data, arg_names_of(func)
+    if not is_tensor_level(module):  # the program aicf.compile runs, to compare with it
+        _prepare_loop_entry(module, func)
     lower_to_upstream(module)
     ins, outs = arg_specs(_select_entry(module, name), names)
     program = UpstreamProgram(module, name, tools)

@@ -1,6 +1,6 @@
 """`aicf-run`: run a program on random inputs and check it against the NumPy reference.
 
-    aicf-run FILE [--target cpu|cuda|auto] [--entry NAME] [--seed N] [--repeat N]
+    aicf-run FILE|- [--target cpu|cuda|auto] [--entry NAME] [--seed N] [--repeat N]
 
 Inputs are standard-normal (seeded) in each argument's dtype. The outputs are compared
 with `aicf.reference` (the tensor level interpreted in float64); printed per output:
@@ -8,8 +8,9 @@ max abs error, relative error ||out - ref|| / ||ref||, and the median run time. 
 code is 1 if an error exceeds the tolerance of its dtype (aicf.testing: f32 1e-5, 1e-4 for
 programs with a matmul; f16 1e-2 and bf16 5e-2, i.e. their precision over a chain of
 ops; f64 1e-12), or if an output has a NaN where the reference has none. `--target
-auto` (the default) runs on CUDA when CuPy sees a GPU, else on the cpu. A malformed or
-invalid program prints its diagnostic and exits 1, without a traceback.
+auto` (the default) runs on CUDA when CuPy sees a GPU, else on the cpu. FILE `-` is
+stdin, as for aicf-opt. A malformed or invalid program prints its diagnostic and exits
+1, without a traceback.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from collections.abc import Sequence
 import numpy as np
 
 MATMUL_TOLERANCE_F32 = 1e-4
+# The most timed runs --repeat takes: the median is steady long before, and a mistyped
+# count (10**12) would otherwise run for days, keeping every time in memory.
+MAX_REPEAT = 10_000
+STDIN = "-"
 
 
 def _gpu_available() -> bool:
@@ -89,14 +94,18 @@ def _time_runs(exe, inputs, target: str, repeat: int) -> list[float]:
     return times
 
 
-def _check_runnable(module, entry: str | None) -> None:
+def _check_runnable(module, entry: str | None, name: str) -> None:
     """aicf-run makes random inputs for a tensor-level entry with static shapes."""
     from xdsl.dialects.builtin import TensorType
+    from xdsl.dialects.func import FuncOp
 
     from aicf.compiler import is_tensor_level, _select_entry
     from aicf.diagnostics import op_error
     from aicf.dialects.shape_rules import DYN
+    from aicf.errors import CompileError
 
+    if not any(isinstance(op, FuncOp) for op in module.ops):  # an empty file, or comments only
+        raise CompileError(f"{name}: error: no function to run: the input has no func.func")
     func = _select_entry(module, entry)
     if not is_tensor_level(module):
         first = next((op for op in func.body.walk() if op is not func), func)
@@ -111,9 +120,9 @@ def _check_runnable(module, entry: str | None) -> None:
                        "needs static shapes to make its random inputs")  # fmt: skip
 
 
-def _at_least(low: int):
-    """An argparse type: an int >= low (NumPy's seeding raised from deep inside on a
-    negative seed; --repeat 0 ran once anyway)."""
+def _at_least(low: int, high: int | None = None):
+    """An argparse type: an int >= low, and <= high if given (NumPy's seeding raised
+    from deep inside on a negative seed; --repeat 0 ran once anyway)."""
 
     def parse(text: str) -> int:
         try:
@@ -122,9 +131,26 @@ def _at_least(low: int):
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
         if value < low:
             raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"must be <= {high}, got {value}")
         return value
 
     return parse
+
+
+def _read_source(path: str) -> bytes | None:
+    """The program's bytes (stdin for `-`), or None after printing why not."""
+    if path == STDIN:
+        return sys.stdin.buffer.read()
+    try:
+        if os.path.exists(path) and not os.path.isfile(path):
+            print(f"aicf-run: cannot read {path}: not a regular file", file=sys.stderr)
+            return None
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        print(f"aicf-run: cannot read {path}: {e.strerror}", file=sys.stderr)
+        return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -138,12 +164,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=f"{summary}\n\n{details}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", help="a .mlir file at the tensor level")
+    p.add_argument("file", help="a .mlir file at the tensor level ('-': stdin)")
     p.add_argument("--target", choices=("cpu", "cuda", "auto"), default="auto",
                    help="where to run it (auto: cuda if CuPy sees a GPU, else cpu)")  # fmt: skip
     p.add_argument("--entry", default=None, help="function to run (default: the only one)")
     p.add_argument("--seed", type=_at_least(0), default=0, help="of the random inputs (>= 0)")
-    p.add_argument("--repeat", type=_at_least(1), default=5, help="timed runs (median is printed)")
+    p.add_argument("--repeat", type=_at_least(1, MAX_REPEAT), default=5,
+                   help=f"timed runs, 1 to {MAX_REPEAT} (the median is printed; more runs "
+                   "than that only take longer, the median is steady long before)")  # fmt: skip
     p.add_argument("--version", action="version",
                    version=f"aicf-run {__version__} (xdsl {version('xdsl')})")  # fmt: skip
     args = p.parse_args(argv)
@@ -158,25 +186,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     target = args.target
     if target == "auto":
         target = "cuda" if _gpu_available() else "cpu"
+    name = "<stdin>" if args.file == STDIN else args.file  # as aicf-opt names stdin
     try:
-        try:
-            if os.path.exists(args.file) and not os.path.isfile(args.file):
-                print(f"aicf-run: cannot read {args.file}: not a regular file", file=sys.stderr)
-                return 1
-            with open(args.file, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            print(f"aicf-run: cannot read {args.file}: {e.strerror}", file=sys.stderr)
+        data = _read_source(args.file)
+        if data is None:
             return 1
-        tensor_module = parse_module(make_context(), decode_source(data, args.file), args.file)
-        _check_runnable(tensor_module, args.entry)
+        tensor_module = parse_module(make_context(), decode_source(data, name), name)
+        _check_runnable(tensor_module, args.entry, name)
         run_pipeline(tensor_module, ["aicf-infer-shapes"])
         exe = aicf.compile(tensor_module, target=target, entry=args.entry)
         inputs = _random_inputs(exe, np.random.default_rng(args.seed))
         outs = exe(*inputs)
         outs = outs if isinstance(outs, tuple) else (outs,)
         refs = evaluate(tensor_module, exe.entry, *inputs)
-        times = _time_runs(exe, inputs, target, max(args.repeat, 1))
+        times = _time_runs(exe, inputs, target, args.repeat)
     except AicfError as e:
         print(str(e).rstrip(), file=sys.stderr)
         return 1
@@ -185,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     has_matmul = any(op.name == "aicf_tensor.matmul" for op in tensor_module.walk())
     ok = True
-    print(f"{args.file}: @{exe.entry} on {target}, seed {args.seed}")
+    print(f"{name}: @{exe.entry} on {target}, seed {args.seed}")
     for i, (o, ref, spec) in enumerate(zip(outs, refs, exe.outputs)):
         o64 = _to_f64(o, spec)
         ref = np.asarray(ref, np.float64)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
-from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.arg_spec import ArgSpec, PipelineLexer, SpecTokenKind, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from aicf.errors import AicfError
@@ -127,7 +127,31 @@ def _spec(text: str, start: int, whole: str) -> ArgSpec:
         col = int(lines[1].rsplit(":", 1)[1]) + start
         raise PipelineError(f"malformed pass pipeline '{whole}' at column {col}: "
                             f"{lines[-1].strip()}") from None  # fmt: skip
+    repeated = _repeated_option(text)
+    if repeated is not None:
+        name, col = repeated
+        raise PipelineError(f"malformed pass pipeline '{whole}' at column {col + start + 1}: "
+                            f"option '{name}' of '{spec.name}' is given twice")
     return spec
+
+
+def _repeated_option(text: str) -> tuple[str, int] | None:
+    """The first option of a pass's text given a second time (`-` and `_` alike, as
+    xDSL reads them) and where that second one starts; xDSL's parser keeps the last
+    value without a word, so `{explain=true explain=false}` silently meant false.
+    `text` has parsed: an identifier right after `{` or a space is an option's name
+    (values follow `=` or `,`, and a quoted value is one string token)."""
+    seen: set[str] = set()
+    after_separator = False
+    lexer = PipelineLexer(text)
+    while (token := lexer.lex()).kind is not SpecTokenKind.EOF:
+        if token.kind is SpecTokenKind.IDENT and after_separator:
+            name = token.span.text.replace("-", "_")
+            if name in seen:
+                return token.span.text, token.span.start
+            seen.add(name)
+        after_separator = token.kind in (SpecTokenKind.L_BRACE, SpecTokenKind.SPACE)
+    return None
 
 
 def parse_pass_pipeline(

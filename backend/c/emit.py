@@ -93,6 +93,7 @@ from aicf.backend.c import external
 from aicf.backend.symbols import c_symbol, check_distinct
 from aicf.diagnostics import op_error
 from aicf.dialects.loop import AttentionOp, Combiner, GatherOp, GroupOp, NestOp, YieldOp
+from aicf.dialects.outputs import check_input_writes
 from aicf.dialects.schedule import Schedule, schedule_of
 from aicf.errors import CompileError
 
@@ -813,6 +814,9 @@ class ModuleEmitter:
         post-reload CSE: a 4-layer GPT-2 as one function took 24 s, as steps 4 s).
         Identical steps are one function, and a long sequence of calls is split into
         parts (backend/c/steps.py)."""
+        # an input is a `const` pointer below: a write to it is the program's mistake,
+        # said at the op, not the C compiler's error about the generated code
+        check_input_writes(func, need_outputs=True)
         st = FuncState()
         name = c_func_name(func.sym_name.data)
         decls: list[str] = []  # the arguments' pointers and strides, in every step too

@@ -9,6 +9,9 @@
 // RUN: not aicf-opt %s -p 'aicf-fuse{max-ops=0}' 2>&1 | filecheck %s --check-prefixes=RANGE,ALL
 // RUN: not aicf-opt %s -p 'no-such-pass' 2>&1 | filecheck %s --check-prefixes=UNKNOWN,ALL
 // RUN: not aicf-opt %s -p cse --pass-pipeline='builtin.module(cse)' 2>&1 | filecheck %s --check-prefixes=BOTH,ALL
+// RUN: not aicf-opt %s -p 'aicf-fuse{explain=true explain=false}' 2>&1 | filecheck %s --check-prefixes=TWICE,ALL
+// RUN: not aicf-opt %s --pass-pipeline='builtin.module(cse,aicf-fuse{explain=true explain=false})' 2>&1 | filecheck %s --check-prefixes=TWICE-NESTED,ALL
+// RUN: not aicf-opt %s -p 'aicf-fuse{max-ops=3 max_ops=4}' 2>&1 | filecheck %s --check-prefixes=TWICE-SPELLED,ALL
 // Every malformed pipeline, in either spelling, is one line naming the pipeline and
 // the column (or the pass and option), with exit code 1 and no traceback.
 
@@ -26,5 +29,11 @@
 // RANGE: error: pass 'aicf-fuse': max-ops must be at least 1, got 0
 // UNKNOWN: error: unknown pass 'no-such-pass' (aicf-opt --help lists the passes)
 // BOTH: error: give the passes with -p or with --pass-pipeline, not both
+// An option given twice is an error (xDSL kept the last value without a word); `-`
+// and `_` are one name, as in the option's reading.
+// TWICE: error: malformed pass pipeline 'aicf-fuse{explain=true explain=false}' at column 24: option 'explain' of 'aicf-fuse' is given twice
+// TWICE-EMPTY:
+// TWICE-NESTED: error: malformed pass pipeline 'builtin.module(cse,aicf-fuse{explain=true explain=false})' at column 43: option 'explain' of 'aicf-fuse' is given twice
+// TWICE-SPELLED: error: malformed pass pipeline 'aicf-fuse{max-ops=3 max_ops=4}' at column 21: option 'max_ops' of 'aicf-fuse' is given twice
 
 // ALL-NOT: Traceback
