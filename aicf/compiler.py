@@ -458,6 +458,28 @@ class Executable:
                     lines.append(f"{pad}  {schedule}")
         return "\n".join(lines)
 
+    def call_into(self, arrays: Sequence, outs: Sequence) -> None:
+        """Run the program on `arrays`, writing its results into `outs` (the caller's
+        arrays, one per result, of the results' dtypes and shapes; cuda only): the
+        destination-passing call, for callers that keep their own buffers (the torch
+        backend hands torch's, so a forward in a loop replays one CUDA graph keyed on
+        the same blocks)."""
+        if self.target != "cuda":
+            raise ArgumentError(f"@{self.entry}: call_into is for the cuda target; call the executable")
+        if len(outs) != len(self.outputs):
+            raise ArgumentError(f"@{self.entry} has {len(self.outputs)} result(s), got {len(outs)} output arrays")
+        checked = []
+        for i, (o, spec) in enumerate(zip(outs, self.outputs)):
+            where = f"output #{i} of @{self.entry}"
+            o = as_array(o, self.target, where)
+            if spec.is_bf16:
+                o = as_bf16_bits(o)
+            if not hasattr(o, "dtype") or o.dtype != spec.dtype or tuple(o.shape) != spec.shape:
+                got = f"{np.dtype(o.dtype).name} {tuple(o.shape)}" if hasattr(o, "dtype") else type(o).__name__
+                raise ArgumentError(f"{where}: expected {spec.describe()}, got {got}")
+            checked.append(o)
+        self._program(*self.check_arguments(arrays), *checked)
+
     def check_arguments(self, arrays: Sequence) -> list:
         if len(arrays) != len(self.inputs):
             raise ArgumentError(

@@ -60,6 +60,12 @@ class GpuTarget:
     # 4096^3 f16 (bench/tensor_core.py --sweep) = 0.98; the cost model's fill and drain
     # terms make up the rest
     wgmma_efficiency: float = 1.0
+    # its epilogue stores C a column pair at a time where the rows allow it; where they
+    # do not (odd N or pitch) one element at a time, and a warp's stores then touch 8
+    # rows with 8 bytes each: GPT-2's logits (8192x50257x768 f16) took 2.93 ms against
+    # 0.92 ms priced with pair stores (kineto, 2026-11-24), i.e. the 823 MB of C went
+    # out at this many times less than the DRAM bandwidth
+    wgmma_scalar_store_slowdown: float = 8.0
 
     # library kernels through CuPy, measured on the lent H100 (DESIGN.md's table):
     # cupy.sum over rows of these lengths reached this share of the copy bandwidth
@@ -74,11 +80,13 @@ class GpuTarget:
     # SMs decide small problems' times)
     library_gemm_tile: int = 128
     # cuBLAS's fast kernels store C rows of whole 16-byte vectors; with C's row pitch
-    # not a multiple of that it falls back to kernels this many times slower (GPT-2's
-    # logits, 8192x50257x768 f16, ldc = 50257: 7.5 ms against 2.8 ms into rows 50264
-    # apart, H100, session 7 profile and session 6's isolated run)
+    # or its row length (N) not a multiple of that it falls back to kernels this many
+    # times slower. GPT-2's logits, 8192x50257x768 f16 (torch eager, 2026-11-24):
+    # 7.46 ms against 1.01 ms for N = 50264; and N = 50257 into rows 50264 apart still
+    # ran an align1 kernel, 7.31 ms (kineto). Session 7's 2.8 ms "aligned" figure was
+    # itself a padded-rows run with N = 50257, i.e. not the fast kernel.
     library_gemm_c_align_bytes: int = 16
-    library_gemm_unaligned_c_slowdown: float = 2.6
+    library_gemm_unaligned_c_slowdown: float = 7.4
     max_grid_x: int = 2**31 - 1  # CUDA limits on gridDim.x / .y / .z
     max_grid_y: int = 65535
     max_grid_z: int = 65535

@@ -60,7 +60,7 @@ def main() -> None:
                  "torch sdpa": bench(lambda: F.scaled_dot_product_attention(tq, tk, tv, is_causal=causal),
                                      15, warmup=5, inner=10)}
             flops = 4 * b * h * s * s * d * (0.5 if causal else 1.0)
-            kernel = "wgmma" if 'mma = "wgmma"' in flash.source else "mma_sync"
+            kernel = "wgmma" if "mma=wgmma" in flash.explain() else "mma_sync"
             row = {"shape": [b, h, s, d], "causal": causal, "kernel": kernel, "rel_err_vs_sdpa": err,
                    **{f"{k}_ms": v for k, v in t.items()},
                    **{f"{k}_tflops": flops / (v * 1e-3) / 1e12 for k, v in t.items()},

@@ -199,7 +199,7 @@ def cublas_gemm_terms(p: dict, t: GpuTarget) -> dict[str, float]:
     copy = 0.0
     if pad:  # C computed into rows `pad` apart, then copied into place
         copy = 2 * p["m"] * p["n"] * _BYTES[p["out_dtype"]] / t.dram_bandwidth + t.launch_overhead_s
-    elif c_unaligned(p, t):
+    if n_unaligned(p, t) or (not pad and c_unaligned(p, t)):
         compute *= t.library_gemm_unaligned_c_slowdown
     empty = 0 in (p["m"], p["n"], p["batch"], *(p.get("loops") or []))
     if empty:
@@ -217,6 +217,12 @@ def c_unaligned(p: dict, t: GpuTarget) -> bool:
     eb = _BYTES[p["out_dtype"]]
     return p["m"] > 1 and bool((p["ldc"] * eb) % t.library_gemm_c_align_bytes
                                or (p["offset_c"] * eb) % t.library_gemm_c_align_bytes)
+
+
+def n_unaligned(p: dict, t: GpuTarget) -> bool:
+    """Whether C's row length itself misses that alignment: cuBLAS then takes its slow
+    kernels whatever the pitch (padding C's rows does not help)."""
+    return p["m"] > 1 and bool((p["n"] * _BYTES[p["out_dtype"]]) % t.library_gemm_c_align_bytes)
 
 
 def with_c_padding(p: dict, t: GpuTarget) -> dict:

@@ -52,11 +52,13 @@ class Estimate:
 
 
 def estimate(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget, out_bytes: int, persistent: bool = False,
-             split: int = 1) -> Estimate:
+             split: int = 1, scalar_stores: bool = False) -> Estimate:
     """Predicted seconds of `c` on `p`; `persistent`: one block per SM walking the
     tiles, so a tile's pipeline fill and epilogue overlap its neighbours' work;
     `split`: split-K, each tile's k-tiles shared by `split` blocks writing f32
-    partials, summed by a second pass (priced here as its DRAM traffic and a launch)."""
+    partials, summed by a second pass (priced here as its DRAM traffic and a launch);
+    `scalar_stores`: C's rows do not take column pairs, so the epilogue stores one
+    element at a time (GpuTarget.wgmma_scalar_store_slowdown), on top of the rest."""
     bad = check_config(c, p, t.smem_per_block_optin, t.registers_per_sm)
     if bad:
         return Estimate(c, math.inf, {}, bad)
@@ -81,12 +83,16 @@ def estimate(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget, out_bytes: int, pers
         grid = tiles
     dram = (p.batch * (p.m * p.k + p.k * p.n) * p.elem_bytes + p.batch * p.m * p.n * out_bytes) / t.dram_bandwidth
     total = max(compute, dram) + t.launch_overhead_s
+    stores = 0.0
+    if scalar_stores and split == 1:
+        stores = p.batch * p.m * p.n * out_bytes * t.wgmma_scalar_store_slowdown / t.dram_bandwidth
+        total += stores
     combine = 0.0
     if split > 1:
         combine = (split * 4 + out_bytes) * p.batch * p.m * p.n / t.dram_bandwidth + t.launch_overhead_s
         total += combine
     terms = {"tiles": tiles, "waves": waves, "tile_us": tile_compute * 1e6, "compute": compute, "dram": dram,
-             "combine": combine}
+             "combine": combine, "scalar_stores": stores}
     return Estimate(c, total, terms, grid=grid, split=split)
 
 
@@ -102,9 +108,10 @@ def splits(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget) -> list[int]:
     return out
 
 
-def plan(p: WgmmaProblem, t: GpuTarget, out_bytes: int, allow_split: bool = True) -> list[Estimate]:
+def plan(p: WgmmaProblem, t: GpuTarget, out_bytes: int, allow_split: bool = True,
+         scalar_stores: bool = False) -> list[Estimate]:  # fmt: skip
     """Every configuration of the space, persistent or not, split-K or not (where
     `allow_split`), cheapest first (infeasible ones last)."""
-    est = [estimate(c, p, t, out_bytes, pers, sp) for c in space(p) for pers in (False, True)
+    est = [estimate(c, p, t, out_bytes, pers, sp, scalar_stores) for c in space(p) for pers in (False, True)
            for sp in (splits(c, p, t) if allow_split else [1]) if not (pers and sp > 1)]
     return sorted(est, key=lambda e: (not e.feasible, e.total))

@@ -124,22 +124,57 @@ def trace_partition(gm: torch.fx.GraphModule, inputs: Sequence[Any]):
 
 class PartitionCall:
     """Runs a compiled partition: tensors in and out through DLPack, no copies (a
-    non-contiguous input is made contiguous first)."""
+    non-contiguous input is made contiguous first).
+
+    On the GPU the outputs are torch's own (torch.empty, from its caching allocator)
+    and the program writes them: a model called in a loop gets the same blocks back
+    each time, so the program replays one CUDA graph keyed on every pointer, with
+    nothing to copy (left to allocate its outputs itself, a replayed graph writes
+    outputs of its own and copies them out: GPT-2 small's 823 MB of logits, 0.54 ms a
+    call on the H100)."""
 
     def __init__(self, exe, multiple: bool):
         self.exe = exe
         self.multiple = multiple
+        self.out_specs = _torch_out_specs(exe)
 
     def __call__(self, *args):
         import torch
 
-        results = self.exe(*[a.detach().contiguous() for a in args])
+        ins = [a.detach().contiguous() for a in args]
+        if self.out_specs is not None and ins and all(a.is_cuda for a in ins):
+            dev = ins[0].device
+            outs = tuple(torch.empty(shape, dtype=dt, device=dev) for shape, dt in self.out_specs)
+            self.exe.call_into(ins, outs)
+            return outs if self.multiple else outs[0]
+        results = self.exe(*ins)
         results = results if isinstance(results, tuple) else (results,)
         out = tuple(
             torch.from_numpy(np.asarray(r)) if isinstance(r, np.ndarray | np.generic) else torch.from_dlpack(r)
             for r in results
         )
         return out if self.multiple else out[0]
+
+
+_TORCH_OUT = {"float32": "float32", "float16": "float16", "float64": "float64", "int32": "int32",
+              "int64": "int64", "bool": "bool"}
+
+
+def _torch_out_specs(exe) -> list | None:
+    """(shape, torch dtype) of a cuda program's outputs, None where the caller should
+    not allocate them (the cpu target; a bf16 result, which crosses DLPack as uint16
+    bits)."""
+    import torch
+
+    if getattr(exe, "target", None) != "cuda" or not getattr(exe, "outputs", None):
+        return None
+    specs = []
+    for o in exe.outputs:
+        name = _TORCH_OUT.get(np.dtype(o.dtype).name)
+        if name is None or o.is_bf16:
+            return None
+        specs.append((tuple(o.shape), getattr(torch, name)))
+    return specs
 
 
 def _compile_partition(sub, vals: Sequence[Any], name: str, tune=None):

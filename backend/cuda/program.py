@@ -138,7 +138,10 @@ class _Kernel:
         self.fn = fn
         self.name = facts["name"]
         self.index_dtype = np.int64 if facts["index_bits"] == 64 else np.int32
-        self.maps = [(i, tuple(d), tuple(b), c) for i, d, b, c in facts["maps"]]
+        # each map with its parameter's layout (shape, element strides) from the
+        # kernel's type: the slot may hold the buffer in another shape (a batch of
+        # rows the kernel reads as one matrix), which only the pointer has to match
+        self.maps = [(i, tuple(d), tuple(b), c, _layout(params[i])) for i, d, b, c in facts["maps"]]
         self.vector_align: dict[int, int] = dict(facts["vector_align"])
         self.params = params
         self.nbytes = facts["bytes"]
@@ -531,7 +534,8 @@ class CudaProgram:
                     _, k, name, grid, block, smem, slots = st
                     arrays = [env[s] for s in slots]
                     tensor_maps.launch(k.fn, name, grid, block, smem, arrays,
-                                       [(arrays[i], d, b, c) for i, d, b, c in k.maps], stream, k.index_dtype)
+                                       [(arrays[i], d, b, c, lay) for i, d, b, c, lay in k.maps], stream,
+                                       k.index_dtype)
                 elif kind is _LIBRARY:
                     st[1]([env[s] for s in st[2]], [env[s] for s in st[3]], stream)
                 elif kind is _ALLOC:
@@ -714,7 +718,8 @@ class CudaProgram:
                 if k.maps:
                     launched = [env[v] for v in op.args]
                     tensor_maps.launch(k.fn, k.name, op.grid_dims, op.block_dims, op.smem_bytes, kargs,
-                                       [(launched[i], d, b, c) for i, d, b, c in k.maps], stream, k.index_dtype)
+                                       [(launched[i], d, b, c, lay) for i, d, b, c, lay in k.maps], stream,
+                                       k.index_dtype)
                     if self.sync is rt.SyncPolicy.FULL_SYNC:
                         stream.synchronize()
                 else:
@@ -742,6 +747,19 @@ class CudaProgram:
         if len(outs) == 1:
             return outs[0]
         return tuple(outs)
+
+
+def _layout(t) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """(shape, element strides) of a static memref type, None otherwise."""
+    from aicf.lowering.gpu_schedules.view import strides_of
+
+    if not isinstance(t, MemRefType):
+        return None
+    st = strides_of(t)
+    shape = tuple(t.get_shape())
+    if st is None or any(s is None for s in st) or any(e < 0 for e in shape):
+        return None
+    return shape, tuple(st)  # type: ignore[arg-type]
 
 
 GRAPHS_PER_PROGRAM = 8

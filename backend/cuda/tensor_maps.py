@@ -120,16 +120,22 @@ def _scalar(v, index_dtype) -> ctypes._SimpleCData:
 
 def launch(fn, name: str, grid, block, smem: int, args, maps, stream, index_dtype=np.int32) -> None:
     """Launch `fn` (a CuPy kernel) with `args` (CuPy arrays and index scalars, in
-    parameter order) followed by the encoded tensor `maps` [(array, dims, box, dtype code)],
-    on `stream`."""
+    parameter order) followed by the encoded tensor `maps` [(array, dims, box, dtype code
+    [, (shape, element strides) of the kernel's parameter type, which the map then
+    describes: the array may hold the buffer in another shape])], on `stream`."""
     params: list = []
     for a in args:
         if hasattr(a, "data") and hasattr(a.data, "ptr"):
             params.append(ctypes.c_void_p(a.data.ptr))
         else:
             params.append(_scalar(a, index_dtype))
-    for array, dims, box, code in maps:
-        params.append(encode(array, dims, box, code))
+    for array, dims, box, code, *layout in maps:
+        if layout and layout[0] is not None:  # the kernel's view of the buffer: its type's shape and strides
+            shape, strides = layout[0]
+            params.append(encode_raw(array.data.ptr, [shape[d] for d in dims],
+                                     [strides[d] * array.itemsize for d in dims[1:]], box, code))
+        else:
+            params.append(encode(array, dims, box, code))
     launch_params(fn, name, grid, block, smem, params, stream)
 
 

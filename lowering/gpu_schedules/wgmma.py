@@ -413,6 +413,14 @@ def _uge(a, b) -> arith.CmpiOp:
     return arith.CmpiOp(a, b, "uge")
 
 
+def stores_pairs(view: NestView) -> bool:
+    """Whether the plain epilogue (StoreOutputs) of `view`, a matmul, stores column
+    pairs (the cost model prices one-element stores apart)."""
+    roles = roles_of(view)
+    assert roles is not None
+    return all(_pairs_ok(o.type, o.map, roles.n, view.extents[roles.n]) for o in view.outputs)  # type: ignore[arg-type]
+
+
 def _pairs_ok(t: MemRefType, cmap, n_dim: int, n: int) -> bool:
     strides = strides_of(t)
     pos = [x.position for x in cmap.results].index(n_dim)  # type: ignore[attr-defined]

@@ -232,7 +232,7 @@ def wgmma_candidate(view: NestView, t: GpuTarget) -> Candidate:
     if p.batch > t.max_grid_z:
         return Candidate(kind, tier, reason=f"batch {p.batch} > the grid's z limit {t.max_grid_z}")
     out_bytes = element_bytes(view.outputs[0].type.get_element_type())
-    ranked = tccost.plan(p, t, out_bytes)
+    ranked = tccost.plan(p, t, out_bytes, scalar_stores=not wgmma.stores_pairs(view))
     best = ranked[0]
     if not best.feasible:
         return Candidate(kind, tier, reason=f"no feasible tile: {best.reason}")

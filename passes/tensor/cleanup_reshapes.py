@@ -28,12 +28,26 @@ becomes `aicf_tensor.reduce_sum %x axes = [1]`. The rewrites (each a RewritePatt
 - transpose that only moves unit dims -> reshape (which the rules above then fold).
 - a reduction over unit dims only, whose result type is its operand's -> its operand.
 
+And two that keep matrices and elementwise chains in one shape, so that a model's
+`view`s (torch traces a linear layer on [batch, seq, features] as a reshape to rows, a
+2-D matmul and a reshape back) neither cut fusion nor leave copies behind:
+
+- reshape(f(x, ...)) for an elementwise f only the reshape reads -> f(reshape(x), ...):
+  operands of f's shape are reshaped with it; a broadcast operand stays as it is when
+  the reshape keeps the trailing dims it spans (a bias over the last dim) or it is a
+  scalar. A reshape between two elementwise chains then meets the one before it and
+  both disappear (reshape(reshape(x)) is one reshape; to the same shape, none).
+- reshape(matmul(reshape(a), b)) -> matmul(a, b) where the inner reshape merges a's
+  leading dims into the rows of a 2-D matmul and the outer one splits them back: the
+  batched matmul (b broadcast) writes the result in its final shape.
+
 Static shapes only; anything with a dynamic or zero extent is left alone.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -41,6 +55,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -206,6 +221,106 @@ class ReshapeOfReduce(RewritePattern):
                 return
 
 
+_ELEMENTWISE = (T.UnaryOp, T.BinaryOp, T.SelectOp, T.CastOp)
+
+
+def _keeps_broadcast(shape: tuple[int, ...], src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
+    """An operand of `shape` broadcast over `src` broadcasts the same way over `dst`
+    (a row-major reshape of `src`): it is a scalar, or the reshape keeps the trailing
+    dims it spans."""
+    if len(shape) > len(dst):
+        return False  # f's result would keep the operand's rank
+    while shape and shape[0] == 1:  # leading unit dims broadcast like absent ones
+        shape = shape[1:]
+    r = len(shape)
+    return r == 0 or src[-r:] == dst[-r:]
+
+
+class ReshapeThroughElementwise(RewritePattern):
+    """reshape(f(x, ...)) -> f(reshape(x), ...) for an elementwise f read only by
+    reshapes to one type (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: T.ReshapeOp, rewriter: PatternRewriter, /) -> None:
+        ew = op.input.owner
+        if not isinstance(ew, _ELEMENTWISE) or len(ew.results) != 1:
+            return
+        users = [u.operation for u in ew.results[0].uses]
+        if any(not isinstance(u, T.ReshapeOp) or u.result.type != op.result.type for u in users):
+            return  # another reader wants f's own shape: moving the reshape would compute f twice
+        if any(_feeds_linear_rows(u) for u in users):  # type: ignore[arg-type]
+            return
+        src, dst = static_shape(ew.results[0].type), static_shape(op.result.type)
+        if src is None or dst is None or src == dst or 0 in src:
+            return
+        operands: list[SSAValue] = []
+        reshapes: list[T.ReshapeOp] = []
+        for v in ew.operands:
+            shape = static_shape(v.type)
+            if shape == src:
+                r = T.ReshapeOp(v, dst, TensorType(v.type.get_element_type(), dst))  # type: ignore[attr-defined]
+                r.location = op.location
+                reshapes.append(r)
+                operands.append(r.result)
+            elif shape is not None and _keeps_broadcast(shape, src, dst):
+                operands.append(v)
+            else:
+                return
+        new = type(ew).create(operands=operands, properties=dict(ew.properties), attributes=dict(ew.attributes),
+                              result_types=[TensorType(ew.results[0].type.get_element_type(), dst)])  # type: ignore[attr-defined]
+        new.location = ew.location
+        rewriter.insert([*reshapes, new], InsertPoint.before(ew))
+        for u in users:
+            rewriter.replace(u, [], [new.results[0]])
+        rewriter.erase(ew)
+
+
+def _linear_rows(op: T.ReshapeOp) -> T.MatmulOp | None:
+    """The matmul of reshape(matmul(reshape(a), b)) when `op` is the outer reshape and
+    the two reshapes merge and split a's leading dims as the matmul's rows."""
+    mm = op.input.owner
+    if not isinstance(mm, T.MatmulOp) or not mm.result.has_one_use():
+        return None
+    rows = mm.lhs.owner
+    if not isinstance(rows, T.ReshapeOp):
+        return None
+    sa, s2, sb, dst = (static_shape(v.type) for v in (rows.input, mm.lhs, mm.rhs, op.result))
+    if sa is None or s2 is None or sb is None or dst is None or len(s2) != 2 or len(sb) != 2 or len(sa) < 3:
+        return None
+    if sa[-1] != s2[1] or math.prod(sa[:-1]) != s2[0] or dst != (*sa[:-1], sb[1]):
+        return None
+    return mm
+
+
+def _feeds_linear_rows(op: T.ReshapeOp) -> bool:
+    """`op` merges rows for a matmul whose result is split back (MatmulRowsReshape
+    takes both reshapes away; moving this one up would leave the other as a copy)."""
+    for use in op.result.uses:
+        mm = use.operation
+        if isinstance(mm, T.MatmulOp) and mm.lhs == op.result and mm.result.has_one_use():
+            back = next(iter(mm.result.uses)).operation
+            if isinstance(back, T.ReshapeOp) and _linear_rows(back) is mm:
+                return True
+    return False
+
+
+class MatmulRowsReshape(RewritePattern):
+    """reshape(matmul(reshape(a), b)) -> matmul(a, b) where the reshapes merge and split
+    a's leading dims as the 2-D matmul's rows (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: T.ReshapeOp, rewriter: PatternRewriter, /) -> None:
+        mm = _linear_rows(op)
+        if mm is None:
+            return
+        a = mm.lhs.owner.input  # type: ignore[union-attr]
+        new = type(mm).create(operands=[a, mm.rhs], properties=dict(mm.properties), attributes=dict(mm.attributes),
+                              result_types=[op.result.type])
+        new.location = mm.location
+        rewriter.replace(op, new)
+        rewriter.erase(mm)
+
+
 class UnitTransposeToReshape(RewritePattern):
     """A transpose that moves only unit dims moves no data: make it a reshape."""
 
@@ -251,6 +366,8 @@ class CleanupReshapesPass(ModulePass):
                     ReshapeOfReshape(),
                     ReduceThroughView(),
                     ReshapeOfReduce(),
+                    ReshapeThroughElementwise(),
+                    MatmulRowsReshape(),
                 ]
             ),
             post_walk_func=region_dce,

@@ -196,3 +196,86 @@ def test_fold_constants_matches_numpy(dtype, np_dtype):
     e = np.exp((a.astype(np.float32) / b.astype(np.float32)).astype(np_dtype).astype(np.float32))
     ref = e.astype(np_dtype).astype(np.float64).sum(axis=1).astype(np_dtype).astype(np.float32)
     np.testing.assert_array_equal(got, ref)
+
+
+def _view_chain_case(rng):
+    """x [a*b, n] + bias -> reshape [a, b, n] -> elementwise ops with broadcast operands
+    -> reshape back (or on to another shape): what a model's views do around its
+    elementwise code."""
+    a, b, n = (int(v) for v in rng.integers(1, 5, size=3))
+    shape2, shape3 = [a * b, n], [a, b, n]
+    args = {"x": shape2, "bias": [n]}
+    lines = [f"%h = aicf_tensor.add %x, %bias : ({ty(shape2)}, {ty([n])}) -> {ty(shape2)}",
+             f"%v = aicf_tensor.reshape %h shape = {shape3} : ({ty(shape2)}) -> {ty(shape3)}"]
+    expr = lambda env: (env["x"] + env["bias"]).reshape(shape3)  # noqa: E731
+    steps = [expr]
+    cur = "%v"
+    for i in range(int(rng.integers(1, 4))):
+        kind = rng.integers(0, 4)
+        nm = f"%e{i}"
+        if kind == 0:
+            lines.append(f"{nm} = aicf_tensor.tanh {cur} : ({ty(shape3)}) -> {ty(shape3)}")
+            steps.append(lambda v: np.tanh(v))
+        else:
+            oshape = [[], [1, n], [b, 1], [n]][kind] if kind < 4 else []
+            arg = f"y{i}"
+            args[arg] = oshape
+            lines.append(f"{nm} = aicf_tensor.mul {cur}, %{arg} : ({ty(shape3)}, {ty(oshape)}) -> {ty(shape3)}")
+            steps.append(lambda v, arg=arg: v * ENV[arg])
+        cur = nm
+    final = shape2 if rng.random() < 0.7 else [a * b * n]
+    lines.append(f"%r = aicf_tensor.reshape {cur} shape = {final} : ({ty(shape3)}) -> {ty(final)}")
+    sig = ", ".join(f"%{k}: {ty(s)}" for k, s in args.items())
+    text = f"func.func @f({sig}) -> {ty(final)} {{\n  " + "\n  ".join(lines) + f"\n  func.return %r : {ty(final)}\n}}\n"
+    return text, args, steps, final
+
+
+ENV: dict = {}
+
+
+def test_reshapes_through_elementwise_chains_are_exact():
+    """aicf-cleanup-reshapes moves a model's views through its elementwise code (and
+    drops them where they cancel); the compiled program still computes the NumPy
+    expression."""
+    import aicf
+
+    rng = np.random.default_rng(3)
+    moved = 0
+    for _ in range(25):
+        text, args, steps, final = _view_chain_case(rng)
+        ENV.clear()
+        ENV.update({k: rng.standard_normal(s) for k, s in args.items()})
+        ref = steps[0](ENV)
+        for s in steps[1:]:
+            ref = s(ref)
+        exe = aicf.compile(text, target="cpu")
+        out = exe(*ENV.values())
+        np.testing.assert_allclose(out, ref.reshape(final), rtol=1e-12, atol=1e-12, err_msg=text)
+        cleaned = apply(text, CleanupReshapesPass())
+        moved += sum(isinstance(op, T.ReshapeOp) for op in cleaned.walk()) < 2
+    assert moved > 5  # the views did move and cancel in a good share of them
+
+
+def test_linear_on_a_batch_of_sequences_writes_its_result_in_place():
+    """reshape(matmul(reshape(x), w^T)) -> one batched matmul: same numbers, and the
+    loop program has no copy left for the reshape back."""
+    import aicf
+    from aicf.compiler import pipeline_for, run_pipeline
+    from aicf.dialects.loop import NestOp
+
+    text = """
+func.func @f(%x: tensor<2x5x4xf64>, %w: tensor<7x4xf64>) -> tensor<2x5x7xf64> {
+  %x2 = aicf_tensor.reshape %x shape = [10, 4] : (tensor<2x5x4xf64>) -> tensor<10x4xf64>
+  %wt = aicf_tensor.transpose %w perm = [1, 0] : (tensor<7x4xf64>) -> tensor<4x7xf64>
+  %h = aicf_tensor.matmul %x2, %wt : (tensor<10x4xf64>, tensor<4x7xf64>) -> tensor<10x7xf64>
+  %o = aicf_tensor.reshape %h shape = [2, 5, 7] : (tensor<10x7xf64>) -> tensor<2x5x7xf64>
+  func.return %o : tensor<2x5x7xf64>
+}
+"""
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal((2, 5, 4)), rng.standard_normal((7, 4))
+    np.testing.assert_allclose(aicf.compile(text, target="cpu")(x, w), x @ w.T, rtol=1e-12)
+    module = parse_module(make_context(), text)
+    run_pipeline(module, pipeline_for("cpu"))
+    nests = [op for op in module.walk() if isinstance(op, NestOp)]
+    assert len(nests) == 1 and nests[0].is_reduction  # the matmul alone, writing the output

@@ -301,3 +301,27 @@ def test_tf32_numerics(shape, b_t):
     assert not np.isnan(out).any()
     err = np.linalg.norm(out - ref) / np.linalg.norm(ref)
     assert 1e-5 < err < 2e-3, err  # TF32, not f32: the error is tf32-sized
+
+
+@gpu
+@pytest.mark.gpu
+def test_a_linear_on_a_batch_of_rows_reads_its_buffer_as_one_matrix():
+    """x [2, 64, 64] @ w^T, w [101, 64] (torch's linear on [batch, seq, features], as
+    aicf-cleanup-reshapes leaves it): the kernel reads x as one 128 x 64 matrix, so its
+    tensor map is built from the kernel's parameter type, not from the 3-D array in the
+    slot (a launch error before)."""
+    import aicf
+
+    src = """
+func.func @f(%x: tensor<2x64x64xf16>, %w: tensor<101x64xf16>) -> tensor<2x64x101xf16> {
+  %wt = aicf_tensor.transpose %w perm = [1, 0] : (tensor<101x64xf16>) -> tensor<64x101xf16>
+  %o = aicf_tensor.matmul %x, %wt : (tensor<2x64x64xf16>, tensor<64x101xf16>) -> tensor<2x64x101xf16>
+  func.return %o : tensor<2x64x101xf16>
+}"""
+    exe = aicf.compile(src, target="cuda", force="gpu.wgmma")
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal((2, 64, 64)) / 8).astype(np.float16)
+    w = (rng.standard_normal((101, 64)) / 8).astype(np.float16)
+    got = cp.asnumpy(exe(cp.asarray(x), cp.asarray(w))).astype(np.float64)
+    ref = x.astype(np.float64) @ w.astype(np.float64).T
+    assert np.max(np.abs(got - ref)) < 2e-2
