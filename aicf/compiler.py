@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     MemRefType,
     ModuleOp,
     NoneAttr,
@@ -389,6 +390,8 @@ class Executable:
         self.source = source
         self.debug = debug
         self._program = program
+        # outputs that start as zeros when the executable allocates them (ZERO_OUTPUTS)
+        self.zero_outputs: tuple[int, ...] = ()
         self.pipeline: list[str] = []  # the passes aicf.compile ran, as aicf-opt's -p takes them
         self.kernels = KernelOptions()  # external kernels this compile considered (aicf/kernels/)
         self.kernel_notes: list[str] = []  # what went wrong with the proposer, if anything
@@ -458,6 +461,14 @@ class Executable:
                     lines.append(f"{pad}  {schedule}")
         return "\n".join(lines)
 
+    def _call_zeroed(self, arrays: Sequence):
+        """A cuda call of a program that updates outputs in place: those it allocates
+        start as zeros (the others as the pool hands them out)."""
+        cp = cupy_module()
+        outs = [(cp.zeros if k in self.zero_outputs else cp.empty)(s.shape, s.dtype) for k, s in enumerate(self.outputs)]
+        self.call_into(arrays, outs)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
     def call_into(self, arrays: Sequence, outs: Sequence) -> None:
         """Run the program on `arrays`, writing its results into `outs` (the caller's
         arrays, one per result, of the results' dtypes and shapes; cuda only): the
@@ -509,6 +520,8 @@ class Executable:
         return checked
 
     def __call__(self, *arrays):
+        if self.zero_outputs and self.target == "cuda" and len(arrays) == len(self.inputs):
+            return self._call_zeroed(arrays)
         if self.target == "cuda":
             # the lean call path: the launch plan checks the arrays itself
             out = self._program.call_planned(arrays)
@@ -520,8 +533,8 @@ class Executable:
             return self._program(*self.check_arguments(arrays))
         arrays = self.check_arguments(arrays)
         outs = []
-        for spec in self.outputs:
-            o = np.empty(spec.shape, spec.dtype)
+        for k, spec in enumerate(self.outputs):
+            o = (np.zeros if k in self.zero_outputs else np.empty)(spec.shape, spec.dtype)
             if self.debug:
                 if o.dtype.kind == "f":
                     o.fill(np.nan)
@@ -707,6 +720,10 @@ def check_buffer_lifetimes(func: FuncOp) -> None:
             freed[op.memref] = op
 
 
+ZERO_OUTPUTS = "aicf.zero_outputs"
+"""Module attribute: the outputs a hand-written entry reads before writing them in full
+(an update in place); the program allocates them zeroed."""
+
 OUTPUT_NOTES = "aicf.outputs"
 """Module attribute: what compile did to a hand-written loop-level entry's outputs
 (`Executable.explain` prints it)."""
@@ -720,10 +737,19 @@ def _prepare_loop_entry(module: ModuleOp, func: FuncOp) -> None:
     output by construction and are not touched."""
     from xdsl.dialects.builtin import ArrayAttr, StringAttr
 
-    from aicf.dialects.outputs import check_input_writes, fill_uncovered_outputs
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from aicf.diagnostics import location_of
+    from aicf.dialects.outputs import check_input_writes, fill_uncovered_outputs, outputs_read_first
 
     check_input_writes(func, need_outputs=True)
     notes = fill_uncovered_outputs(func)
+    read_first = outputs_read_first(func)
+    for k, op in read_first:
+        notes.append(f"output #{k} is read before it is written in full ({location_of(op)}): an update in "
+                     "place; when the program allocates it, it starts as zeros")
+    if read_first:
+        module.attributes[ZERO_OUTPUTS] = ArrayAttr([IntegerAttr(k, 64) for k, _ in read_first])
     for note in notes:
         _compile_log.info("@%s: %s", func.sym_name.data, note)
     if notes:
@@ -881,6 +907,10 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     exe.kernels = kopts
     exe.force = force
     exe.kernel_notes = _proposer.NOTES[noted:]
+    zero = module.attributes.get(ZERO_OUTPUTS)
+    if isinstance(zero, ArrayAttr):
+        exe.zero_outputs = tuple(a.value.data for a in zero)  # type: ignore[attr-defined]
+        pkey = None  # the program cache's records do not carry them: compile such an entry each time
     if target == "cuda":  # what CudaProgram runs after the planner
         tp = target_pipeline("cuda")
         exe.pipeline = passes + tp[next(i for i, p in enumerate(tp) if p.startswith("aicf-plan")) + 1:]
@@ -980,3 +1010,9 @@ def _compile_cuda(module: ModuleOp, entry: str):
 
     program = compile_cuda(module, entry)
     return program, getattr(program, "source", "")
+
+
+def cupy_module():
+    from aicf.backend.cuda import runtime as rt
+
+    return rt.cupy()

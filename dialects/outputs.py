@@ -344,3 +344,43 @@ def fill_uncovered_outputs(fn: func.FuncOp) -> list[str]:
         notes.append(f"output #{k} ({_argument_name(out)}: {t}) is zero-filled first: the writes to it "
                      f"are not proven to cover it ({where})")
     return notes
+
+
+def _reads(op: Operation) -> Iterator[SSAValue]:
+    """The buffers `op` reads (nests: their inputs; ops with regions: through the ops
+    inside; a copy: its source; other ops: every memref operand, conservatively)."""
+    if isinstance(op, NestOp):
+        yield from op.inputs
+        return
+    if op.regions:
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.ops:
+                    yield from _reads(inner)
+        return
+    if isinstance(op, memref.CopyOp):
+        yield op.source
+        return
+    if isinstance(op, (*VIEW_OPS, memref.DeallocOp)):
+        return
+    yield from (v for v in op.operands if isinstance(v.type, MemRefType))
+
+
+def outputs_read_first(fn: func.FuncOp) -> list[tuple[int, Operation]]:
+    """(k, the op) for each output #k some op reads before the ops ahead of it have
+    written all of it (an update in place, `y += x`): its incoming contents are part of
+    the result, so an output the program allocates must start defined."""
+    nout = num_outputs(fn) or 0
+    outputs = list(fn.args[len(fn.args) - nout :])
+    writers: dict[SSAValue, list[Operation]] = {v: [] for v in outputs}
+    found: dict[int, Operation] = {}
+    for op in fn.body.block.ops:
+        for v in _reads(op):
+            root = _root(v)
+            if root in writers and outputs.index(root) not in found and not _covered(root, writers[root]):
+                found[outputs.index(root)] = op
+        for w, v in _writes(op):
+            root = _root(v)
+            if root in writers:
+                writers[root].append(w if root is v else op)
+    return sorted(found.items())

@@ -141,7 +141,14 @@ def _at_least(low: int, high: int | None = None):
 def _read_source(path: str) -> bytes | None:
     """The program's bytes (stdin for `-`), or None after printing why not."""
     if path == STDIN:
-        return sys.stdin.buffer.read()
+        if sys.stdin is None:  # started with stdin closed
+            print("aicf-run: cannot read the program from standard input: it is closed", file=sys.stderr)
+            return None
+        try:
+            return sys.stdin.buffer.read()
+        except OSError as e:
+            print(f"aicf-run: cannot read the program from standard input: {e.strerror or e}", file=sys.stderr)
+            return None
     try:
         if os.path.exists(path) and not os.path.isfile(path):
             print(f"aicf-run: cannot read {path}: not a regular file", file=sys.stderr)

@@ -143,9 +143,14 @@ class PartitionCall:
 
         ins = [a.detach().contiguous() for a in args]
         if self.out_specs is not None and ins and all(a.is_cuda for a in ins):
+            import cupy
+
             dev = ins[0].device
             outs = tuple(torch.empty(shape, dtype=dt, device=dev) for shape, dt in self.out_specs)
-            self.exe.call_into(ins, outs)
+            # on torch's current stream: the inputs were made there and torch reads the
+            # outputs there (and its allocator reuses their blocks in that order)
+            with cupy.cuda.Device(dev.index or 0), cupy.cuda.ExternalStream(torch.cuda.current_stream(dev).cuda_stream):
+                self.exe.call_into(ins, outs)
             return outs if self.multiple else outs[0]
         results = self.exe(*ins)
         results = results if isinstance(results, tuple) else (results,)

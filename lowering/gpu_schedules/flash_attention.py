@@ -113,6 +113,11 @@ def call_params(op: AttentionOp, block_m: int, block_n: int, target: GpuTarget,
         if any(s % ALIGN for s in st[:-1]) or off % ALIGN:
             return f"{name.upper()}'s strides {st[:-1]} or offset {off} are not multiples of {ALIGN} elements"
         layouts.append((st, off))
+    if mma == "wgmma":  # tensor maps: positive byte strides (a batch stride of 0 is a broadcast)
+        rows = {"q": lq[-2], "k": lk[-2], "v": lv[-2], "o": lq[-2]}
+        for name, (st, _) in zip("qkvo", layouts):
+            if st[-2] <= 0 and rows[name] > 1 or any(x < 0 for x in st[:-2]):
+                return f"{name.upper()}'s strides {st[:-1]} are not positive (the wgmma kernel's tensor maps)"
     b = [1] * (MAX_BATCH_DIMS - len(batch)) + list(batch)
     if b[0] * b[1] > target.max_grid_y:  # the batch is the grid's y dimension
         return f"{b[0] * b[1]} batch entries are more than a grid's y dimension holds ({target.max_grid_y})"

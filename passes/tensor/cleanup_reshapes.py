@@ -48,6 +48,8 @@ from __future__ import annotations
 
 import itertools
 import math
+
+import numpy as np
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -266,6 +268,11 @@ class ReshapeThroughElementwise(RewritePattern):
                 operands.append(v)
             else:
                 return
+        try:  # the operands as they now are must broadcast to the new shape itself
+            if tuple(np.broadcast_shapes(*(static_shape(v.type) or () for v in operands))) != dst:
+                return
+        except ValueError:
+            return
         new = type(ew).create(operands=operands, properties=dict(ew.properties), attributes=dict(ew.attributes),
                               result_types=[TensorType(ew.results[0].type.get_element_type(), dst)])  # type: ignore[attr-defined]
         new.location = ew.location

@@ -279,3 +279,23 @@ func.func @f(%x: tensor<2x5x4xf64>, %w: tensor<7x4xf64>) -> tensor<2x5x7xf64> {
     run_pipeline(module, pipeline_for("cpu"))
     nests = [op for op in module.walk() if isinstance(op, NestOp)]
     assert len(nests) == 1 and nests[0].is_reduction  # the matmul alone, writing the output
+
+
+def test_a_mask_of_broadcast_operands_keeps_its_reshape():
+    """(i[:, None] >= j[None, :]).unsqueeze(0): no operand of the comparison has its
+    result's shape, so the reshape cannot move above it (an ill-typed op before)."""
+    import aicf
+
+    src = """
+func.func @mask(%s: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
+  %i = aicf_tensor.iota dim = 0 : tensor<4x1xi64>
+  %j = aicf_tensor.iota dim = 1 : tensor<1x4xi64>
+  %m = aicf_tensor.ge %i, %j : (tensor<4x1xi64>, tensor<1x4xi64>) -> tensor<4x4xi1>
+  %m3 = aicf_tensor.reshape %m shape = [1, 4, 4] : (tensor<4x4xi1>) -> tensor<1x4x4xi1>
+  %z = aicf_tensor.constant dense<0.0> : tensor<f32>
+  %r = aicf_tensor.select %m3, %s, %z : (tensor<1x4x4xi1>, tensor<2x4x4xf32>, tensor<f32>) -> tensor<2x4x4xf32>
+  func.return %r : tensor<2x4x4xf32>
+}"""
+    s = np.random.default_rng(0).standard_normal((2, 4, 4)).astype(np.float32)
+    for fuse in (True, False):
+        np.testing.assert_array_equal(aicf.compile(src, target="cpu", fuse=fuse)(s), np.where(np.tri(4, dtype=bool), s, 0))

@@ -210,3 +210,59 @@ def test_the_upstream_round_trip_runs_the_same_filled_program():
         pytest.skip(f"the upstream round trip needs MLIR 16: {e}")
     x = np.arange(1, 33, dtype=np.float32).reshape(8, 4)
     np.testing.assert_array_equal(upstream.compile_upstream(HALF)(x), aicf.compile(HALF, target="cpu")(x))
+
+
+# --- outputs updated in place -----------------------------------------------------------------
+
+IN_PLACE = """
+func.func @f(%x: memref<4xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  aicf_loop.nest domain = [4] iterators = [parallel] ins(%x, %y : memref<4xf32>, memref<4xf32>) outs(%y : memref<4xf32>)
+      maps = [(d0) -> (d0), (d0) -> (d0), (d0) -> (d0)] {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    aicf_loop.yield %s : f32
+  }
+  func.return
+}
+"""
+
+READ_AFTER_WRITE = """
+func.func @f(%x: memref<4xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  aicf_loop.nest domain = [4] iterators = [parallel] ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
+      maps = [(d0) -> (d0), (d0) -> (d0)] {
+  ^bb0(%a: f32):
+    aicf_loop.yield %a : f32
+  }
+  aicf_loop.nest domain = [4] iterators = [parallel] ins(%y : memref<4xf32>) outs(%y : memref<4xf32>)
+      maps = [(d0) -> (d0), (d0) -> (d0)] {
+  ^bb0(%a: f32):
+    %s = arith.addf %a, %a : f32
+    aicf_loop.yield %s : f32
+  }
+  func.return
+}
+"""
+
+
+def test_an_output_updated_in_place_starts_as_zeros_when_the_program_allocates_it(target):
+    """y += x on an output: its incoming contents are part of the result, so when the
+    executable allocates it (exe(x)) it starts as zeros, call after call (stale memory
+    before: 1, 2, 3, ... on the cpu target); explain says so."""
+    exe = aicf.compile(IN_PLACE, target=target)
+    x = np.ones(4, np.float32)
+    if target == "cuda":
+        import cupy as cp
+
+        x = cp.asarray(x)
+    for _ in range(3):
+        got = exe(x)
+        got = got.get() if hasattr(got, "get") else got
+        np.testing.assert_array_equal(got, np.ones(4, np.float32))
+    assert exe.zero_outputs == (0,)
+    assert "output #0 is read before it is written in full" in exe.explain()
+
+
+def test_an_output_read_after_it_is_written_is_not_zeroed():
+    exe = aicf.compile(READ_AFTER_WRITE, target="cpu")
+    assert exe.zero_outputs == ()
+    np.testing.assert_array_equal(exe(np.arange(4, dtype=np.float32)), 2 * np.arange(4, dtype=np.float32))

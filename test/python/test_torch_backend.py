@@ -145,6 +145,28 @@ def test_a_forward_in_a_loop_replays_one_graph_into_torchs_outputs():
     assert G.rel_err(kept, refs[0]) < 1e-5 and G.rel_err(other, refs[1]) < 1e-5
 
 
+@gpu
+@pytest.mark.gpu
+def test_a_forward_on_a_side_stream_is_ordered_with_it():
+    """Under `with torch.cuda.stream(s)` the program runs on s: torch's later work on s
+    reads the outputs only after they are written."""
+    model, config = tiny_model("cuda", torch.float32)
+    compiled = torch.compile(model, backend="aicf", dynamic=False)
+    idx = torch.randint(0, config.vocab_size, (2, config.block_size), device="cuda")
+    s = torch.cuda.Stream()
+    with torch.no_grad():
+        ref = model(idx)
+        compiled(idx)
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                out = compiled(idx)
+                total = out.sum()  # on s, right after the call
+        torch.cuda.synchronize()
+    assert G.rel_err(out, ref) < 1e-5
+    assert torch.isclose(total, ref.sum(), rtol=1e-4)
+
+
 @pytest.mark.parametrize("op, extra", [
     ("aten._scaled_dot_product_flash_attention.default", {}),
     ("aten._scaled_dot_product_efficient_attention.default", {"attn_bias": None, "compute_log_sumexp": False}),

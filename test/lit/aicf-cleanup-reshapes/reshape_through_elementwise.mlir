@@ -58,3 +58,16 @@ func.func @cast(%x: tensor<2x3xf32>) -> tensor<6xf16> {
   %r = aicf_tensor.reshape %c shape = [6] : (tensor<2x3xf16>) -> tensor<6xf16>
   func.return %r : tensor<6xf16>
 }
+
+// -----
+
+// No operand has the result's shape (a causal mask from two iotas, then unsqueezed):
+// the operands would not broadcast to the new shape, so the reshape stays.
+// CHECK-LABEL: func.func @broadcast_only
+// CHECK:         %[[M:.*]] = aicf_tensor.ge %i, %j : (tensor<4x1xi64>, tensor<1x4xi64>) -> tensor<4x4xi1>
+// CHECK-NEXT:    aicf_tensor.reshape %[[M]] shape = [1, 4, 4]
+func.func @broadcast_only(%i: tensor<4x1xi64>, %j: tensor<1x4xi64>) -> tensor<1x4x4xi1> {
+  %m = aicf_tensor.ge %i, %j : (tensor<4x1xi64>, tensor<1x4xi64>) -> tensor<4x4xi1>
+  %m3 = aicf_tensor.reshape %m shape = [1, 4, 4] : (tensor<4x4xi1>) -> tensor<1x4x4xi1>
+  func.return %m3 : tensor<1x4x4xi1>
+}

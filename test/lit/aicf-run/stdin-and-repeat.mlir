@@ -5,6 +5,8 @@
 // RUN: not aicf-run %s --target cpu --repeat 0 2>&1 | filecheck %s --check-prefix=ZERO
 // RUN: not aicf-run %s --target cpu --repeat -1 2>&1 | filecheck %s --check-prefix=NEGATIVE
 // RUN: aicf-run --help | filecheck %s --check-prefix=HELP
+// RUN: not sh -c 'aicf-run - --target cpu <&-' 2>&1 | filecheck %s --check-prefix=CLOSED
+// CLOSED: aicf-run: cannot read the program from standard input: it is closed
 // As aicf-opt, aicf-run reads the program from stdin for `-` and names it <stdin> in
 // what it prints. --repeat takes 1 to 10000 timed runs: a mistyped count ran for days
 // (and kept every time in memory); 0 or less is a usage error, not one run. The
