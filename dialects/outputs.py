@@ -80,6 +80,12 @@ def _root(v: SSAValue) -> SSAValue:
     return v
 
 
+def _inner_ops(op: Operation) -> Iterator[Operation]:
+    for region in op.regions:
+        for block in region.blocks:
+            yield from block.ops
+
+
 def _writes(op: Operation) -> Iterator[tuple[Operation, SSAValue]]:
     """(op, buffer) for each buffer `op` writes. An op with regions other than a nest
     (a group, an scf loop) writes through the ops inside it, reported as theirs; an op
@@ -88,10 +94,8 @@ def _writes(op: Operation) -> Iterator[tuple[Operation, SSAValue]]:
         yield from ((op, v) for v in op.outputs)
         return
     if op.regions:
-        for region in op.regions:
-            for block in region.blocks:
-                for inner in block.ops:
-                    yield from _writes(inner)
+        for inner in _inner_ops(op):
+            yield from _writes(inner)
         return
     if isinstance(op, memref.CopyOp):  # xDSL's memref ops say they write, not what
         yield op, op.destination
@@ -353,10 +357,8 @@ def _reads(op: Operation) -> Iterator[SSAValue]:
         yield from op.inputs
         return
     if op.regions:
-        for region in op.regions:
-            for block in region.blocks:
-                for inner in block.ops:
-                    yield from _reads(inner)
+        for inner in _inner_ops(op):
+            yield from _reads(inner)
         return
     if isinstance(op, memref.CopyOp):
         yield op.source
