@@ -343,6 +343,9 @@ class CudaProgram:
         if isinstance(a, np.ndarray | np.generic) and not is_output:
             a = cp.asarray(a)
         if not isinstance(a, cp.ndarray):
+            if is_output:  # the program writes it on the device: a host array cannot be one
+                raise ArgumentError(f"{what}: expected a CuPy array (or a GPU array through DLPack) to write "
+                                    f"into, got {type(a).__module__.split('.')[0]}.{type(a).__name__}")
             raise ArgumentError(f"{what}: expected a CuPy or NumPy array, got {type(a).__name__}")
         if a.dtype != dt:
             hint = " (bf16 is passed as uint16 bits)" if isinstance(t.get_element_type(), BFloat16Type) else ""

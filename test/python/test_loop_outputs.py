@@ -266,3 +266,16 @@ def test_an_output_read_after_it_is_written_is_not_zeroed():
     exe = aicf.compile(READ_AFTER_WRITE, target="cpu")
     assert exe.zero_outputs == ()
     np.testing.assert_array_equal(exe(np.arange(4, dtype=np.float32)), 2 * np.arange(4, dtype=np.float32))
+
+
+@pytest.mark.gpu
+def test_a_host_array_given_as_a_cuda_output_is_named_as_such():
+    """The program writes its outputs on the device: a NumPy array there is refused
+    with a message that says so (it read "expected a CuPy or NumPy array, got ndarray")."""
+    import cupy as cp
+
+    from aicf.errors import ArgumentError
+
+    exe = aicf.compile(IN_PLACE, target="cuda")
+    with pytest.raises(ArgumentError, match=r"output #0 .*expected a CuPy array .* got numpy\.ndarray"):
+        exe.call_into([cp.ones(4, np.float32)], [np.zeros(4, np.float32)])
