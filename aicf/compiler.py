@@ -464,7 +464,9 @@ class Executable:
     def _call_zeroed(self, arrays: Sequence):
         """A cuda call of a program that updates outputs in place: those it allocates
         start as zeros (the others as the pool hands them out)."""
-        cp = cupy_module()
+        from aicf.backend.cuda import runtime as rt
+
+        cp = rt.cupy()
         outs = [(cp.zeros if k in self.zero_outputs else cp.empty)(s.shape, s.dtype) for k, s in enumerate(self.outputs)]
         self.call_into(arrays, outs)
         return outs[0] if len(outs) == 1 else tuple(outs)
@@ -1010,9 +1012,3 @@ def _compile_cuda(module: ModuleOp, entry: str):
 
     program = compile_cuda(module, entry)
     return program, getattr(program, "source", "")
-
-
-def cupy_module():
-    from aicf.backend.cuda import runtime as rt
-
-    return rt.cupy()

@@ -161,10 +161,6 @@ class PartitionCall:
         return out if self.multiple else out[0]
 
 
-_TORCH_OUT = {"float32": "float32", "float16": "float16", "float64": "float64", "int32": "int32",
-              "int64": "int64", "bool": "bool"}
-
-
 def _torch_out_specs(exe) -> list | None:
     """(shape, torch dtype) of a cuda program's outputs, None where the caller should
     not allocate them (the cpu target; a bf16 result, which crosses DLPack as uint16
@@ -175,10 +171,10 @@ def _torch_out_specs(exe) -> list | None:
         return None
     specs = []
     for o in exe.outputs:
-        name = _TORCH_OUT.get(np.dtype(o.dtype).name)
-        if name is None or o.is_bf16:
+        dt = getattr(torch, np.dtype(o.dtype).name, None)  # float16 -> torch.float16, ...
+        if o.is_bf16 or dtype_name(dt) is None:  # not one torch and aicf exchange as is
             return None
-        specs.append((tuple(o.shape), getattr(torch, name)))
+        specs.append((tuple(o.shape), dt))
     return specs
 
 
