@@ -60,12 +60,16 @@ class GpuTarget:
     # 4096^3 f16 (bench/tensor_core.py --sweep) = 0.98; the cost model's fill and drain
     # terms make up the rest
     wgmma_efficiency: float = 1.0
-    # its epilogue stores C a column pair at a time where the rows allow it; where they
-    # do not (odd N or pitch) one element at a time, and a warp's stores then touch 8
-    # rows with 8 bytes each: GPT-2's logits (8192x50257x768 f16) took 2.93 ms against
-    # 0.92 ms priced with pair stores (kineto, 2026-11-24), i.e. the 823 MB of C went
-    # out at this many times less than the DRAM bandwidth
-    wgmma_scalar_store_slowdown: float = 8.0
+    # its epilogue: staged through shared memory (store = "smem", rows stored by whole
+    # warps) the tiles' drain term covers it; storing each thread's fragment where it
+    # lies costs C's bytes this many times over at the DRAM bandwidth on top, with
+    # column pairs where C's rows allow them, or one element at a time (8 rows of a
+    # warp's store each get 4 scattered elements). Measured against the staged store on
+    # the same tiles (bench/wgmma_store.py, 2026-11-24): pairs 1.5-1.9 (4096^3,
+    # 8192x3072x768, 4096x4096x64), single elements 6.7 (GPT-2's logits,
+    # 8192x50257x768: 2.94 against 1.28 ms)
+    wgmma_pair_store_slowdown: float = 1.7
+    wgmma_scalar_store_slowdown: float = 6.7
 
     # library kernels through CuPy, measured on the lent H100 (DESIGN.md's table):
     # cupy.sum over rows of these lengths reached this share of the copy bandwidth

@@ -693,6 +693,29 @@ class BarrierOp(IRDLOperation):
         super().__init__()
 
 
+@irdl_op_definition
+class NamedBarrierOp(IRDLOperation):
+    """`aicf_gpu.named_barrier id = I, threads = T`: `bar.sync I, T`, a barrier among
+    the T threads (whole warps) that name barrier I, so that one warpgroup can order
+    its own shared-memory accesses while the block's other warps run on. Barrier 0 is
+    __syncthreads'."""
+
+    name = "aicf_gpu.named_barrier"
+    id = prop_def(IntegerAttr)
+    threads = prop_def(IntegerAttr)
+    assembly_format = "`id` `=` $id `,` `threads` `=` $threads attr-dict"
+
+    def __init__(self, id: int, threads: int):
+        super().__init__(properties={"id": IntegerAttr(id, i64), "threads": IntegerAttr(threads, i64)})
+
+    def verify_(self) -> None:
+        i, t = self.id.value.data, self.threads.value.data
+        if not 1 <= i <= 15:
+            raise VerifyException(f"named barrier id must be in 1..15 (0 is __syncthreads'), got {i}")
+        if t <= 0 or t % 32 or t > 1024:
+            raise VerifyException(f"threads must be a positive multiple of 32 up to 1024, got {t}")
+
+
 def _check_vector_access(vt: Attribute, mt: Attribute, nidx: int) -> None:
     assert isinstance(mt, MemRefType)
     if not isinstance(vt, VectorType) or vt.get_num_dims() != 1:
@@ -1400,6 +1423,7 @@ AICFGpu = Dialect(
         LaneIdOp,
         AllocSharedOp,
         BarrierOp,
+        NamedBarrierOp,
         LoadVectorOp,
         StoreVectorOp,
         ShuffleOp,

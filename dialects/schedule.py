@@ -134,6 +134,10 @@ WGMMA_PARAMS = {
     # register budgets after warp specialisation (setmaxnreg)
     "producer_regs": Param(INT, minimum=24, maximum=256, optional=True),
     "consumer_regs": Param(INT, minimum=24, maximum=256, optional=True),
+    # the epilogue: "fragment" stores each thread's accumulators where they lie;
+    # "smem" stages them in shared memory and stores whole rows (coalesced at any
+    # alignment of C)
+    "store": Param(STR, ("fragment", "smem"), optional=True),
 }
 register_kind(ScheduleKind(
     "gpu.wgmma", "gpu", "nest", WGMMA_PARAMS,

@@ -57,11 +57,19 @@ def estimate(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget, out_bytes: int, pers
     tiles, so a tile's pipeline fill and epilogue overlap its neighbours' work;
     `split`: split-K, each tile's k-tiles shared by `split` blocks writing f32
     partials, summed by a second pass (priced here as its DRAM traffic and a launch);
-    `scalar_stores`: C's rows do not take column pairs, so the epilogue stores one
-    element at a time (GpuTarget.wgmma_scalar_store_slowdown), on top of the rest."""
+    `scalar_stores`: C's rows do not take column pairs. The fragment epilogue pays a
+    term on top of the drain (GpuTarget.wgmma_pair_store_slowdown, or
+    wgmma_scalar_store_slowdown for one element at a time); the staged one
+    (`store = "smem"`) none, whatever the alignment.
+
+    A persistent grid needs at least two k-tiles a tile: with one (4096x4096x64) the
+    persistent kernel measured 1.6x slower than one block a tile (bench/wgmma_store.py,
+    38.6 against 24.3 us), though the model's overlap says otherwise."""
     bad = check_config(c, p, t.smem_per_block_optin, t.registers_per_sm)
     if bad:
         return Estimate(c, math.inf, {}, bad)
+    if persistent and math.ceil(p.k / c.bk) // split < 2:
+        return Estimate(c, math.inf, {}, "a persistent grid with one k-tile a tile (measured slower)")
     tiles = c.tiles(p) * p.batch * split
     waves = math.ceil(tiles / t.num_sms)
     eff = t.wgmma_efficiency * TILE_EFFICIENCY.get((c.bm, c.bn), 0.6) * STAGE_EFFICIENCY.get(c.stages, 0.9)
@@ -83,10 +91,13 @@ def estimate(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget, out_bytes: int, pers
         grid = tiles
     dram = (p.batch * (p.m * p.k + p.k * p.n) * p.elem_bytes + p.batch * p.m * p.n * out_bytes) / t.dram_bandwidth
     total = max(compute, dram) + t.launch_overhead_s
+    if split > 1 and c.store == "smem":
+        return Estimate(c, math.inf, {}, "split-K stores f32 partials from the fragments")
     stores = 0.0
-    if scalar_stores and split == 1:
-        stores = p.batch * p.m * p.n * out_bytes * t.wgmma_scalar_store_slowdown / t.dram_bandwidth
-        total += stores
+    if c.store == "fragment" and split == 1:
+        slowdown = t.wgmma_scalar_store_slowdown if scalar_stores else t.wgmma_pair_store_slowdown
+        stores = p.batch * p.m * p.n * out_bytes * slowdown / t.dram_bandwidth
+    total += stores
     combine = 0.0
     if split > 1:
         combine = (split * 4 + out_bytes) * p.batch * p.m * p.n / t.dram_bandwidth + t.launch_overhead_s
@@ -113,5 +124,6 @@ def plan(p: WgmmaProblem, t: GpuTarget, out_bytes: int, allow_split: bool = True
     """Every configuration of the space, persistent or not, split-K or not (where
     `allow_split`), cheapest first (infeasible ones last)."""
     est = [estimate(c, p, t, out_bytes, pers, sp, scalar_stores) for c in space(p) for pers in (False, True)
-           for sp in (splits(c, p, t) if allow_split else [1]) if not (pers and sp > 1)]
+           for sp in (splits(c, p, t) if allow_split else [1])
+           if not (pers and sp > 1) and not (sp > 1 and c.store == "smem")]
     return sorted(est, key=lambda e: (not e.feasible, e.total))

@@ -81,8 +81,31 @@ def _check(status: int, what: str) -> None:
         raise LaunchError(f"cuBLAS {what} failed with status {status}")
 
 
-def handle() -> int:
-    """This thread's handle for the current device, with its workspace."""
+class _Handle:
+    """A cuBLAS handle of one (thread, device), the stream it is bound to, and a
+    workspace per stream it has run on: cublasSetStream resets the handle's workspace
+    to cuBLAS's default pool (cuBLAS's "cublasSetStream"), so each rebinding sets ours
+    again, and two streams never share one (their gemms may run at once), as torch's
+    handle pool does."""
+
+    def __init__(self, ptr: int):
+        self.ptr = ptr
+        self.stream: int | None = None
+        self.workspaces: dict[int, object] = {}
+
+    def bind(self, stream_ptr: int) -> None:
+        import cupy as cp
+
+        lib = library()
+        _check(lib.cublasSetStream_v2(self.ptr, stream_ptr), "cublasSetStream")
+        ws = self.workspaces.get(stream_ptr)
+        if ws is None:
+            ws = self.workspaces[stream_ptr] = cp.empty(WORKSPACE_BYTES, cp.uint8)
+        _check(lib.cublasSetWorkspace_v2(self.ptr, ws.data.ptr, WORKSPACE_BYTES), "cublasSetWorkspace")
+        self.stream = stream_ptr
+
+
+def _handle() -> _Handle:
     import cupy as cp
 
     dev = cp.cuda.runtime.getDevice()
@@ -91,20 +114,24 @@ def handle() -> int:
         handles = _local.handles = {}
     h = handles.get(dev)
     if h is None:
-        lib = library()
         p = ctypes.c_void_p()
-        _check(lib.cublasCreate_v2(ctypes.byref(p)), "cublasCreate")
-        ws = cp.empty(WORKSPACE_BYTES, cp.uint8)  # kept alive with the handle
-        _check(lib.cublasSetWorkspace_v2(p, ws.data.ptr, WORKSPACE_BYTES), "cublasSetWorkspace")
-        h = handles[dev] = (p.value, ws)
-    return h[0]
+        _check(library().cublasCreate_v2(ctypes.byref(p)), "cublasCreate")
+        h = handles[dev] = _Handle(p.value)
+    return h
+
+
+def handle() -> int:
+    """This thread's handle for the current device."""
+    return _handle().ptr
 
 
 def on_stream(stream_ptr: int) -> int:
-    """This thread's handle, bound to `stream_ptr` (once per call, not per gemm)."""
-    h = handle()
-    _check(library().cublasSetStream_v2(h, stream_ptr), "cublasSetStream")
-    return h
+    """This thread's handle, bound to `stream_ptr` with that stream's workspace
+    (rebound only when the stream changes: the call path pays no cuBLAS call for it)."""
+    h = _handle()
+    if h.stream != stream_ptr:
+        h.bind(stream_ptr)
+    return h.ptr
 
 
 def gemm_strided_batched(h: int, *args) -> None:

@@ -486,6 +486,11 @@ def _barrier(p: KernelPrinter, op: gpu.BarrierOp) -> None:
     p.line("__syncthreads();")
 
 
+@prints(gpu.NamedBarrierOp)
+def _named_barrier(p: KernelPrinter, op: gpu.NamedBarrierOp) -> None:
+    p.line(f'asm volatile("bar.sync {op.id.value.data}, {op.threads.value.data};" ::: "memory");')
+
+
 _SHUFFLES = {"xor": "__shfl_xor_sync", "down": "__shfl_down_sync", "up": "__shfl_up_sync", "idx": "__shfl_sync"}
 
 

@@ -35,6 +35,8 @@ _CUDA_TYPE = {"f32": 0, "f16": 2, "bf16": 14}  # CUDA_R_32F, CUDA_R_16F, CUDA_R_
 _COMPUTE = {"f32": 68, "tf32": 77}  # CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_FAST_TF32
 _GEMM_DEFAULT = -1
 _ONE, _ZERO = np.array(1.0, np.float32), np.array(0.0, np.float32)  # f32 scale type
+# their addresses, taken once (`ndarray.ctypes` builds an object per access)
+_ONE_PTR, _ZERO_PTR = _ONE.ctypes.data, _ZERO.ctypes.data
 
 
 def _dynamic(t) -> bool:
@@ -117,30 +119,43 @@ class Gemm(LibraryCall):
             C.fill(0)
             return
         A, B = ins[p["a"]], ins[p["b"]]
-        ea, ec = A.itemsize, C.itemsize
         stream = cp.cuda.get_current_stream()
         h = cublas_api.on_stream(stream.ptr)
         # with pad_c (one call, no loops): C's rows go to the scratch's aligned rows first
         pad = p.get("pad_c") or 0
-        c_ptr, ldc = (outs[1].data.ptr, pad) if pad else (C.data.ptr, p["ldc"])
+        c_base = outs[1].data.ptr if pad else C.data.ptr
+        args = self._args
+        if args is None:
+            args = self._args = self._static_args(A.itemsize, C.itemsize)
+        gemm = cublas_api.gemm_strided_batched
+        a_ptr, b_ptr = A.data.ptr, B.data.ptr
+        for off_a, off_b, off_c in args[0]:
+            gemm(h, *args[1], b_ptr + off_b, *args[2], a_ptr + off_a, *args[3], c_base + off_c, *args[4])
+        if pad:  # the scratch's m x n corner into place: a 2D copy of rows (one graph node)
+            ec = C.itemsize
+            cp.cuda.runtime.memcpy2DAsync(C.data.ptr + p["offset_c"] * ec, p["ldc"] * ec, c_base, pad * ec,
+                                          n * ec, m, cp.cuda.runtime.memcpyDeviceToDevice, stream.ptr)
+
+    _args = None
+
+    def _static_args(self, ea: int, ec: int) -> tuple:
+        """What every call passes cuBLAS but the pointers: byte offsets of A, B and C per
+        outer loop iteration, and the arguments around the pointers (computed at the
+        first call: a call costs ~25 us of host time, bench/library_call.py)."""
+        p = self.p
+        pad = p.get("pad_c") or 0
+        loops = p.get("loops") or []
         strides = [p.get(f"loop_stride_{x}") or [] for x in "abc"]
+        offsets = []
         for idx in itertools.product(*(range(e) for e in loops)):
             off = [p[f"offset_{x}"] + sum(i * s for i, s in zip(idx, st)) for x, st in zip("abc", strides)]
-            cublas_api.gemm_strided_batched(
-                h,
-                _OP_T if p["trans_b"] else _OP_N,
-                _OP_T if p["trans_a"] else _OP_N,
-                n, m, k,
-                _ONE.ctypes.data,
-                B.data.ptr + off[1] * ea, _CUDA_TYPE[p["dtype"]], p["ldb"], p["stride_b"],
-                A.data.ptr + off[0] * ea, _CUDA_TYPE[p["dtype"]], p["lda"], p["stride_a"],
-                _ZERO.ctypes.data,
-                c_ptr + (0 if pad else off[2] * ec), _CUDA_TYPE[p["out_dtype"]], ldc, p["stride_c"],
-                batch, _COMPUTE[p["compute"]], _GEMM_DEFAULT,
-            )  # fmt: skip
-        if pad:  # the scratch's m x n corner into place: a 2D copy of rows (one graph node)
-            cp.cuda.runtime.memcpy2DAsync(C.data.ptr + p["offset_c"] * ec, p["ldc"] * ec, c_ptr, pad * ec,
-                                          n * ec, m, cp.cuda.runtime.memcpyDeviceToDevice, stream.ptr)
+            offsets.append((off[0] * ea, off[1] * ea, 0 if pad else off[2] * ec))
+        head = (_OP_T if p["trans_b"] else _OP_N, _OP_T if p["trans_a"] else _OP_N, p["n"], p["m"], p["k"], _ONE_PTR)
+        after_b = (_CUDA_TYPE[p["dtype"]], p["ldb"], p["stride_b"])
+        after_a = (_CUDA_TYPE[p["dtype"]], p["lda"], p["stride_a"], _ZERO_PTR)
+        tail = (_CUDA_TYPE[p["out_dtype"]], pad or p["ldc"], p["stride_c"], p["batch"], _COMPUTE[p["compute"]],
+                _GEMM_DEFAULT)
+        return tuple(offsets), head, after_b, after_a, tail
 
 
 class Reduce(LibraryCall):

@@ -111,6 +111,10 @@ class _Kernel:
         bars_t = MemRefType(i64, [2 * c.stages], memory_space=gpu.shared_space())
         self.tiles = self.kb.v(gpu.AllocSharedOp(tiles_t, 0))
         self.bars = self.kb.v(gpu.AllocSharedOp(bars_t, c.stages * self.stage_elems * eb))
+        if c.store == "smem":
+            staging_t = MemRefType(F32, [c.consumers * ws.STAGING_BYTES_PER_CONSUMER // 4],
+                                   memory_space=gpu.shared_space())
+            self.staging = self.kb.v(gpu.AllocSharedOp(staging_t, c.staging_offset(eb)))
 
     def empty(self, s: SSAValue) -> SSAValue:
         return self.kb.add_i(s, self.c.stages)
@@ -255,7 +259,10 @@ class _Kernel:
             kb.add(ga.WgmmaWaitOp(0))
             last, _ = self.stage_of(kb.index(self.kt_count - 1))
             kb.if_(kb.eq(self.t, 0), release(last))
-            self.epilogue(cw, acc)
+            if c.store == "smem":
+                self.epilogue_staged(cw, acc)
+            else:
+                self.epilogue(cw, acc)
 
         self.each_tile(tile)
 
@@ -280,6 +287,54 @@ class _Kernel:
             return []
 
         kb.for_(0, c.bn // 8, 1, [], body, unroll=c.bn // 8)
+
+    def epilogue_staged(self, cw: SSAValue, acc: SSAValue) -> None:
+        """The consumer's 64 x bn accumulators, STAGE_COLS columns at a time: each thread
+        writes its fragment of the columns into this consumer's shared staging rows;
+        then each warp takes 16 of the rows and stores them a row at a time, lane l
+        writing column l, so a warp's store covers consecutive elements of one row
+        (whatever C's alignment), and the epilogue's other operands are read the same
+        way. Named barrier 1 + cw orders the consumer's 128 threads around each use."""
+        kb, c, p, r = self.kb, self.c, self.p, self.roles
+        cols, pitch = ws.STAGE_COLS, ws.STAGE_PITCH
+        warp = kb.div_i(self.t, 32)
+        lane = kb.rem_i(self.t, 32)
+        base = kb.mul_i(cw, 64 * pitch)
+        frag_row = kb.add_i(kb.mul_i(warp, 16), kb.div_i(lane, 4))
+        frag = kb.add_i(base, kb.add_i(kb.mul_i(frag_row, pitch), kb.mul_i(kb.rem_i(lane, 4), 2)))
+        row_base = kb.add_i(self.m0, kb.mul_i(cw, 64))
+        guard_m, guard_n = p.m % c.bm != 0, p.n % c.bn != 0
+
+        def sync():
+            # consumer cw's own barrier (ids 1..consumers; 0 is the block's): the id is
+            # an immediate, so one guarded barrier per consumer
+            for k in range(c.consumers):
+                def one(k=k):
+                    kb.add(gpu.NamedBarrierOp(1 + k, 128))
+                    return []
+
+                if c.consumers == 1:
+                    one()
+                else:
+                    kb.if_(kb.eq(cw, k), one)
+        for chunk in range(c.bn // cols):
+            for jj in range(cols // 8):
+                j = chunk * cols // 8 + jj
+                for h in (0, 1):
+                    vals = [kb.load(acc, [kb.index(4 * j + 2 * h + q)]) for q in (0, 1)]
+                    kb.store_vector(kb.pack(vals), self.staging, [kb.add_i(frag, 8 * h * pitch + 8 * jj)])
+            sync()
+
+            def row(rr, _, chunk=chunk):
+                local = kb.add_i(kb.mul_i(warp, 16), rr)
+                v = kb.load(self.staging, [kb.add_i(kb.add_i(base, kb.mul_i(local, pitch)), lane)])
+                at = {r.m: kb.add_i(row_base, local), r.n: kb.add_i(kb.add_i(self.n0, chunk * cols), lane),
+                      **self.batch, "split": self.sidx}
+                self.out.store_one(kb, at, r.n, v, p.m if guard_m else None, p.n if guard_n else None, r.m)
+                return []
+
+            kb.for_(0, 16, 1, [], row, unroll=16)
+            sync()
 
     # -- the kernel ------------------------------------------------------------------------
     def run(self) -> None:
@@ -316,6 +371,10 @@ class Epilogue:
     col + 1): `at` maps domain dims to index values."""
 
     def store_pair(self, kb, at, n_dim, vals, m_limit, n_limit, m_dim) -> None:
+        raise NotImplementedError
+
+    def store_one(self, kb, at, n_dim, val, m_limit, n_limit, m_dim) -> None:
+        """One accumulator value at `at` (the staged epilogue)."""
         raise NotImplementedError
 
 
@@ -371,6 +430,17 @@ class StoreOutputs(Epilogue):
 
             _guarded(kb, at, m_dim, n_dim, m_limit, n_limit, e, one)
 
+    def store_one(self, kb, at, n_dim, val, m_limit, n_limit, m_dim) -> None:
+        at = {d: v for d, v in at.items() if isinstance(d, int)}
+
+        def one():
+            outs = self._converted(kb, at, val)
+            for o, (ref, amap, _) in enumerate(self.outputs):
+                kb.store(outs[o], ref, [kb.affine(x, _dims(at)) for x in amap.results])  # type: ignore[attr-defined]
+            return []
+
+        _guarded(kb, at, m_dim, n_dim, m_limit, n_limit, 0, one)
+
 
 class StorePartials(Epilogue):
     """Split-K: the f32 accumulators of split s go to partials[s, flat(point)], flat
@@ -413,12 +483,14 @@ def _uge(a, b) -> arith.CmpiOp:
     return arith.CmpiOp(a, b, "uge")
 
 
-def stores_pairs(view: NestView) -> bool:
-    """Whether the plain epilogue (StoreOutputs) of `view`, a matmul, stores column
-    pairs (the cost model prices one-element stores apart)."""
+def stores_pairs(view: NestView, outputs=None) -> bool:
+    """Whether the fragment epilogue (StoreOutputs) of `view`, a matmul, stores column
+    pairs into `outputs` (default: the matmul's own; a fused epilogue's outputs index
+    the same leading dims); the cost model prices one-element stores apart."""
     roles = roles_of(view)
     assert roles is not None
-    return all(_pairs_ok(o.type, o.map, roles.n, view.extents[roles.n]) for o in view.outputs)  # type: ignore[arg-type]
+    outs = view.outputs if outputs is None else outputs
+    return all(_pairs_ok(o.type, o.map, roles.n, view.extents[roles.n]) for o in outs)  # type: ignore[arg-type]
 
 
 def _pairs_ok(t: MemRefType, cmap, n_dim: int, n: int) -> bool:
@@ -448,6 +520,8 @@ def check(view: NestView, s: Schedule, lc: LoweringContext) -> tuple[ws.WgmmaPro
     kt = math.ceil(p.k / c.bk)
     if split < 1 or kt % split:
         raise NotImplementedError(f"gpu.wgmma split = {split} must divide the {kt} k-tiles")
+    if split > 1 and c.store == "smem":
+        raise NotImplementedError("gpu.wgmma split > 1 stores f32 partials from the fragments (store = 'fragment')")
     if split > 1 and s.get("combine") is None:
         raise NotImplementedError(f"gpu.wgmma split = {split} needs a `combine` schedule for the second pass")
     total = c.tiles(p) * p.batch * split

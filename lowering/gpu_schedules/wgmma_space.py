@@ -26,6 +26,13 @@ SWIZZLE_BYTES = 128
 TMA_STRIDE_ALIGN = 16
 MAX_TMA_RANK = 5
 KINDS = {Float16Type: "f16", BFloat16Type: "bf16"}
+STORES = ("fragment", "smem")
+# the staged epilogue: per consumer warpgroup, 64 rows of STAGE_COLS f32 columns, rows
+# STAGE_PITCH floats apart (8 more than the columns: the fragment's float2 writes of a
+# half-warp, 4 rows x 4 column pairs, then fall in 32 distinct banks)
+STAGE_COLS = 32
+STAGE_PITCH = STAGE_COLS + 8
+STAGING_BYTES_PER_CONSUMER = 64 * STAGE_PITCH * 4
 
 
 @dataclass(frozen=True)
@@ -152,6 +159,11 @@ class WgmmaConfig:
     group_m: int = 8
     producer_regs: int = 40
     consumer_regs: int = 232
+    # "fragment": each thread stores its accumulator fragment where it lies (column
+    # pairs where C's rows allow them); "smem": each consumer stages STAGE_COLS columns
+    # of its 64 rows at a time in shared memory (f32) and stores them row by row, a
+    # warp writing consecutive elements: coalesced whatever C's alignment
+    store: str = "fragment"
 
     @property
     def consumers(self) -> int:
@@ -164,14 +176,20 @@ class WgmmaConfig:
     def stage_bytes(self, eb: int = 2) -> int:
         return (self.bm + self.bn) * self.bk * eb
 
+    def staging_offset(self, eb: int = 2) -> int:
+        """Byte offset of the epilogue's staging buffer (after the ring and the mbarriers)."""
+        return -(-(self.stages * self.stage_bytes(eb) + 2 * self.stages * 8) // 16) * 16
+
     def smem_bytes(self, eb: int = 2) -> int:
+        if self.store == "smem":
+            return self.staging_offset(eb) + self.consumers * STAGING_BYTES_PER_CONSUMER
         return self.stages * self.stage_bytes(eb) + 2 * self.stages * 8
 
     def tiles(self, p: WgmmaProblem) -> int:
         return math.ceil(p.m / self.bm) * math.ceil(p.n / self.bn)
 
     def short(self) -> str:
-        return f"wgmma {self.bm}x{self.bn}x{self.bk} s{self.stages}"
+        return f"wgmma {self.bm}x{self.bn}x{self.bk} s{self.stages}" + (" smem-store" if self.store == "smem" else "")
 
     @classmethod
     def from_params(cls, p) -> WgmmaConfig:
@@ -179,15 +197,23 @@ class WgmmaConfig:
         return cls(
             p["bm"], p["bn"], p["bk"], p["stages"], p.get("group_m", d.group_m),
             p.get("producer_regs", d.producer_regs), p.get("consumer_regs", d.consumer_regs),
+            p.get("store", d.store),
         )
 
     def params(self) -> dict:
-        return {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages, "group_m": self.group_m,
-                "producer_regs": self.producer_regs, "consumer_regs": self.consumer_regs}
+        out = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages, "group_m": self.group_m,
+               "producer_regs": self.producer_regs, "consumer_regs": self.consumer_regs}
+        if self.store != "fragment":
+            out["store"] = self.store
+        return out
 
 
 def check_config(c: WgmmaConfig, p: WgmmaProblem, smem_limit: int, regs_per_sm: int) -> str | None:
     """Why `c` cannot run `p` (None when it can)."""
+    if c.store not in STORES:
+        return f"store = '{c.store}': one of {', '.join(repr(x) for x in STORES)}"
+    if c.store == "smem" and c.bn % STAGE_COLS:
+        return f"bn = {c.bn}: the staged epilogue takes {STAGE_COLS} columns at a time"
     if c.bk * p.elem_bytes != SWIZZLE_BYTES:
         return f"bk = {c.bk}: a k-tile row must be one {SWIZZLE_BYTES}-byte swizzle row ({SWIZZLE_BYTES // p.elem_bytes} elements)"
     if c.bm % 64 or not 64 <= c.bm <= 256:
@@ -214,5 +240,6 @@ def space(p: WgmmaProblem) -> list[WgmmaConfig]:
     for bm in (128, 64):
         for bn in (256, 192, 128, 64):
             for stages in (3, 4, 5, 6):
-                out.append(WgmmaConfig(bm, bn, SWIZZLE_BYTES // p.elem_bytes, stages))
+                for store in STORES:
+                    out.append(WgmmaConfig(bm, bn, SWIZZLE_BYTES // p.elem_bytes, stages, store=store))
     return out

@@ -371,7 +371,8 @@ def wgmma_epilogue_candidates(group: GroupOp, t: GpuTarget) -> list[Candidate] |
     p = wgmma.problem_of_view(mm)
     out_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.outputs)
     in_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.inputs if o.host is not found[2])
-    ranked = tccost.plan(p, t, out_bytes + in_bytes, allow_split=False)  # type: ignore[arg-type]
+    ranked = tccost.plan(p, t, out_bytes + in_bytes, allow_split=False,  # type: ignore[arg-type]
+                         scalar_stores=not wgmma.stores_pairs(mm, ep.outputs))
     best = ranked[0]
 
     def point(e) -> Schedule:

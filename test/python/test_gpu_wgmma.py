@@ -25,8 +25,9 @@ from test_gpu_matmul import as_f64, check, make_operand, mm_program, reference
 NVCC = shutil.which("nvcc")
 
 
-def wgmma_attrs(bm=128, bn=256, stages=4, grid=None) -> str:
+def wgmma_attrs(bm=128, bn=256, stages=4, grid=None, store=None) -> str:
     g = f", grid = {grid}" if grid else ""
+    g += f', store = "{store}"' if store else ""
     return f'aicf.schedule = {{kind = "gpu.wgmma", bm = {bm}, bn = {bn}, bk = 64, stages = {stages}{g}}}'
 
 
@@ -40,10 +41,13 @@ CASES = [
     dict(m=200, n=328, k=72, a_batch=(4,), b_batch=(4,)),
     dict(m=96, n=80, k=64, a_batch=(3,), b_batch=()),  # B broadcast over the batch
     dict(m=64, n=128, k=64, a_batch=(2, 3), b_batch=(1, 3)),  # two batch dims, one broadcast
+    dict(m=200, n=333, k=96, b_t=True),  # odd N: C's rows take no column pairs
 ]
-# the last one is persistent: half as many blocks as tiles, each walking several
-# tiles (the ring's stage and phase run on across them)
-CONFIGS = [dict(), dict(bm=64, bn=128, stages=3), dict(bn=192, stages=5), dict(bm=64, bn=64, stages=2, grid="half")]
+# the fourth is persistent: half as many blocks as tiles, each walking several tiles
+# (the ring's stage and phase run on across them); the last two stage the epilogue in
+# shared memory (one and two consumer warpgroups, the second persistent)
+CONFIGS = [dict(), dict(bm=64, bn=128, stages=3), dict(bn=192, stages=5), dict(bm=64, bn=64, stages=2, grid="half"),
+           dict(store="smem"), dict(bm=64, bn=96, stages=3, grid="half", store="smem")]
 
 
 def _program(case, dt, cfg):

@@ -107,3 +107,36 @@ func.func @mlp(%x: memref<256x512xf16>, %w: memref<512x1024xf16>, %b: memref<102
   }
   func.return
 }
+
+// -----
+
+// store = "smem": C's rows are odd (N = 1001), so column pairs cannot be stored; each
+// consumer stages 32 columns of its 64 rows in shared memory (f32, rows 40 apart, after
+// the ring and the mbarriers), syncs its own 128 threads on a named barrier, and each
+// warp stores 16 rows one element a lane, guarded at the edges.
+// CHECK-LABEL: aicf_gpu.kernel @odd_nest0
+// CHECK-SAME:    smem = 217152
+// CHECK:         aicf_gpu.alloc_shared dynamic_offset = 196672 : memref<5120xf32, #aicf_gpu.address_space<shared>>
+// CHECK:         aicf_gpu.wgmma_wait pending = 0
+// CHECK:         aicf_gpu.store_vector {{.*}} : vector<2xf32>, memref<5120xf32, #aicf_gpu.address_space<shared>>
+// CHECK:         aicf_gpu.named_barrier id = 1 : i64, threads = 128 : i64
+// CHECK:         aicf_gpu.named_barrier id = 2 : i64, threads = 128 : i64
+// CHECK:         scf.for
+// CHECK:         memref.load {{.*}} : memref<5120xf32, #aicf_gpu.address_space<shared>>
+// CHECK:         scf.if
+// CHECK:         arith.truncf {{.*}} : f32 to f16
+// CHECK:         memref.store {{.*}} : memref<300x1001xf16>
+// CHECK-NOT:     aicf_gpu.store_vector {{.*}} memref<300x1001xf16>
+func.func @odd(%a: memref<300x512xf16>, %b: memref<1001x512xf16>, %out0: memref<300x1001xf16>) attributes {aicf.num_outputs = 1 : i64} {
+  aicf_loop.nest domain = [300, 1001, 512] iterators = [parallel, parallel, reduction]
+    ins(%a, %b : memref<300x512xf16>, memref<1001x512xf16>) outs(%out0 : memref<300x1001xf16>)
+    maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d1, d2), (d0, d1, d2) -> (d0, d1)]
+    combiners = [add] attrs = {aicf.schedule = {kind = "gpu.wgmma", bm = 128, bn = 256, bk = 64, stages = 4, store = "smem"}} {
+  ^bb0(%x: f16, %y: f16):
+    %1 = arith.extf %x : f16 to f32
+    %2 = arith.extf %y : f16 to f32
+    %3 = arith.mulf %1, %2 : f32
+    aicf_loop.yield %3 : f32
+  }
+  func.return
+}

@@ -1,0 +1,95 @@
+"""The lean call of a one-kernel program (backend/cuda/program.py `_DirectLaunch`):
+outputs taken from CuPy's pool and the kernel launched through cuLaunchKernel on a
+parameter block reused across calls. What must hold: every call gets fresh outputs,
+arguments land in the kernel's parameter order, and concurrent callers never see each
+other's pointers."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import aicf
+
+from gpu_support import cp, gpu
+
+SIN = """
+func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %y = aicf_tensor.sin %x : (tensor<1024xf32>) -> tensor<1024xf32>
+  func.return %y : tensor<1024xf32>
+}
+"""
+
+# two inputs, two outputs: x - 2 y and x * y
+TWO = """
+func.func @main(%x: tensor<3x500xf32>, %y: tensor<3x500xf32>) -> (tensor<3x500xf32>, tensor<3x500xf32>) {
+  %c = aicf_tensor.constant dense<2.0> : tensor<3x500xf32>
+  %t = aicf_tensor.mul %y, %c : (tensor<3x500xf32>, tensor<3x500xf32>) -> tensor<3x500xf32>
+  %d = aicf_tensor.sub %x, %t : (tensor<3x500xf32>, tensor<3x500xf32>) -> tensor<3x500xf32>
+  %p = aicf_tensor.mul %x, %y : (tensor<3x500xf32>, tensor<3x500xf32>) -> tensor<3x500xf32>
+  func.return %d, %p : tensor<3x500xf32>, tensor<3x500xf32>
+}
+"""
+
+
+def _direct(exe):
+    plan = exe._program._plan
+    return None if plan in (None, False) or plan[4] is None else plan[4][-1]
+
+
+@gpu
+@pytest.mark.gpu
+def test_fresh_outputs_every_call():
+    exe = aicf.compile(SIN, target="cuda")
+    rng = np.random.default_rng(0)
+    a, b = (cp.asarray(rng.standard_normal(1024, dtype=np.float32)) for _ in range(2))
+    ya = exe(a)
+    assert _direct(exe) is not None, "a one-kernel program takes the direct launch"
+    yb = exe(b)
+    cp.cuda.Device().synchronize()
+    assert ya.data.ptr != yb.data.ptr
+    np.testing.assert_allclose(cp.asnumpy(ya), np.sin(cp.asnumpy(a).astype(np.float64)), rtol=2e-6, atol=2e-6)
+    np.testing.assert_allclose(cp.asnumpy(yb), np.sin(cp.asnumpy(b).astype(np.float64)), rtol=2e-6, atol=2e-6)
+
+
+@gpu
+@pytest.mark.gpu
+def test_several_inputs_and_outputs_in_parameter_order():
+    exe = aicf.compile(TWO, target="cuda")
+    rng = np.random.default_rng(1)
+    x, y = (rng.standard_normal((3, 500)).astype(np.float32) for _ in range(2))
+    d, p = exe(cp.asarray(x), cp.asarray(y))
+    if _direct(exe) is None:
+        pytest.skip("the program is not one kernel on this planner's choice")
+    x64, y64 = x.astype(np.float64), y.astype(np.float64)
+    np.testing.assert_allclose(cp.asnumpy(d), x64 - 2 * y64, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(cp.asnumpy(p), x64 * y64, rtol=1e-6, atol=1e-6)
+
+
+@gpu
+@pytest.mark.gpu
+def test_threads_calling_one_program_get_their_own_results():
+    exe = aicf.compile(SIN, target="cuda")
+    exe(cp.zeros(1024, np.float32))
+    assert _direct(exe) is not None
+    errors: list[str] = []
+
+    def worker(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        with cp.cuda.Stream(non_blocking=True) as s:
+            for _ in range(200):
+                host = rng.standard_normal(1024, dtype=np.float32)
+                y = exe(cp.asarray(host))
+                s.synchronize()
+                if not np.allclose(cp.asnumpy(y), np.sin(host.astype(np.float64)), rtol=2e-6, atol=2e-6):
+                    errors.append(f"thread {seed}: wrong result")
+                    return
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
