@@ -53,6 +53,7 @@ TENSOR_PIPELINE: list[str] = [
     "cse",
     "aicf-cleanup-reshapes",
     "aicf-recognize-attention",
+    "aicf-expand-variance",  # a variance's two passes join their neighbours' row group
     "aicf-fuse",
     "aicf-lower-to-loops",
     "aicf-fold-view-copies",
@@ -231,6 +232,8 @@ def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tens
     passes = []
     if tensor_level:
         for p in TENSOR_PIPELINE:
+            if p == "aicf-expand-variance" and not fuse:
+                continue  # reduce_var's own lowering is its two passes already
             if p == "aicf-fuse":
                 if not fuse:
                     continue
@@ -758,6 +761,19 @@ def _prepare_loop_entry(module: ModuleOp, func: FuncOp) -> None:
         module.attributes[OUTPUT_NOTES] = ArrayAttr([StringAttr(n) for n in notes])
 
 
+def _arg_location(func: FuncOp, arg) -> str:
+    """`file:line:col` of a function argument as written (the parser records it), else
+    the function's location (aicf.diagnostics.location_of)."""
+    from xdsl.dialects.builtin import FileLineColLoc
+
+    from aicf.diagnostics import location_of
+
+    loc = arg.location
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    return location_of(func)
+
+
 def arg_specs(func: FuncOp, arg_names: Sequence[str]) -> tuple[list[ArgSpec], list[ArgSpec]]:
     """The inputs and outputs of a loop-level entry (destination-passing: the trailing
     `aicf.num_outputs` arguments are the outputs), named by `arg_names`."""
@@ -768,16 +784,19 @@ def arg_specs(func: FuncOp, arg_names: Sequence[str]) -> tuple[list[ArgSpec], li
     for i, arg in enumerate(func.args):
         t = arg.type
         if not isinstance(t, MemRefType):
-            raise CompileError(f"@{name}: argument #{i} is {t}, expected a memref after lowering")
+            raise CompileError(f"{_arg_location(func, arg)}: error: @{name}: argument #{i} is {t}, "
+                               "expected a memref after lowering")
         shape = tuple(t.get_shape())
         if any(d < 0 for d in shape):
-            raise CompileError(f"@{name}: argument #{i} has a dynamic shape ({t}); "
+            raise CompileError(f"{_arg_location(func, arg)}: error: @{name}: argument #{i} has a dynamic "
+                               f"shape ({t}); "
                                "aicf needs static shapes")  # fmt: skip
         if not isinstance(t.layout, NoneAttr):
             # the runtimes pass arrays dense and row-major (a strided array gets a
             # strided variant of the program from the runtime, not from the signature;
             # the C emitter reads any layout written here as run-time strides)
-            raise CompileError(f"@{name}: argument #{i} has the layout {t.layout}; an entry takes dense "
+            raise CompileError(f"{_arg_location(func, arg)}: error: @{name}: argument #{i} has the layout "
+                               f"{t.layout}; an entry takes dense "
                                f"row-major memrefs (memref<{'x'.join(map(str, shape))}x"
                                f"{t.get_element_type()}>), the runtime handles strided arrays itself")
         label = arg_names[i] if i < len(func.args) - nout else f"result #{i - len(func.args) + nout}"

@@ -107,6 +107,12 @@ def _to_upstream():
     return LoopToUpstreamPass
 
 
+def _expand_variance():
+    from aicf.passes.tensor.expand_variance import ExpandVariancePass
+
+    return ExpandVariancePass
+
+
 def _swizzle_smem():
     from aicf.passes.gpu.swizzle_smem import SwizzleSmemPass
 
@@ -122,6 +128,7 @@ AICF_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "aicf-fold-constants": _fold_constants,
     "aicf-cleanup-reshapes": _cleanup_reshapes,
     "aicf-lower-to-gpu": _lower_to_gpu,
+    "aicf-expand-variance": _expand_variance,
     "aicf-fuse": _fuse,
     "aicf-recognize-attention": _recognize_attention,
     "aicf-decompose-attention": _decompose_attention,

@@ -68,6 +68,12 @@ class GpuTarget:
     # the same tiles (bench/wgmma_store.py, 2026-11-24): pairs 1.5-1.9 (4096^3,
     # 8192x3072x768, 4096x4096x64), single elements 6.7 (GPT-2's logits,
     # 8192x50257x768: 2.94 against 1.28 ms)
+    # a fused epilogue's body runs on the consumer warps alone (8 a block, one block an
+    # SM) while the tensor cores wait: warp instructions per SM per clock they reach.
+    # GPT-2's MLP up-projection with bias and tanh-gelu (8192x3072x768, ~40
+    # instructions an element) took 130 us against 56 for the matmul alone (kineto,
+    # 2026-11-24): 2 a clock
+    wgmma_epilogue_issue_per_clock: float = 2.0
     wgmma_pair_store_slowdown: float = 1.7
     wgmma_scalar_store_slowdown: float = 6.7
 

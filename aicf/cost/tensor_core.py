@@ -52,7 +52,7 @@ class Estimate:
 
 
 def estimate(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget, out_bytes: int, persistent: bool = False,
-             split: int = 1, scalar_stores: bool = False) -> Estimate:
+             split: int = 1, scalar_stores: bool = False, epilogue_instructions: float = 0.0) -> Estimate:
     """Predicted seconds of `c` on `p`; `persistent`: one block per SM walking the
     tiles, so a tile's pipeline fill and epilogue overlap its neighbours' work;
     `split`: split-K, each tile's k-tiles shared by `split` blocks writing f32
@@ -61,6 +61,11 @@ def estimate(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget, out_bytes: int, pers
     term on top of the drain (GpuTarget.wgmma_pair_store_slowdown, or
     wgmma_scalar_store_slowdown for one element at a time); the staged one
     (`store = "smem"`) none, whatever the alignment.
+
+    `epilogue_instructions`: a fused epilogue's body, per element (aicf.cost.ops). The
+    consumers run it between two tiles' mainloops, so the tensor cores wait for it:
+    each tile pays bm*bn/32 warp instructions per instruction of the body at
+    GpuTarget.wgmma_epilogue_issue_per_clock.
 
     A persistent grid needs at least two k-tiles a tile: with one (4096x4096x64) the
     persistent kernel measured 1.6x slower than one block a tile (bench/wgmma_store.py,
@@ -81,6 +86,8 @@ def estimate(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget, out_bytes: int, pers
     # a tile's operands stream through its SM at (at most) that SM's share of DRAM
     tile_load = (c.bm + c.bn) * k_padded * p.elem_bytes / sm_bw if tiles < t.num_sms else 0.0
     tile_compute = max(tile_compute, tile_load)
+    epilogue = c.bm * c.bn / 32 * epilogue_instructions / (t.wgmma_epilogue_issue_per_clock * t.clock_hz)
+    tile_compute += epilogue
     fill = c.stage_bytes(p.elem_bytes) / sm_bw
     drain = c.bm * c.bn * (4 if split > 1 else out_bytes) / sm_bw
     if persistent and waves > 1:
@@ -103,7 +110,7 @@ def estimate(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget, out_bytes: int, pers
         combine = (split * 4 + out_bytes) * p.batch * p.m * p.n / t.dram_bandwidth + t.launch_overhead_s
         total += combine
     terms = {"tiles": tiles, "waves": waves, "tile_us": tile_compute * 1e6, "compute": compute, "dram": dram,
-             "combine": combine, "scalar_stores": stores}
+             "combine": combine, "scalar_stores": stores, "epilogue_tile_us": epilogue * 1e6}
     return Estimate(c, total, terms, grid=grid, split=split)
 
 
@@ -120,10 +127,11 @@ def splits(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget) -> list[int]:
 
 
 def plan(p: WgmmaProblem, t: GpuTarget, out_bytes: int, allow_split: bool = True,
-         scalar_stores: bool = False) -> list[Estimate]:  # fmt: skip
+         scalar_stores: bool = False, epilogue_instructions: float = 0.0) -> list[Estimate]:  # fmt: skip
     """Every configuration of the space, persistent or not, split-K or not (where
     `allow_split`), cheapest first (infeasible ones last)."""
-    est = [estimate(c, p, t, out_bytes, pers, sp, scalar_stores) for c in space(p) for pers in (False, True)
+    est = [estimate(c, p, t, out_bytes, pers, sp, scalar_stores, epilogue_instructions)
+           for c in space(p) for pers in (False, True)
            for sp in (splits(c, p, t) if allow_split else [1])
            if not (pers and sp > 1) and not (sp > 1 and c.store == "smem")]
     return sorted(est, key=lambda e: (not e.feasible, e.total))

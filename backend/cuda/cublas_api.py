@@ -99,10 +99,22 @@ class _Handle:
         lib = library()
         _check(lib.cublasSetStream_v2(self.ptr, stream_ptr), "cublasSetStream")
         ws = self.workspaces.get(stream_ptr)
-        if ws is None:
+        if ws is None and not _capturing(stream_ptr):
             ws = self.workspaces[stream_ptr] = cp.empty(WORKSPACE_BYTES, cp.uint8)
-        _check(lib.cublasSetWorkspace_v2(self.ptr, ws.data.ptr, WORKSPACE_BYTES), "cublasSetWorkspace")
+        # a stream first met while it captures a graph (the runtime's side stream) keeps
+        # the default pool cublasSetStream gave it: nothing may be allocated then
+        if ws is not None:
+            _check(lib.cublasSetWorkspace_v2(self.ptr, ws.data.ptr, WORKSPACE_BYTES), "cublasSetWorkspace")
         self.stream = stream_ptr
+
+
+def _capturing(stream_ptr: int) -> bool:
+    import cupy as cp
+
+    try:
+        return bool(cp.cuda.runtime.streamIsCapturing(stream_ptr))
+    except Exception:  # a CuPy without the binding: assume a capture, allocate nothing
+        return True
 
 
 def _handle() -> _Handle:

@@ -371,8 +371,10 @@ def wgmma_epilogue_candidates(group: GroupOp, t: GpuTarget) -> list[Candidate] |
     p = wgmma.problem_of_view(mm)
     out_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.outputs)
     in_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.inputs if o.host is not found[2])
+    # the body's work per element, plus a load of each operand other than the matmul's
+    body = body_instructions(ep) + sum(1 for o in ep.inputs if o.host is not found[2])
     ranked = tccost.plan(p, t, out_bytes + in_bytes, allow_split=False,  # type: ignore[arg-type]
-                         scalar_stores=not wgmma.stores_pairs(mm, ep.outputs))
+                         scalar_stores=not wgmma.stores_pairs(mm, ep.outputs), epilogue_instructions=body)
     best = ranked[0]
 
     def point(e) -> Schedule:

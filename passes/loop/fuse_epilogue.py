@@ -21,7 +21,8 @@ is the planner's choice (`gpu.wgmma_epilogue` against `gpu.members`, by cost).
 Fused when:
 - the matmul (matmul_space.match_matmul) writes its one output, an allocation of
   this block, at the identity of its leading (parallel) dims;
-- the next nest after it (allocations in between are allowed) is all-parallel over
+- the next nest after it (allocations and deallocations in between are allowed:
+  the latter move after the group) is all-parallel over
   exactly those dims and reads the allocation at the identity;
 - nothing else uses the allocation but its deallocation, and neither nest is already
   in a group or scheduled.
@@ -48,8 +49,10 @@ def _is_matmul(nest: NestOp) -> bool:
 
 
 def _next_nest(op: Operation) -> NestOp | None:
+    # the lowering frees a buffer right after its last reader, so the matmul is often
+    # followed by the deallocation of its own inputs before the epilogue starts
     nxt = op.next_op
-    while isinstance(nxt, memref.AllocOp):
+    while isinstance(nxt, memref.AllocOp | memref.DeallocOp):
         nxt = nxt.next_op
     return nxt if isinstance(nxt, NestOp) else None
 
@@ -98,17 +101,24 @@ def fuse(mm: NestOp) -> GroupOp | None:
     npar = len(ep.extents)
     block = mm.parent_block()
     assert block is not None
-    # allocations between the two nests (the epilogue's outputs) move before the group
+    # allocations between the two nests (the epilogue's outputs) move before the group,
+    # deallocations (of the matmul's inputs) after it
     between = []
     op = mm.next_op
     while op is not ep:
         between.append(op)
         op = op.next_op
-    for op in between:
-        op.detach()
-        block.insert_op_before(op, mm)
     group = GroupOp(mm.extents[:npar], Region(Block()))
     block.insert_op_before(group, mm)
+    after = ep.next_op
+    for op in between:
+        op.detach()
+        if isinstance(op, memref.DeallocOp) and after is not None:
+            block.insert_op_before(op, after)
+        elif isinstance(op, memref.DeallocOp):
+            block.add_op(op)
+        else:
+            block.insert_op_before(op, group)
     for op in (alloc, mm, ep, dealloc):
         op.detach()
         group.body.block.add_op(op)

@@ -35,7 +35,9 @@ And two that keep matrices and elementwise chains in one shape, so that a model'
 - reshape(f(x, ...)) for an elementwise f only the reshape reads -> f(reshape(x), ...):
   operands of f's shape are reshaped with it; a broadcast operand stays as it is when
   the reshape keeps the trailing dims it spans (a bias over the last dim) or it is a
-  scalar. A reshape between two elementwise chains then meets the one before it and
+  scalar. Only when the reshape can travel up the whole elementwise chain (to a
+  reshape, or to a producer that is not elementwise): stopping halfway would cut the
+  chain, and its fusion, in two. A reshape between two elementwise chains then meets the one before it and
   both disappear (reshape(reshape(x)) is one reshape; to the same shape, none).
 - reshape(matmul(reshape(a), b)) -> matmul(a, b) where the inner reshape merges a's
   leading dims into the rows of a 2-D matmul and the outer one splits them back: the
@@ -55,7 +57,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
@@ -238,9 +240,73 @@ def _keeps_broadcast(shape: tuple[int, ...], src: tuple[int, ...], dst: tuple[in
     return r == 0 or src[-r:] == dst[-r:]
 
 
+def _lands_cleanly(ew: Operation, src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
+    """Whether a reshape src -> dst of elementwise `ew`'s result, moved up, travels the
+    whole elementwise chain above it: the chain (the elementwise ops of shape src
+    reached upwards from `ew`, and the sibling branches that only feed it) is read
+    only inside itself or through reshapes to dst, and it starts at reshapes (they
+    merge) or at producers that are not elementwise. A chain the reshape cannot pass
+    (an operand that broadcasts over src but not over dst, or a value something else
+    also reads) would be cut in two, and the part left behind loses its fusion (a layer
+    norm's scale and shift cut off from its row group by the reshape to a linear
+    layer's rows)."""
+    chain: set[Operation] = set()
+
+    def elementwise(op) -> bool:
+        return isinstance(op, _ELEMENTWISE) and len(op.results) == 1
+
+    def to_dst(op) -> bool:
+        return isinstance(op, T.ReshapeOp) and static_shape(op.result.type) == dst
+
+    def grow(start: Operation) -> bool:
+        todo = [start]
+        chain.add(start)
+        while todo:
+            op = todo.pop()
+            for u in op.operands:
+                shape = static_shape(u.type)
+                if shape != src:
+                    if shape is None or not _keeps_broadcast(shape, src, dst):
+                        return False
+                    continue
+                owner = u.owner
+                if isinstance(owner, T.MatmulOp) and len(dst) < len(src):
+                    # merging a (batched) matmul's leading dims back into rows: the
+                    # chain stays in the matmul's shape, and the reshape goes on to the
+                    # next linear layer's rows (MatmulRowsReshape), not back onto it
+                    return False
+                if elementwise(owner) and owner not in chain:
+                    if len(chain) > 256:
+                        return False
+                    chain.add(owner)
+                    todo.append(owner)
+        return True
+
+    if not grow(ew):
+        return False
+    changed = True
+    while changed:
+        changed = False
+        for op in list(chain):
+            if op is ew:
+                continue
+            for use in op.results[0].uses:
+                r = use.operation
+                if r in chain or to_dst(r):
+                    continue
+                if elementwise(r) and all(x.operation in chain or to_dst(x.operation) for x in r.results[0].uses):
+                    if not grow(r):
+                        return False
+                    changed = True
+                    continue
+                return False
+    return True
+
+
 class ReshapeThroughElementwise(RewritePattern):
     """reshape(f(x, ...)) -> f(reshape(x), ...) for an elementwise f read only by
-    reshapes to one type (module docstring)."""
+    reshapes to one type, when the reshape then travels up the whole chain
+    (`_lands_cleanly`; module docstring)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: T.ReshapeOp, rewriter: PatternRewriter, /) -> None:
@@ -254,6 +320,8 @@ class ReshapeThroughElementwise(RewritePattern):
             return
         src, dst = static_shape(ew.results[0].type), static_shape(op.result.type)
         if src is None or dst is None or src == dst or 0 in src:
+            return
+        if not _lands_cleanly(ew, src, dst):
             return
         operands: list[SSAValue] = []
         reshapes: list[T.ReshapeOp] = []

@@ -71,3 +71,43 @@ func.func @broadcast_only(%i: tensor<4x1xi64>, %j: tensor<1x4xi64>) -> tensor<1x
   %m3 = aicf_tensor.reshape %m shape = [1, 4, 4] : (tensor<4x4xi1>) -> tensor<1x4x4xi1>
   func.return %m3 : tensor<1x4x4xi1>
 }
+
+// -----
+
+// A reshape to rows after a normalisation: the chain above it reads a per-row value
+// ([2, 3, 1]) that has no meaning over [6, 8], so the reshape could not travel the
+// whole chain; it stays where it is rather than cut the chain (and its row group) in
+// two.
+// CHECK-LABEL: func.func @stuck_halfway
+// CHECK:         %[[N:.*]] = aicf_tensor.mul %x, %s : (tensor<2x3x8xf32>, tensor<2x3x1xf32>) -> tensor<2x3x8xf32>
+// CHECK-NEXT:    %[[G:.*]] = aicf_tensor.mul %[[N]], %g : (tensor<2x3x8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>
+// CHECK-NEXT:    %[[R:.*]] = aicf_tensor.reshape %[[G]] shape = [6, 8]
+func.func @stuck_halfway(%x: tensor<2x3x8xf32>, %s: tensor<2x3x1xf32>, %g: tensor<8xf32>) -> tensor<6x8xf32> {
+  %n = aicf_tensor.mul %x, %s : (tensor<2x3x8xf32>, tensor<2x3x1xf32>) -> tensor<2x3x8xf32>
+  %ng = aicf_tensor.mul %n, %g : (tensor<2x3x8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>
+  %r = aicf_tensor.reshape %ng shape = [6, 8] : (tensor<2x3x8xf32>) -> tensor<6x8xf32>
+  func.return %r : tensor<6x8xf32>
+}
+
+// -----
+
+// A linear layer on [batch, seq, features], its bias and activation, then the rows of
+// the next one: the first matmul takes the batch (MatmulRowsReshape), the bias and
+// gelu stay in its shape, and the merge to rows does not travel back onto it (it would
+// undo the batching): it stays for the second matmul's rows.
+// CHECK-LABEL: func.func @two_linears
+// CHECK:         %[[H:.*]] = aicf_tensor.matmul %x, %w1 : (tensor<2x3x8xf32>, tensor<8x16xf32>) -> tensor<2x3x16xf32>
+// CHECK-NEXT:    %[[A:.*]] = aicf_tensor.add %[[H]], %b1 : (tensor<2x3x16xf32>, tensor<16xf32>) -> tensor<2x3x16xf32>
+// CHECK-NEXT:    %[[G:.*]] = aicf_tensor.gelu %[[A]] : (tensor<2x3x16xf32>) -> tensor<2x3x16xf32>
+// CHECK-NEXT:    %[[O:.*]] = aicf_tensor.matmul %[[G]], %w2 : (tensor<2x3x16xf32>, tensor<16x8xf32>) -> tensor<2x3x8xf32>
+func.func @two_linears(%x: tensor<2x3x8xf32>, %w1: tensor<8x16xf32>, %b1: tensor<16xf32>, %w2: tensor<16x8xf32>) -> tensor<2x3x8xf32> {
+  %x2 = aicf_tensor.reshape %x shape = [6, 8] : (tensor<2x3x8xf32>) -> tensor<6x8xf32>
+  %h = aicf_tensor.matmul %x2, %w1 : (tensor<6x8xf32>, tensor<8x16xf32>) -> tensor<6x16xf32>
+  %a = aicf_tensor.add %h, %b1 : (tensor<6x16xf32>, tensor<16xf32>) -> tensor<6x16xf32>
+  %a3 = aicf_tensor.reshape %a shape = [2, 3, 16] : (tensor<6x16xf32>) -> tensor<2x3x16xf32>
+  %g = aicf_tensor.gelu %a3 : (tensor<2x3x16xf32>) -> tensor<2x3x16xf32>
+  %g2 = aicf_tensor.reshape %g shape = [6, 16] : (tensor<2x3x16xf32>) -> tensor<6x16xf32>
+  %o = aicf_tensor.matmul %g2, %w2 : (tensor<6x16xf32>, tensor<16x8xf32>) -> tensor<6x8xf32>
+  %o3 = aicf_tensor.reshape %o shape = [2, 3, 8] : (tensor<6x8xf32>) -> tensor<2x3x8xf32>
+  func.return %o3 : tensor<2x3x8xf32>
+}

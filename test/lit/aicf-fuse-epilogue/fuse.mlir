@@ -131,3 +131,49 @@ func.func @two_readers(%x: memref<8x4xf32>, %w: memref<4x8xf32>, %o1: memref<8x8
   memref.dealloc %t : memref<8x8xf32>
   func.return
 }
+
+// -----
+
+// The lowering frees the matmul's input right after the matmul: the deallocation in
+// between does not stop the fusion, and it moves after the group (the group still
+// reads %a).
+// CHECK-LABEL: func.func @input_freed_between
+// CHECK:         %[[A:.*]] = memref.alloc() : memref<64x16xf16>
+// CHECK:         aicf_loop.group shared = [64, 32] {
+// CHECK:           ins(%[[A]], %w
+// CHECK:           memref.dealloc %t : memref<64x32xf16>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    memref.dealloc %[[A]] : memref<64x16xf16>
+func.func @input_freed_between(%x: memref<64x16xf16>, %w: memref<16x32xf16>, %b: memref<32xf16>, %out: memref<64x32xf16>) {
+  %a = memref.alloc() : memref<64x16xf16>
+  aicf_loop.nest domain = [64, 16] iterators = [parallel, parallel]
+    ins(%x : memref<64x16xf16>) outs(%a : memref<64x16xf16>)
+    maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0, d1)] {
+  ^bb0(%v: f16):
+    %n = arith.negf %v : f16
+    aicf_loop.yield %n : f16
+  }
+  %t = memref.alloc() : memref<64x32xf16>
+  aicf_loop.nest domain = [64, 32, 16] iterators = [parallel, parallel, reduction]
+    ins(%a, %w : memref<64x16xf16>, memref<16x32xf16>) outs(%t : memref<64x32xf16>)
+    maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d2, d1), (d0, d1, d2) -> (d0, d1)] combiners = [add] {
+  ^bb0(%p: f16, %q: f16):
+    %pf = arith.extf %p : f16 to f32
+    %qf = arith.extf %q : f16 to f32
+    %m = arith.mulf %pf, %qf : f32
+    aicf_loop.yield %m : f32
+  }
+  memref.dealloc %a : memref<64x16xf16>
+  aicf_loop.nest domain = [64, 32] iterators = [parallel, parallel]
+    ins(%t, %b : memref<64x32xf16>, memref<32xf16>) outs(%out : memref<64x32xf16>)
+    maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1), (d0, d1) -> (d0, d1)] {
+  ^bb0(%v: f16, %c: f16):
+    %vf = arith.extf %v : f16 to f32
+    %cf = arith.extf %c : f16 to f32
+    %s = arith.addf %vf, %cf : f32
+    %r = arith.truncf %s : f32 to f16
+    aicf_loop.yield %r : f16
+  }
+  memref.dealloc %t : memref<64x32xf16>
+  func.return
+}
