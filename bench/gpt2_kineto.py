@@ -46,7 +46,14 @@ def main() -> int:
                 torch.cuda.synchronize()
             evs = [e for e in prof.key_averages() if e.device_time_total > 0]
             total = sum(e.device_time_total for e in evs)
-            print(f"== {name}: kernels sum {total / 1000:.2f} ms")
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(20):
+                f(idx)
+            end.record()
+            torch.cuda.synchronize()
+            wall = start.elapsed_time(end) / 20
+            print(f"== {name}: kernels sum {total / 1000:.2f} ms, {len(evs)} kinds; a forward {wall:.2f} ms (events)")
             for e in sorted(evs, key=lambda e: -e.device_time_total)[:args.top]:
                 print(f"  {e.key[:90]:90} x{e.count:<4} {e.device_time_total / 1000:7.3f} ms")
     return 0

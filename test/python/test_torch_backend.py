@@ -147,6 +147,26 @@ def test_a_forward_in_a_loop_replays_one_graph_into_torchs_outputs():
 
 @gpu
 @pytest.mark.gpu
+def test_weights_updated_in_place_are_read_again():
+    """The backend keeps CuPy views of the tensors it has met (a model's weights): a
+    weight changed in place between two calls is read with its new values, and a new
+    input tensor is its own."""
+    model, config = tiny_model("cuda", torch.float32)
+    compiled = torch.compile(model, backend="aicf", dynamic=False)
+    idx = [torch.randint(0, config.vocab_size, (2, config.block_size), device="cuda") for _ in range(2)]
+    with torch.no_grad():
+        for _ in range(3):
+            compiled(idx[0])
+        for p in model.parameters():
+            p.mul_(0.5).add_(0.01)
+        got = [compiled(i) for i in idx]
+        refs = [model(i) for i in idx]
+    for g_, r in zip(got, refs):
+        assert G.rel_err(g_, r) < 1e-5
+
+
+@gpu
+@pytest.mark.gpu
 def test_a_forward_on_a_side_stream_is_ordered_with_it():
     """Under `with torch.cuda.stream(s)` the program runs on s: torch's later work on s
     reads the outputs only after they are written."""
