@@ -1,9 +1,9 @@
 """Diagnostics that point at the user's program.
 
 xDSL's parser keeps an op's source position only for an explicit `loc(...)`; the
-`LocatedParser` records `file:line:col` on every op it parses, so a verifier or pass
-error can say where the op is. Traced Python programs carry the user's Python line
-the same way (a FileLineColLoc).
+`LocatedParser` records `file:line:col` on every op (and block argument) it parses,
+so a verifier or pass error can say where the op is. Traced Python programs carry the
+user's Python line the same way (a FileLineColLoc).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Operation
+from xdsl.ir import BlockArgument, Operation
 from xdsl.parser import Parser
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
@@ -149,6 +149,16 @@ class LocatedParser(Parser):
         self.__dict__["_op_name_span"] = self._current_token.span
         return results
 
+    def _register_ssa_definition(self, name, values, span) -> None:
+        super()._register_ssa_definition(name, values, span)
+        # a block argument (a function's too) is located where its name is written,
+        # unless it has an explicit loc(...) (the parser sets that after this)
+        for v in values:
+            if isinstance(v, BlockArgument) and not isinstance(v.location, FileLineColLoc):
+                line, col = self._line_col(span)
+                v.location = FileLineColLoc(StringAttr(span.input.name), IntAttr(line + self.line_offset),
+                                            IntAttr(col))
+
     def _get_op_by_name(self, name: str):
         # xDSL reports an unknown op at the token after its name; point at the name.
         from xdsl.utils.exceptions import ParseError
@@ -198,10 +208,14 @@ MAX_DENSE_LITERAL_BYTES = 1 << 28
 NESTED_TOO_DEEPLY = "the input is nested too deeply for aicf (Python's recursion limit)"
 
 
+BOM = "\ufeff"
+
+
 def decode_source(data: bytes, name: str) -> str:
-    """`data` as UTF-8 text; a located CompileError at the first byte that is not."""
+    """`data` as UTF-8 text, less a leading byte order mark (editors on Windows write
+    one); a located CompileError at the first byte that is not UTF-8."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
@@ -338,7 +352,7 @@ def parse_module(ctx, text: str, name: str = "<input>") -> ModuleOp:
 
     with fewer_collections():
         try:
-            module = LocatedParser(ctx, text, name).parse_module()
+            module = LocatedParser(ctx, text.removeprefix(BOM), name).parse_module()
         except ParseError as e:
             raise CompileError(format_parse_error(e)) from None
         verify_module(module)

@@ -20,6 +20,11 @@ class ArgumentError(AicfError, TypeError):
     """An executable was called with the wrong number, dtype or shape of arguments."""
 
 
+class ArgumentValueError(ArgumentError, ValueError):
+    """An argument of the right type whose value is out of range (a negative extent):
+    an ArgumentError, and a ValueError as NumPy raises for one."""
+
+
 class LaunchError(AicfError, RuntimeError):
     """A kernel launch failed; the message names the kernel and its launch config."""
 

@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aicf.errors import AicfError
+
 _ACTIVE: list["Profiler"] = []
 
 
@@ -160,7 +162,10 @@ class Profiler:
                                "dur": _finite(r.ms * 1e3, 0.0), "args": args})  # fmt: skip
         trace = {"traceEvents": events, "displayTimeUnit": "ms"}
         if path is not None:
-            Path(path).write_text(json.dumps(trace, indent=1))
+            try:
+                Path(path).write_text(json.dumps(trace, indent=1))
+            except OSError as e:
+                raise _write_error("the Chrome trace", path, e) from None
         return trace
 
     def roofline(self, path: str | Path, target=None) -> Path:
@@ -210,9 +215,17 @@ class Profiler:
         bx.legend(fontsize=7)
         fig.tight_layout()
         path = Path(path)
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        try:
+            fig.savefig(path, dpi=110)
+        except OSError as e:
+            raise _write_error("the roofline plot", path, e) from None
+        finally:
+            plt.close(fig)
         return path
+
+
+def _write_error(what: str, path, e: OSError) -> AicfError:
+    return AicfError(f"cannot write {what} to {str(path)!r}: {e.strerror or e}")
 
 
 def _finite(x: float, default=None):

@@ -86,6 +86,13 @@ class GpuTarget:
     # 1024-element calls, CuPy 19 us against 4.8 us for a raw launch; an estimate to
     # calibrate); cuBLAS goes through CuPy's thin binding at a raw launch's cost
     library_reduce_overhead_s: float = 12e-6
+    # host time of a call of a program that is one op, back to back: it runs without a
+    # CUDA graph (one step gains nothing from one), so where the GPU's work is shorter
+    # these bound the calls' rate. A generated kernel goes through the direct launch
+    # (bench/call_path.py, 2026-11-24: 8-10 us); a cuBLAS call through the step loop
+    # and ctypes (bench/library_call.py: 46-52 us, against 24-31 for cupy.matmul)
+    host_kernel_call_s: float = 10e-6
+    host_library_call_s: float = 48e-6
     # the output tile one cuBLAS block computes on large problems (its waves over the
     # SMs decide small problems' times)
     library_gemm_tile: int = 128

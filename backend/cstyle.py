@@ -340,7 +340,8 @@ def _unsigned_binary(p: ScalarPrinter, op: Operation) -> None:
 @prints(*_INT_HELPER)
 def _int_helper(p: ScalarPrinter, op: Operation) -> None:
     a, b = op.operands
-    width = a.type.width.data if isinstance(a.type, IntegerType) else 64
+    # index: the target's index width (a 32-bit kernel's `int`, else 64 bits)
+    width = a.type.width.data if isinstance(a.type, IntegerType) else 32 if p.ctype(a.type) == "int" else 64
     p.define(op.results[0], f"({p.ctype(a.type)}){int_helper_call(op.name, width, p.n(a), p.n(b))}")
 
 

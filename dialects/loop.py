@@ -81,7 +81,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from aicf.dialects.affine_intervals import DivisionByZero, expr_range
+from aicf.dialects.affine_intervals import INT64, DivisionByZero, expr_range, first_outside
 from aicf.dialects.tensor import AttentionProperties
 from aicf.errors import VerifyAtOp
 
@@ -114,15 +114,25 @@ class Combiner(str, Enum):
 
 
 def _verify_in_bounds(i: int, m: AffineMap, t: MemRefType, extents: Sequence[int]) -> None:
-    """Every index map #i produces over the domain lies inside the buffer of type t."""
+    """Every index map #i produces over the domain lies inside the buffer of type t,
+    and every value the emitted code computes on the way fits its 64-bit integers."""
     if 0 in extents:  # an empty domain accesses nothing
         return
     box = [(0, e - 1) for e in extents]
     for d, (r, size) in enumerate(zip(m.results, t.get_shape())):
         try:
             rng = expr_range(r, box)
+            # the emitters compute every subexpression in 64-bit integers (int64_t on
+            # the cpu target), where an exact range past 2^63 would have wrapped
+            wraps = first_outside(r, box, INT64)
         except DivisionByZero:
             raise VerifyException(f"map #{i} ({m}) divides by 0") from None
+        if wraps is not None:
+            sub, value = wraps
+            raise VerifyException(
+                f"map #{i} ({m}) overflows 64-bit index arithmetic: {sub} reaches "
+                f"{value} in result {d} over the domain {list(extents)}"
+            )
         if rng is None or size < 0:  # not bounded by this analysis / dynamic extent
             continue
         bad = rng[0] if rng[0] < 0 else rng[1] if rng[1] >= size else None

@@ -18,7 +18,7 @@ from xdsl.ir import SSAValue
 
 from aicf.dialects.shape_rules import size_problem
 from aicf.dialects.tensor import SUPPORTED_DTYPES, dtype_name, element_type, ranked_shape
-from aicf.errors import AicfError
+from aicf.errors import AicfError, ArgumentError, ArgumentValueError
 
 if TYPE_CHECKING:
     from aicf.frontend.tracer import Tracer
@@ -62,17 +62,21 @@ class TensorSpec:
 
     def __init__(self, shape: Sequence[int | None], dtype: Any = "f32", weak: bool = False):
         object.__setattr__(self, "shape", _extents(shape))
-        object.__setattr__(self, "dtype", dtype_of(dtype))
+        try:
+            object.__setattr__(self, "dtype", dtype_of(dtype))
+        except TypeError as e:
+            raise ArgumentError(str(e)) from None
         object.__setattr__(self, "weak", weak)
         why = size_problem([d for d in self.shape if d is not None], dtype_bits(self.dtype))
         if why is not None:
-            raise ValueError(f"TensorSpec{self.shape} of {self.dtype} {why}")
+            raise ArgumentValueError(f"TensorSpec{self.shape} of {self.dtype} {why}")
 
 
 def _extents(shape: Any) -> tuple[int | None, ...]:
-    """A spec's shape as ints (None: dynamic), checked as NumPy checks a shape."""
+    """A spec's shape as ints (None: dynamic), checked as NumPy checks a shape (an
+    ArgumentError naming the extent otherwise)."""
     if isinstance(shape, str) or not isinstance(shape, Sequence):
-        raise TypeError(f"a TensorSpec shape is a sequence of ints (None: dynamic), got {shape!r}")
+        raise ArgumentError(f"a TensorSpec shape is a sequence of ints (None: dynamic), got {shape!r}")
     out: list[int | None] = []
     for d in shape:
         if d is None:
@@ -83,9 +87,9 @@ def _extents(shape: Any) -> tuple[int | None, ...]:
                 raise TypeError
             n = operator.index(d)
         except TypeError:
-            raise TypeError(f"a TensorSpec extent is an int or None, got {d!r} in {tuple(shape)!r}") from None
+            raise ArgumentError(f"a TensorSpec extent is an int or None, got {d!r} in {tuple(shape)!r}") from None
         if n < 0:
-            raise ValueError(f"a TensorSpec extent is >= 0, got {n} in {tuple(shape)!r}")
+            raise ArgumentValueError(f"a TensorSpec extent is >= 0, got {n} in {tuple(shape)!r}")
         out.append(n)
     return tuple(out)
 

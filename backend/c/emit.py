@@ -331,6 +331,8 @@ def affine_c(e: AffineExpr, dims: Sequence[str]) -> str:
     if isinstance(e, AffineDimExpr):
         return dims[e.position]
     if isinstance(e, AffineConstantExpr):
+        if e.value == -(2**63):  # no literal spells INT64_MIN (2^63 is out of range)
+            return "(-INT64_C(9223372036854775807) - 1)"
         return f"INT64_C({e.value})" if e.value < 0 else str(e.value)
     if isinstance(e, AffineBinaryOpExpr):
         a, b = affine_c(e.lhs, dims), affine_c(e.rhs, dims)

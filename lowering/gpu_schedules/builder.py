@@ -25,6 +25,7 @@ from xdsl.ir.affine import (
 )
 
 from aicf.dialects import gpu
+from aicf.dialects.affine_intervals import never_negative
 
 INDEX = IndexType()
 
@@ -132,6 +133,11 @@ class KernelBuilder:
         return list(reversed(idx))
 
     def affine(self, expr: AffineExpr, dims: Sequence[SSAValue]) -> SSAValue:
+        """`expr` at the (non-negative) index values `dims`. Division and mod are the
+        affine ones (floordiv rounds toward -inf, mod has the divisor's sign): unsigned
+        where the dividend can never be negative and the divisor is positive, else
+        through the signed helpers. The kernel's index width must hold every
+        subexpression (view.uses_64bit_index checks that)."""
         if isinstance(expr, AffineDimExpr):
             return dims[expr.position]
         if isinstance(expr, AffineConstantExpr):
@@ -144,12 +150,21 @@ class KernelBuilder:
                 return self.add_i(lhs, c)
             if expr.kind == AffineBinaryOpKind.Mul:
                 return self.mul_i(lhs, c)
+            unsigned = c == 1 or (c > 0 and never_negative(expr.lhs))
             if expr.kind == AffineBinaryOpKind.FloorDiv:
-                return self.div_i(lhs, c)
+                return self.div_i(lhs, c) if unsigned else self.v(arith.FloorDivSIOp(lhs, self.index(c)))
             if expr.kind == AffineBinaryOpKind.Mod:
-                return self.rem_i(lhs, c)
+                if unsigned:
+                    return self.rem_i(lhs, c)
+                # the truncated remainder r (|r| < |c|, 0 for c = -1), moved by c where
+                # its sign is not the divisor's: r + c only where it cannot overflow
+                r = self.v(arith.RemSIOp(lhs, self.index(c)))
+                wrong_sign = self.v(arith.CmpiOp(r, self.index(0), "slt" if c > 0 else "sgt"))
+                return self.v(arith.AddiOp(r, self.select(wrong_sign, self.index(c), self.index(0))))
             if expr.kind == AffineBinaryOpKind.CeilDiv:
-                return self.div_i(self.add_i(lhs, c - 1), c)
+                if unsigned:
+                    return self.div_i(self.add_i(lhs, c - 1), c)
+                return self.v(arith.CeilDivSIOp(lhs, self.index(c)))
         lhs = self.affine(expr.lhs, dims)
         rhs = self.affine(expr.rhs, dims)
         if expr.kind == AffineBinaryOpKind.Add:

@@ -85,6 +85,7 @@ from .view import (
     element_bytes,
     identity_of,
     is_contiguous,
+    maps_fit_int32,
     num_elements,
     prod,
     view_of,
@@ -248,7 +249,7 @@ def build(gv: GroupView, s: Schedule, lc: LoweringContext) -> None:
                                   f"of a row's {Ng} vectors")
     types = [v.type for v in gv.params]
     biggest = max([M * gv.row_len, *(num_elements(t) for t in types)])  # type: ignore[arg-type]
-    wide = biggest + grid * bs * vec * 2 >= 2**31
+    wide = biggest + grid * bs * vec * 2 >= 2**31 or not maps_fit_int32([m.view for m in gv.members])
     kernel = gpu.KernelOp(
         lc.kernel_name(gv.name),
         types,

@@ -19,6 +19,7 @@ from xdsl.ir.affine import (
 )
 
 from aicf.dialects import gpu
+from aicf.dialects.affine_intervals import INT32, fits
 from aicf.dialects.loop import Combiner, Iterator, NestOp
 
 from .builder import KernelBuilder
@@ -278,9 +279,25 @@ def identity_of(kind: str, t: Attribute) -> float | int:
     return Combiner(kind).identity(False, t.width.data)  # type: ignore[attr-defined]
 
 
+def maps_fit_int32(views: Sequence[NestView]) -> bool:
+    """Every value the kernels compute for the views' access maps (each subexpression,
+    over the domain, map constants included) fits a 32-bit int."""
+    for v in views:
+        if 0 in v.extents:
+            continue
+        box = [(0, e - 1) for e in v.extents]
+        for o in v.operands:
+            if not all(fits(r, box, INT32) for r in o.map.results):
+                return False
+    return True
+
+
 def uses_64bit_index(view: NestView, extra: int = 0) -> bool:
     """64-bit index arithmetic when any buffer or the domain reaches 2^31 elements
-    (counting `extra`, the headroom a grid-stride loop adds past the end)."""
+    (counting `extra`, the headroom a grid-stride loop adds past the end), or a value
+    computed for an access map (a subexpression, a constant) leaves int32."""
+    if not maps_fit_int32([view]):
+        return True
     limit = 2**31 - 1
     biggest = max([view.num_points(), *(num_elements(o.type) for o in view.operands)])
     for o in view.operands:

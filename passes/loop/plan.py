@@ -142,15 +142,39 @@ class Planner:
             found = with_external(group, found, self.target, self.force, explain is not None)
             self._decide(group, f"@{fname} group #{i}", found, explain)
         # nests are numbered as aicf-lower-to-gpu numbers them (their kernel names)
-        for nest, i in _lowering_order(fn):
+        order = _lowering_order(fn)
+        alone = len(order) == 1 and not groups and not any(isinstance(o, AttentionOp) for o in fn.walk())
+        for nest, i in order:
             if settled(nest, explain):
                 continue
             found = memo.get(nest, (), lambda: cands.gpu_nest_candidates(nest_view(fn, nest, i), self.target))
             found = with_external(nest, found, self.target, self.force, explain is not None)
+            if alone:
+                found = [host_bound(c, self.target) for c in found]
             self._decide(nest, f"@{fname} nest #{i}", found, explain)
 
     def _decide(self, op, what: str, found: list[cands.Candidate], explain: list[str] | None) -> None:
         decide(op, what, found, self.target, self.force, explain, self.top)
+
+
+def host_bound(c: cands.Candidate, t: GpuTarget) -> cands.Candidate:
+    """`c` priced as the only op of its program: called back to back, such a program
+    runs at the slower of its GPU time and its call's host time (no CUDA graph: one
+    step gains nothing from one), and a cuBLAS call's host time is several kernel
+    launches'."""
+    from dataclasses import replace
+
+    if not c.applies or c.kind != "gpu.cublas_gemm":
+        # a generated kernel's floor (host_kernel_call_s) is below a cuBLAS call's, so
+        # flooring the cuBLAS calls alone decides the same, and keeps the generated
+        # kernels' own order (CUB's host time is in its own model; an external
+        # kernel's launch is not measured yet)
+        return c
+    host = t.host_library_call_s
+    if c.cost >= host:
+        return c
+    note = f"host-bound alone in its program: {host * 1e6:.0f} us a call"
+    return replace(c, cost=host, reason=f"{c.reason}; {note}" if c.reason else note)
 
 
 def settled(op, explain: list[str] | None) -> bool:

@@ -48,6 +48,32 @@ def test_non_utf8_input(tmp_path, name):
     assert_diagnostic(tool(name, p), "latin1.mlir:1:13: error: the input is not UTF-8 text")
 
 
+@pytest.mark.parametrize("name", ["aicf-opt", "aicf-run"])
+def test_a_utf8_byte_order_mark_is_skipped(tmp_path, name):
+    """Windows editors start UTF-8 files with U+FEFF: it read `error: Unexpected
+    character`. Columns on the first line count from after it."""
+    p = tmp_path / "bom.mlir"
+    p.write_bytes(b"\xef\xbb\xbf" + SIN.encode())
+    r = tool(name, p)
+    assert r.returncode == 0, r.stderr[-2000:]
+    if name == "aicf-opt":
+        assert "func.func @f" in r.stdout
+        r = subprocess.run([str(BIN / name), "-", "-p", "aicf-infer-shapes", "--split-input-file"],
+                           input=p.read_bytes(), capture_output=True, timeout=300)  # fmt: skip
+        assert r.returncode == 0 and b"-> tensor<4xf32>" in r.stdout, r.stderr[-2000:]
+    p.write_bytes(b"\xef\xbb\xbf" + SIN.replace("@f(", "@f(%x: tensor<4xf32>, ").encode())
+    assert_diagnostic(tool(name, p), "bom.mlir:1:")
+    assert "Unexpected character" not in tool(name, p).stderr
+
+
+def test_compile_skips_a_byte_order_mark(tmp_path):
+    p = tmp_path / "bom.mlir"
+    p.write_bytes(b"\xef\xbb\xbf" + SIN.encode())
+    x = np.linspace(-1, 1, 4).astype(np.float32)
+    for src in (p, str(p), "\ufeff" + SIN):
+        np.testing.assert_allclose(aicf.compile(src, target="cpu")(x), np.sin(x), rtol=1e-6)
+
+
 def test_non_utf8_input_to_compile(tmp_path):
     p = tmp_path / "latin1.mlir"
     p.write_bytes(b"// caf\xe9\n" + SIN.encode())
@@ -181,10 +207,10 @@ def test_an_unclosed_string_does_not_hang_the_lexer(tmp_path):
 
 @pytest.mark.parametrize("layout", ["strided<[1, 8]>", "strided<[8, 1]>", "strided<[8, 1], offset: 4>",
                                     "strided<[?, ?], offset: ?>"])
-def test_an_entry_argument_with_a_layout_is_refused(layout):
+def test_an_entry_argument_with_a_layout_is_refused(layout, tmp_path):
     """The runtimes pass arrays dense; a layout written on an entry argument (which the
     C code would read as run-time strides nobody passes) is a compile error, not a
-    crash at the call."""
+    crash at the call; located at the argument (it had no file:line:col)."""
     t = f"memref<8x8xf32, {layout}>"
     src = f"""
 func.func @f(%x: {t}, %out0: memref<8xf32>) attributes {{aicf.num_outputs = 1 : i64}} {{
@@ -198,6 +224,13 @@ func.func @f(%x: {t}, %out0: memref<8xf32>) attributes {{aicf.num_outputs = 1 : 
 """
     with pytest.raises(CompileError, match=r"argument #0 has the layout strided.*dense row-major"):
         aicf.compile(src, target="cpu")
+    # located at the argument (line 2 of the text, after its leading newline)
+    with pytest.raises(CompileError, match=r"^<string>:2:14: error: @f: argument #0 has the layout"):
+        aicf.compile(src, target="cpu")
+    path = tmp_path / "strided.mlir"
+    path.write_text(src)
+    with pytest.raises(CompileError, match=r"strided\.mlir:2:14: error: @f: argument #0 has the layout"):
+        aicf.compile(path, target="cpu")
 
 
 DYN_SRC = """func.func @f(%x: tensor<?x?xf32>, %y: tensor<?xf32>) -> tensor<*xf32> {

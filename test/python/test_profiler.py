@@ -104,6 +104,20 @@ def test_chrome_trace(tmp_path):
     assert any(e["ph"] == "M" and e["args"]["name"].startswith("aicf cpu") for e in trace["traceEvents"])
 
 
+def test_unwritable_paths_are_aicf_errors_naming_the_path(tmp_path):
+    """A raw FileNotFoundError / IsADirectoryError came out of to_chrome_trace."""
+    with aicf.profiler() as prof:
+        pass
+    missing = tmp_path / "no-such-dir" / "trace.json"
+    for path in (missing, str(missing), tmp_path):
+        with pytest.raises(AicfError, match=r"cannot write the Chrome trace to '.*" + tmp_path.name + r".*': \w"):
+            prof.to_chrome_trace(path)
+    assert not missing.parent.exists()
+    pytest.importorskip("matplotlib")
+    with pytest.raises(AicfError, match=r"cannot write the roofline plot to '.*no-such-dir/r\.png'"):
+        prof.roofline(tmp_path / "no-such-dir" / "r.png")
+
+
 def test_roofline_png(tmp_path):
     pytest.importorskip("matplotlib")
     exe = aicf.compile(PROGRAM, target="cpu")

@@ -119,9 +119,10 @@ def test_huge_constants_are_located_errors(shape, words):
 ])  # fmt: skip
 def test_tensor_spec_checks_its_shape(shape, error, words):
     """3.5 and "abc" raised xDSL's VerifyException from the tracer; 2^62 and 2^64
-    traced into a module with no complaint."""
-    with pytest.raises(error, match=words):
+    traced into a module with no complaint. Each is an ArgumentError too."""
+    with pytest.raises(error, match=words) as e:
         aicf.TensorSpec(shape, "f32")
+    assert isinstance(e.value, aicf.ArgumentError)
     assert aicf.TensorSpec((np.int64(3), None), "f32").shape == (3, None)
 
 
@@ -254,6 +255,21 @@ def test_slice_steps_past_int64_are_numpys(index):
     # a step is an i64 attribute: 2**70 reached xDSL and raised its ValueError
     x = np.arange(5, dtype=np.float32)
     np.testing.assert_array_equal(aicf.jit(lambda a: a[index])(x), x[index])
+
+
+@pytest.mark.parametrize("args, words", [
+    (((-1, 3),), r"a TensorSpec extent is >= 0, got -1 in \(-1, 3\)"),
+    (((3.5,),), r"a TensorSpec extent is an int or None, got 3.5 in \(3.5,\)"),
+    (((True, 2),), r"a TensorSpec extent is an int or None, got True"),
+    (("ab",), r"a TensorSpec shape is a sequence of ints \(None: dynamic\), got 'ab'"),
+    (((3,), "complex64"), r"unsupported dtype 'complex64'"),
+    (((2**40, 2**40),), r"TensorSpec\(1099511627776, 1099511627776\) of f32 has .* elements"),
+])
+def test_bad_tensor_specs_are_argument_errors(args, words):
+    """A raw ValueError / TypeError came out of TensorSpec (ArgumentError is still a
+    TypeError)."""
+    with pytest.raises(aicf.ArgumentError, match=words):
+        aicf.TensorSpec(*args)
 
 
 def test_bad_example_arguments_and_pytrees_are_aicf_errors():
