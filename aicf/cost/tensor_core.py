@@ -65,16 +65,10 @@ def estimate(c: WgmmaConfig, p: WgmmaProblem, t: GpuTarget, out_bytes: int, pers
     `epilogue_instructions`: a fused epilogue's body, per element (aicf.cost.ops). The
     consumers run it between two tiles' mainloops, so the tensor cores wait for it:
     each tile pays bm*bn/32 warp instructions per instruction of the body at
-    GpuTarget.wgmma_epilogue_issue_per_clock.
-
-    A persistent grid needs at least two k-tiles a tile: with one (4096x4096x64) the
-    persistent kernel measured 1.6x slower than one block a tile (bench/wgmma_store.py,
-    38.6 against 24.3 us), though the model's overlap says otherwise."""
+    GpuTarget.wgmma_epilogue_issue_per_clock."""
     bad = check_config(c, p, t.smem_per_block_optin, t.registers_per_sm)
     if bad:
         return Estimate(c, math.inf, {}, bad)
-    if persistent and math.ceil(p.k / c.bk) // split < 2:
-        return Estimate(c, math.inf, {}, "a persistent grid with one k-tile a tile (measured slower)")
     tiles = c.tiles(p) * p.batch * split
     waves = math.ceil(tiles / t.num_sms)
     eff = t.wgmma_efficiency * TILE_EFFICIENCY.get((c.bm, c.bn), 0.6) * STAGE_EFFICIENCY.get(c.stages, 0.9)
