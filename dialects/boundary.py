@@ -15,12 +15,13 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, IntegerAttr, ModuleOp, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from aicf.dialects.loop import GroupOp, NestOp
+from aicf.dialects.loop import GroupOp
 
 
 def boundary(op: Operation) -> tuple[list[SSAValue], list[SSAValue]]:
-    """(inputs, outputs) of a nest or group, as the module docstring orders them."""
-    nests = [op] if isinstance(op, NestOp) else list(op.nests)  # type: ignore[attr-defined]
+    """(inputs, outputs) of a nest, group or attention op, as the module docstring
+    orders them."""
+    nests = list(op.nests) if isinstance(op, GroupOp) else [op]  # type: ignore[attr-defined]
     local: set[SSAValue] = set()
     if isinstance(op, GroupOp):
         local = {o.results[0] for o in op.body.block.ops if o.name == "memref.alloc"}
@@ -30,15 +31,21 @@ def boundary(op: Operation) -> tuple[list[SSAValue], list[SSAValue]]:
         for v in n.inputs:
             if v not in local and v not in ins and v not in outs:
                 ins.append(v)
-        for v in n.outputs:
+        for v in _outputs(n):
             if v not in local and v not in outs:
                 outs.append(v)
     return [v for v in ins if v not in outs], outs
 
 
+def _outputs(op: Operation) -> tuple[SSAValue, ...]:
+    """What a nest writes, or an attention op its one output."""
+    outs = getattr(op, "outputs", None)
+    return tuple(outs) if outs is not None else (op.output,)  # type: ignore[attr-defined]
+
+
 def read_and_written(op: Operation) -> list[SSAValue]:
     """Boundary buffers the op both reads and writes (an in-place update)."""
-    nests = [op] if isinstance(op, NestOp) else list(op.nests)  # type: ignore[attr-defined]
+    nests = list(op.nests) if isinstance(op, GroupOp) else [op]  # type: ignore[attr-defined]
     read = {v for n in nests for v in n.inputs}
     _, outs = boundary(op)
     return [v for v in outs if v in read]

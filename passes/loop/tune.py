@@ -1,7 +1,8 @@
 """`aicf-tune`: measure instead of predict, for the nests where it pays.
 
-After `aicf-plan`, each nest or group whose schedule is a tunable kind (the
-tensor-core matmul, with or without its fused epilogue) and that does enough work
+After `aicf-plan`, each nest, group or attention op whose schedule is a tunable kind
+(the tensor-core matmul, with or without its fused epilogue; the flash-attention
+kernels, wgmma against mma.sync) and that does enough work
 (`min_flops`) is tried on the GPU with the `top` configurations the cost model ranks
 first, plus the library kernel when one applies: each is compiled (NVRTC, in
 parallel threads) as a program of that one nest, run on random inputs (warm-up, then
@@ -35,17 +36,19 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.passes import ModulePass
 
-from aicf.dialects.loop import GroupOp, NestOp
+from aicf.dialects.loop import AttentionOp, GroupOp, NestOp
 from aicf.dialects.schedule import SCHEDULE_ATTR, Schedule, schedule_of
 from aicf.progress import progress
 
 log = logging.getLogger("aicf.plan")  # tuning decides schedules, as the planner does
 
-TUNABLE = ("gpu.wgmma", "gpu.wgmma_epilogue")
+TUNABLE = ("gpu.wgmma", "gpu.wgmma_epilogue", "gpu.flash_attention")
 LIBRARY = ("gpu.cublas_gemm",)
 MIN_FLOPS = 2**31
 _GENERATOR_FILES = ("lowering/gpu_schedules/wgmma.py", "lowering/gpu_schedules/wgmma_space.py",
-                    "backend/cuda/emit_async.py", "backend/cuda/tensor_maps.py")
+                    "backend/cuda/emit_async.py", "backend/cuda/tensor_maps.py",
+                    "lowering/gpu_schedules/flash_attention.py", "backend/cuda/flash_attention.py",
+                    "backend/cuda/flash_attention_wgmma.py")
 STATS = {"measured": 0, "cache_hits": 0}
 
 
@@ -63,6 +66,12 @@ def _name(s: Schedule) -> str:
 
 
 def _flops(op) -> int:
+    if isinstance(op, AttentionOp):  # two products of B x Sq x Sk x D
+        lq, lk, _ = op.logical_shapes()
+        batch = 1
+        for e in op.output.type.get_shape()[:-2]:  # type: ignore[union-attr]
+            batch *= e
+        return 4 * batch * lq[-2] * lk[-2] * lq[-1]
     nest = op if isinstance(op, NestOp) else op.nests[0]
     n = 1
     for e in nest.extents:
@@ -134,6 +143,12 @@ class Tuner:
 
         if isinstance(op, GroupOp):
             found = cands.wgmma_epilogue_candidates(op, target) or []
+        elif isinstance(op, AttentionOp):
+            from aicf.passes.loop.gpu_attention import flash_candidates
+
+            # the kernels' points (the wgmma one's tiles, the mma.sync one's); which
+            # fills the SMs better on a small batch the model does not know well
+            return [c.schedule for c in flash_candidates(op, target) if c.applies]  # type: ignore[misc]
         else:
             found = cands.gpu_nest_candidates(nest_view(fn, op, 0), target)
         out: list[Schedule] = []
@@ -266,7 +281,8 @@ class TunePass(ModulePass):
         target = resolve_gpu_target("gpu")
         tuner = Tuner(self.top, self.reps, self.min_flops)
         work = [(fn, o) for fn in op.ops if isinstance(fn, func.FuncOp) for o in list(fn.walk())
-                if isinstance(o, GroupOp) or (isinstance(o, NestOp) and not isinstance(o.parent_op(), GroupOp))]
+                if isinstance(o, GroupOp | AttentionOp)
+                or (isinstance(o, NestOp) and not isinstance(o.parent_op(), GroupOp))]
         with progress("tuning nests and groups", total=len(work)) as shown:
             for fn, o in work:
                 tuner.tune(fn, o, target)

@@ -150,3 +150,56 @@ def test_tuning_budget_cold_and_from_the_disk_cache(tmp_path):
     assert warm["measured"] == 0 and warm["cache_hits"] == 1
     assert warm["seconds"] < 0.1, warm
     assert warm["kind"] == cold["kind"]
+
+
+ATTENTION = """
+func.func @main(%q: tensor<1x12x1024x64xf16>, %k: tensor<1x12x1024x64xf16>, %v: tensor<1x12x1024x64xf16>) -> tensor<1x12x1024x64xf16> {
+  %o = aicf_tensor.attention %q, %k, %v scale = 0.125 causal : (tensor<1x12x1024x64xf16>, tensor<1x12x1024x64xf16>, tensor<1x12x1024x64xf16>) -> tensor<1x12x1024x64xf16>
+  func.return %o : tensor<1x12x1024x64xf16>
+}
+"""
+
+
+def _planned_attention():
+    from aicf.dialects.loop import AttentionOp
+
+    mod = parse_module(make_context(), ATTENTION, "<att>")
+    run_pipeline(mod, ["aicf-infer-shapes", "aicf-lower-to-loops", "aicf-plan{target=h100}"])
+    fn = next(o for o in mod.ops if o.name == "func.func")
+    return fn, next(o for o in mod.walk() if isinstance(o, AttentionOp))
+
+
+def test_attention_candidates_are_both_flash_kernels_and_its_program_stands_alone():
+    """The flash kernels are tuned like the matmul: both are timed (the wgmma one's
+    128-query blocks leave SMs idle on a small batch, which the model knows poorly)."""
+    fn, att = _planned_attention()
+    scheds = Tuner(top=4).candidates(fn, att, H100)
+    assert [s.kind for s in scheds] == ["gpu.flash_attention"] * 2
+    assert {s.get("mma", "mma_sync") for s in scheds} == {"wgmma", "mma_sync"}
+    mod = _standalone(att)
+    verify_module(mod)
+    (main,) = list(mod.ops)
+    assert len(main.args) == 4 and main.attributes["aicf.num_outputs"].value.data == 1
+
+
+@gpu
+@pytest.mark.gpu
+def test_attention_is_tuned_and_keeps_the_faster_kernel(tmp_path, monkeypatch):
+    from aicf.passes.loop import tune
+
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path / "cache"))
+    fn, att = _planned_attention()
+    before = tune.STATS["measured"]
+    timed = Tuner(top=4).measure(att, Tuner(top=4).candidates(fn, att, H100))
+    assert len(timed) == 2
+    mod = parse_module(make_context(), ATTENTION, "<att>")
+    run_pipeline(mod, ["aicf-infer-shapes", "aicf-lower-to-loops", "aicf-plan{target=gpu}", "aicf-tune{min_flops=0}"])
+    assert tune.STATS["measured"] - before >= 4
+    from aicf.dialects.loop import AttentionOp
+    from aicf.dialects.schedule import schedule_of
+
+    chosen = schedule_of(next(o for o in mod.walk() if isinstance(o, AttentionOp)))
+    fastest = timed[0][1]
+    slowest_ms, fastest_ms = timed[-1][0], timed[0][0]
+    if slowest_ms > 1.2 * fastest_ms:  # a clear winner: the tuner keeps it
+        assert chosen.get("mma", "mma_sync") == fastest.get("mma", "mma_sync")
