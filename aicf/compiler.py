@@ -232,8 +232,6 @@ def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tens
     passes = []
     if tensor_level:
         for p in TENSOR_PIPELINE:
-            if p == "aicf-expand-variance" and not fuse:
-                continue  # reduce_var's own lowering is its two passes already
             if p == "aicf-fuse":
                 if not fuse:
                     continue

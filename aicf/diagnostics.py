@@ -91,6 +91,9 @@ class LocatedParser(Parser):
             return super().parse_module(allow_implicit_module)
         except RecursionError:
             self.raise_error(NESTED_TOO_DEEPLY, self._current_token.span)
+        except NotImplementedError as e:  # xDSL's affine expressions: `d0 mod (d0 + 1)`
+            self.raise_error(f"not supported: {e} (access maps are affine: divide by constants only)",
+                             self._current_token.span)
         except ParseError:
             undefined = [n for n in self.forward_ssa_references]
             uses = self.__dict__.get("_first_use", {})

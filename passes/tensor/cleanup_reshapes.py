@@ -146,10 +146,12 @@ def _rebuild(
     itself where those reduce nothing but unit dims into x's own type."""
     axes, keep = found
     result_type = root.results[0].type
-    if all(x.type.get_shape()[a] == 1 for a in axes) and x.type == result_type:  # type: ignore[attr-defined]
+    var = isinstance(red, T.ReduceVarOp)  # a variance over unit dims is 0, not x
+    if not var and all(x.type.get_shape()[a] == 1 for a in axes) and x.type == result_type:  # type: ignore[attr-defined]
         rewriter.replace(root, [], [x])
         return
-    replace(rewriter, root, type(red)(x, axes, keep, result_type))
+    new = T.ReduceVarOp(x, axes, keep, result_type, ddof=red.ddof_value) if var else type(red)(x, axes, keep, result_type)
+    replace(rewriter, root, new)
 
 
 def views(red: T.ReduceOp) -> list[tuple[SSAValue, tuple[int, ...], set[int]]]:
@@ -414,10 +416,13 @@ class UnitTransposeToReshape(RewritePattern):
 
 
 class ReduceOfUnitDims(RewritePattern):
-    """A reduction over unit dims that keeps its operand's type is its operand."""
+    """A reduction over unit dims that keeps its operand's type is its operand (a sum,
+    max or mean; a variance there is 0, or NaN by its ddof)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: T.ReduceOp, rewriter: PatternRewriter, /) -> None:
+        if isinstance(op, T.ReduceVarOp):
+            return
         src = static_shape(op.input.type)
         if src is None or op.input.type != op.result.type:
             return

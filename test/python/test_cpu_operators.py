@@ -395,3 +395,30 @@ def test_argmax_errors(fn, words):
     with pytest.raises(aicf.CompileError) as err:
         aicf.trace(fn, aicf.TensorSpec((4, 8)))
     assert words in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize("fuse", [True, False])
+@pytest.mark.parametrize("shape, axes, ddof, view", [
+    ((4, 1), [1], 0, None), ((4, 1), [1], 1, None), ((4, 8), [], 0, None), ((), [], 0, None),
+    ((4,), [1], 1, (4, 1)), ((3, 1, 5), [1, 2], 1, None),
+])  # fmt: skip
+def test_reduce_var_over_unit_or_no_axes_is_not_its_input(shape, axes, ddof, view, fuse):
+    """A sum, max or mean over unit dims is its operand; a variance there is 0 (NaN
+    where n <= ddof): the reshape cleanup and the pipelines must not take the former
+    rule for the latter (a hostile attack found them returning x)."""
+    src = ttype(shape, "f32")
+    vt = ttype(view, "f32") if view else src
+    red = tuple(d for i, d in enumerate(view or shape) if i not in axes)
+    out = ttype(red, "f32")
+    reshape = f"%r = aicf_tensor.reshape %x : ({src}) -> {vt}\n      " if view else ""
+    operand = "%r" if view else "%x"
+    flags = f" ddof = {ddof}" if ddof else ""
+    text = f"""func.func @f(%x: {src}) -> {out} {{
+      {reshape}%0 = aicf_tensor.reduce_var {operand} axes = {axes}{flags} : ({vt}) -> {out}
+      func.return %0 : {out}
+    }}"""
+    x = (RNG.standard_normal(shape) * 3 + 1).astype(np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ref = np.var(x.reshape(view or shape).astype(np.float64), axis=tuple(axes), ddof=ddof)
+        got = aicf.compile(text, target="cpu", fuse=fuse)(x)
+    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6, equal_nan=True)

@@ -332,3 +332,22 @@ func.func @f(%x: memref<8xf32>, %out0: memref<8xf32>) attributes {aicf.num_outpu
 """
     with pytest.raises(CompileError, match=r"<string>:10:\d+: error: .*used after its memref.dealloc"):
         aicf.compile(src, target="cpu")
+
+
+@pytest.mark.parametrize("expr", ["d0 mod (d0 + 1)", "d0 floordiv d0", "d0 ceildiv (d0 + 2)"])
+def test_semi_affine_maps_are_a_located_error(expr):
+    """xDSL's affine expressions raise NotImplementedError on a non-constant divisor:
+    a located error, not an internal one (a hostile attack)."""
+    from aicf.errors import CompileError
+
+    text = f"""func.func @f(%a: memref<8xf32>, %o: memref<8xf32>) attributes {{aicf.num_outputs = 1 : i64}} {{
+  aicf_loop.nest domain = [8] iterators = [parallel]
+    ins(%a : memref<8xf32>) outs(%o : memref<8xf32>)
+    maps = [(d0) -> ({expr}), (d0) -> (d0)] {{
+  ^bb0(%0: f32):
+    aicf_loop.yield %0 : f32
+  }}
+  func.return
+}}"""
+    with pytest.raises(CompileError, match=r":4:\d+: error: not supported"):
+        aicf.compile(text, target="cpu")
