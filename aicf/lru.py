@@ -35,10 +35,11 @@ class LruCache(OrderedDict):
         self.maxsize = maxsize if maxsize is not None else memory_cache_entries()
 
     def get(self, key, default=None):
-        if key in self:
+        try:  # one lookup: another thread may evict the key between two
             self.move_to_end(key)
             return self[key]
-        return default
+        except KeyError:
+            return default
 
     def __setitem__(self, key, value) -> None:
         super().__setitem__(key, value)

@@ -4,6 +4,7 @@ and compiled, and the module that calls it with tensors through DLPack."""
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections import Counter
 from collections.abc import Sequence
@@ -141,9 +142,11 @@ class PartitionCall:
         self.out_specs = _torch_out_specs(exe)
         # CuPy views of the input tensors met before (a model's weights, every call):
         # torch's __dlpack__ costs ~30 us a tensor (its stream and device queries), 5 ms
-        # a GPT-2 forward of 150 weights, as long as the forward's kernels. A view
-        # keeps its tensor alive, so a key (pointer, dtype, shape, strides) never
-        # names another tensor's memory while cached; the values are read at launch.
+        # a GPT-2 forward of 150 weights, as long as the forward's kernels. The views
+        # own nothing (a view that held its tensor would pin every temporary input, and
+        # the allocator could then never hand the same blocks back): each is used only
+        # during a call whose caller holds the tensor, and a key (pointer, dtype, shape,
+        # strides, device) gives the same view whichever tensor now lives there.
         self._views = LruCache(max(64, 4 * len(exe.inputs)))
 
     def __call__(self, *args):
@@ -170,17 +173,32 @@ class PartitionCall:
 
 
     def _view(self, t, cupy):
-        """`t` as a CuPy array (cached, see __init__); bf16, which CuPy has no dtype
-        for, goes to call_into as the tensor (its bits are taken there)."""
-        import torch
-
-        if t.dtype == torch.bfloat16:
+        """`t` as a CuPy array that does not own its memory (cached, see __init__);
+        dtypes CuPy has none for (bf16) and empty tensors go to call_into as the
+        tensor (DLPack there)."""
+        dt = _numpy_dtypes().get(t.dtype)
+        if dt is None or t.numel() == 0:
             return t
         key = (t.data_ptr(), t.dtype, tuple(t.shape), t.stride(), t.device.index)
         v = self._views.get(key)
         if v is None:
-            v = self._views[key] = cupy.from_dlpack(t)
+            itemsize = np.dtype(dt).itemsize
+            span = 1 + sum((n - 1) * st for n, st in zip(t.shape, t.stride()))
+            mem = cupy.cuda.UnownedMemory(t.data_ptr(), span * itemsize, None, t.device.index or 0)
+            v = cupy.ndarray(tuple(t.shape), dt, cupy.cuda.MemoryPointer(mem, 0),
+                             tuple(st * itemsize for st in t.stride()))
+            self._views[key] = v
         return v
+
+
+@functools.cache
+def _numpy_dtypes() -> dict:
+    """torch dtypes CuPy has an equal of."""
+    import torch
+
+    return {torch.float32: np.float32, torch.float16: np.float16, torch.float64: np.float64,
+            torch.int64: np.int64, torch.int32: np.int32, torch.int16: np.int16, torch.int8: np.int8,
+            torch.uint8: np.uint8, torch.bool: np.bool_}
 
 
 def _torch_out_specs(exe) -> list | None:

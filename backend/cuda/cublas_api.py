@@ -4,10 +4,9 @@
 Why not CuPy's bindings: they refuse any cuBLAS call while a stream is capturing
 ("calling cuBLAS API during stream capture is currently unsupported", raised in
 their `setStream`), so a program with a matmul could never replay as a CUDA graph.
-cuBLAS itself supports capture when the handle has a workspace of its own (it
-must not allocate while capturing: cuBLAS's "CUDA Graphs Support"), which is what
-these handles get. A handle of our own also leaves CuPy's pointer and math modes
-alone.
+cuBLAS itself supports capture (its workspace pool gives a capture graph
+allocation nodes from CUDA 12.2; see `_Handle`). A handle of our own also leaves
+CuPy's pointer and math modes alone.
 
 The library is the one CuPy loaded (found in the process's memory map), so both
 agree on the CUDA version. One handle per (thread, device): a cuBLAS handle must
@@ -22,9 +21,6 @@ import threading
 
 from aicf.errors import LaunchError
 
-# a workspace per handle: NVIDIA's recommendation for Hopper is 32 MiB (cuBLAS's
-# "cublasSetWorkspace"), more than enough elsewhere
-WORKSPACE_BYTES = 32 << 20
 
 _SUCCESS = 0
 _lib: ctypes.CDLL | None = None
@@ -82,39 +78,20 @@ def _check(status: int, what: str) -> None:
 
 
 class _Handle:
-    """A cuBLAS handle of one (thread, device), the stream it is bound to, and a
-    workspace per stream it has run on: cublasSetStream resets the handle's workspace
-    to cuBLAS's default pool (cuBLAS's "cublasSetStream"), so each rebinding sets ours
-    again, and two streams never share one (their gemms may run at once), as torch's
-    handle pool does."""
+    """A cuBLAS handle of one (thread, device) and the stream it is bound to. It runs on
+    cuBLAS's own workspace pool: cublasSetStream resets any workspace set on the
+    handle to that pool (cuBLAS's "cublasSetStream"), which cuBLAS keeps per stream,
+    and from CUDA 12.2 a capture takes its memory as graph allocation nodes. A
+    workspace of ours would have to outlive every graph captured with it and be keyed
+    on stream handles, which the driver recycles."""
 
     def __init__(self, ptr: int):
         self.ptr = ptr
         self.stream: int | None = None
-        self.workspaces: dict[int, object] = {}
 
     def bind(self, stream_ptr: int) -> None:
-        import cupy as cp
-
-        lib = library()
-        _check(lib.cublasSetStream_v2(self.ptr, stream_ptr), "cublasSetStream")
-        ws = self.workspaces.get(stream_ptr)
-        if ws is None and not _capturing(stream_ptr):
-            ws = self.workspaces[stream_ptr] = cp.empty(WORKSPACE_BYTES, cp.uint8)
-        # a stream first met while it captures a graph (the runtime's side stream) keeps
-        # the default pool cublasSetStream gave it: nothing may be allocated then
-        if ws is not None:
-            _check(lib.cublasSetWorkspace_v2(self.ptr, ws.data.ptr, WORKSPACE_BYTES), "cublasSetWorkspace")
+        _check(library().cublasSetStream_v2(self.ptr, stream_ptr), "cublasSetStream")
         self.stream = stream_ptr
-
-
-def _capturing(stream_ptr: int) -> bool:
-    import cupy as cp
-
-    try:
-        return bool(cp.cuda.runtime.streamIsCapturing(stream_ptr))
-    except Exception:  # a CuPy without the binding: assume a capture, allocate nothing
-        return True
 
 
 def _handle() -> _Handle:
@@ -138,8 +115,8 @@ def handle() -> int:
 
 
 def on_stream(stream_ptr: int) -> int:
-    """This thread's handle, bound to `stream_ptr` with that stream's workspace
-    (rebound only when the stream changes: the call path pays no cuBLAS call for it)."""
+    """This thread's handle, bound to `stream_ptr` (rebound only when the stream
+    changes: the call path pays no cuBLAS call for it)."""
     h = _handle()
     if h.stream != stream_ptr:
         h.bind(stream_ptr)

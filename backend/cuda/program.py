@@ -146,6 +146,12 @@ class _DirectLaunch:
         import ctypes
 
         self.fptr, self.grid, self.block, self.smem = fptr, grid, block, smem
+        # the function was loaded in this device's context; a thread takes the direct
+        # launch once CuPy's own launch has made the context current there (a new
+        # thread may reach cuLaunchKernel having made no CUDA call yet)
+        self.device = cp.cuda.runtime.getDevice()
+        self.get_device = cp.cuda.runtime.getDevice
+        self.threads: set[int] = set()
         self.slots = slots
         self.outs = outs
         self.nbytes = [int(np.prod(shape, dtype=np.int64)) * np.dtype(dt).itemsize for shape, dt in outs]
@@ -169,6 +175,10 @@ class _DirectLaunch:
         if any(0 in shape for shape, _ in outs):
             return None
         return cls(fptr, grid, block, smem, slots, outs, cp)
+
+    def ready(self) -> bool:
+        """Whether this thread, on this device, can launch directly."""
+        return threading.get_ident() in self.threads and self.get_device() == self.device
 
     def __call__(self, arrays: tuple, stream_ptr: int) -> tuple:
         alloc = self.alloc
@@ -545,7 +555,7 @@ class CudaProgram:
         fn, name, grid, block, smem, slots, in_order, out_specs, cp, direct = single
         if stream is None:
             stream = cp.cuda.get_current_stream()
-        if direct is not None:
+        if direct is not None and direct.ready():
             try:
                 outs = direct(arrays, stream.ptr)
             except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as e:
@@ -562,6 +572,8 @@ class CudaProgram:
             fn(grid, block, env if in_order else tuple(env[s] for s in slots), shared_mem=smem, stream=stream)
         except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as e:
             raise self._launch_error(name, grid, block, smem, e) from None
+        if direct is not None and cp.cuda.runtime.getDevice() == direct.device:
+            direct.threads.add(threading.get_ident())  # CuPy made the context current here
         if self.sync is _EVENT_RECORD:
             self._record(stream)
         return outs[0] if len(outs) == 1 else outs

@@ -93,3 +93,32 @@ def test_threads_calling_one_program_get_their_own_results():
     for t in threads:
         t.join()
     assert not errors, errors
+
+
+@gpu
+@pytest.mark.gpu
+def test_a_new_thread_on_the_default_stream_is_served():
+    """A thread that made no CUDA call yet has no current context for cuLaunchKernel:
+    its first call goes through CuPy's launch (which makes one current), later ones
+    launch directly."""
+    exe = aicf.compile(SIN, target="cuda")
+    exe(cp.zeros(1024, np.float32))
+    x = cp.asarray(np.linspace(-3, 3, 1024, dtype=np.float32))
+    cp.cuda.Device().synchronize()
+    results: list = []
+
+    def worker() -> None:
+        try:
+            ys = [exe(x) for _ in range(3)]
+            cp.cuda.get_current_stream().synchronize()
+            results.append([cp.asnumpy(y) for y in ys])
+        except Exception as e:  # reported below
+            results.append(e)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    (got,) = results
+    assert not isinstance(got, Exception), got
+    for y in got:
+        np.testing.assert_allclose(y, np.sin(cp.asnumpy(x).astype(np.float64)), rtol=2e-6, atol=2e-6)

@@ -167,6 +167,27 @@ def test_weights_updated_in_place_are_read_again():
 
 @gpu
 @pytest.mark.gpu
+def test_fresh_inputs_are_not_kept_alive():
+    """The views of input tensors the backend caches own nothing: a new input tensor
+    each call (and the copy `.contiguous()` makes of a strided one) is freed when the
+    caller lets it go, so torch's memory does not grow call after call."""
+    compiled = torch.compile(lambda x: torch.tanh(x) * 2, backend="aicf", dynamic=False)
+    with torch.no_grad():
+        for _ in range(3):
+            compiled(torch.randn(256, 1024, device="cuda").t())
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        for _ in range(200):
+            x = torch.randn(256, 1024, device="cuda").t()  # a strided input: copied
+            y = compiled(x)
+            assert torch.allclose(y, torch.tanh(x) * 2)
+        del x, y
+        torch.cuda.synchronize()
+    assert torch.cuda.memory_allocated() - before < 8 * 256 * 1024 * 4
+
+
+@gpu
+@pytest.mark.gpu
 def test_a_forward_on_a_side_stream_is_ordered_with_it():
     """Under `with torch.cuda.stream(s)` the program runs on s: torch's later work on s
     reads the outputs only after they are written."""
