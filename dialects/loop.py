@@ -138,7 +138,7 @@ def _verify_in_bounds(i: int, m: AffineMap, t: MemRefType, extents: Sequence[int
         bad = rng[0] if rng[0] < 0 else rng[1] if rng[1] >= size else None
         if bad is not None:
             raise VerifyException(
-                f"map #{i} ({m}) reaches index {bad} of dim {d} of {t} (extent {size}) "
+                f"map #{i} ({m}) may reach index {bad} of dim {d} of {t} (extent {size}) "
                 f"over the domain {list(extents)}"
             )
 

@@ -42,8 +42,13 @@ def _gpu_available() -> bool:
 def _random_inputs(exe, rng: np.random.Generator) -> list[np.ndarray]:
     from aicf.reference import round_bf16
 
+    from aicf.errors import ArgumentError
+
     out = []
     for spec in exe.inputs:
+        if len(spec.shape) > 64:  # NumPy's limit on an array's dims
+            raise ArgumentError(f"{spec.name} has {len(spec.shape)} dims: NumPy arrays (the random inputs "
+                                "aicf-run makes) have at most 64")
         x = rng.standard_normal(spec.shape)
         if spec.dtype.kind in "iu" and spec.dtype != np.uint16:
             out.append(np.round(x * 4).astype(spec.dtype))

@@ -351,3 +351,18 @@ def test_semi_affine_maps_are_a_located_error(expr):
 }}"""
     with pytest.raises(CompileError, match=r":4:\d+: error: not supported"):
         aicf.compile(text, target="cpu")
+
+
+def test_aicf_run_on_more_dims_than_numpy_takes_is_one_line(tmp_path):
+    """aicf-run makes NumPy inputs: an entry of rank 65 is refused in one line, not a
+    traceback from rng.standard_normal (a hostile attack)."""
+    import subprocess
+    import sys
+
+    t = "tensor<" + "1x" * 65 + "f32>"
+    f = tmp_path / "rank65.mlir"
+    f.write_text(f"func.func @f(%x: {t}) -> {t} {{\n  func.return %x : {t}\n}}\n")
+    r = subprocess.run([sys.executable, "-m", "aicf.tools.aicf_run", str(f), "--target", "cpu"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
+    assert "65 dims" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
