@@ -245,3 +245,26 @@ def test_parsing_asks_no_span_for_its_line(monkeypatch):
     ops = list(module.ops.first.body.block.ops)
     assert [op.location.line.data for op in ops[:3]] == [2, 3, 4]
     assert ops[0].location.column.data == 3 and ops[0].location.filename.data == "chain.mlir"
+
+
+def test_a_large_program_is_verified_once_a_small_one_after_each_pass(monkeypatch):
+    """Verifying after each pass cost a third of a 5000-op chain's compile: past
+    VERIFY_EACH_PASS_MAX_OPS only the result is verified (AICF_DEBUG verifies each)."""
+    from aicf import compiler
+
+    calls = []
+    real = compiler.verify_module
+    monkeypatch.setattr(compiler, "verify_module", lambda m: (calls.append(1), real(m))[1])
+    monkeypatch.delenv("AICF_DEBUG", raising=False)
+    passes = [p for p in pipeline_for("cpu")]
+
+    def run(limit: int) -> int:
+        calls.clear()
+        monkeypatch.setattr(compiler, "VERIFY_EACH_PASS_MAX_OPS", limit)
+        run_pipeline(parse_module(make_context(), fused_chain(20), "<t>"), passes)
+        return len(calls)
+
+    assert run(10**9) == len(passes)
+    assert run(0) == 1
+    monkeypatch.setenv("AICF_DEBUG", "1")
+    assert run(0) == len(passes)
