@@ -297,7 +297,7 @@ def _lands_cleanly(ew: Operation, src: tuple[int, ...], dst: tuple[int, ...]) ->
                 if r in chain or to_dst(r):
                     continue
                 if elementwise(r) and all(x.operation in chain or to_dst(x.operation) for x in r.results[0].uses):
-                    if not grow(r):
+                    if len(chain) > 256 or not grow(r):  # a chain this wide: leave the reshape
                         return False
                     changed = True
                     continue
