@@ -70,8 +70,20 @@ def no_value(what: str) -> NoReturn:
 def _reject(func_name: str, **options: Any) -> None:
     """Options given a value other than their default (`name=(value, default)`)."""
     for key, (value, default) in options.items():
-        if value is not default and (isinstance(value, Tensor) or value != default):
-            raise located_error(None, f"{func_name}: {key}={value!r} is not supported")
+        if _given(value, default):
+            shown = f"an array of shape {value.shape}" if hasattr(value, "shape") else repr(value)
+            raise located_error(None, f"{func_name}: {key}={shown} is not supported")
+
+
+def _given(value: Any, default: Any) -> bool:
+    if value is default:
+        return False
+    if isinstance(value, Tensor) or hasattr(value, "__array__"):
+        return True  # an array compares elementwise, and is never the default
+    try:
+        return bool(value != default)
+    except Exception:  # a comparison that is not a truth value
+        return True
 
 
 _NO = object()  # "not given", where None is a meaningful value

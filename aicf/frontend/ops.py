@@ -505,7 +505,11 @@ def _axes(x: Tensor, axis: Any, axes: Any, op_name: str) -> list[int]:
         axis = axes
     if axis is None:
         return list(builtins.range(x.ndim))
-    return _int_list(axis, "axis", op_name)
+    got = _int_list(axis, "axis", op_name)
+    for a in got:
+        if not -builtins.max(x.ndim, 1) <= a < builtins.max(x.ndim, 1):
+            raise located_error(op_name, f"axis {a} is out of range for a tensor of rank {x.ndim}")
+    return got
 
 
 def _reduce(cls: type[T.ReduceOp]):

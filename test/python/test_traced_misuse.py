@@ -298,3 +298,25 @@ def test_a_leaked_tensor_cannot_be_used_after_its_trace():
     for use in (lambda t: t + 1, lambda t: t * 2, np.sin):
         with pytest.raises(aicf.CompileError, match="used after its trace ended"):
             use(leak[0])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: np.var(x, axis=0, out=np.empty(6, np.float32)),
+    lambda x: np.sum(x, axis=0, where=np.ones((4, 6), bool)),
+    lambda x: np.max(x, axis=0, initial=np.zeros(1, np.float32)),
+])  # fmt: skip
+def test_array_valued_options_are_a_located_error(fn):
+    """An array given as out=, where= or initial= compares elementwise: a located
+    'not supported', not NumPy's 'truth value of an array is ambiguous' (a hostile
+    attack)."""
+    from aicf.errors import CompileError
+
+    with pytest.raises(CompileError, match=r"test_traced_misuse.py:\d+: error: numpy\.\w+: \w+=an array"):
+        aicf.jit(target="cpu")(fn)(np.ones((4, 6), np.float32))
+
+
+def test_an_axis_out_of_range_is_a_located_error():
+    from aicf.errors import CompileError
+
+    with pytest.raises(CompileError, match=r"axis 7 is out of range for a tensor of rank 2"):
+        aicf.jit(target="cpu")(lambda x: aicf.ops.reduce_sum(x, 7))(np.ones((4, 6), np.float32))
