@@ -176,7 +176,7 @@ class PartitionCall:
         """`t` as a CuPy array that does not own its memory (cached, see __init__);
         dtypes CuPy has none for (bf16) and empty tensors go to call_into as the
         tensor (DLPack there)."""
-        dt = _numpy_dtypes().get(t.dtype)
+        dt = _numpy_dtype(t.dtype)
         if dt is None or t.numel() == 0:
             return t
         key = (t.data_ptr(), t.dtype, tuple(t.shape), t.stride(), t.device.index)
@@ -192,13 +192,13 @@ class PartitionCall:
 
 
 @functools.cache
-def _numpy_dtypes() -> dict:
-    """torch dtypes CuPy has an equal of."""
-    import torch
+def _numpy_dtype(dtype) -> np.dtype | None:
+    """The NumPy/CuPy dtype of a torch dtype aicf exchanges with torch (aten's
+    TORCH_DTYPES; None for bf16, which CuPy has no dtype for)."""
+    from aicf.torch_backend.aten import dtype_name
 
-    return {torch.float32: np.float32, torch.float16: np.float16, torch.float64: np.float64,
-            torch.int64: np.int64, torch.int32: np.int32, torch.int16: np.int16, torch.int8: np.int8,
-            torch.uint8: np.uint8, torch.bool: np.bool_}
+    name = str(dtype).removeprefix("torch.")
+    return np.dtype(name) if dtype_name(dtype) is not None and name != "bfloat16" else None
 
 
 def _torch_out_specs(exe) -> list | None:
