@@ -195,8 +195,6 @@ class PartitionCall:
 def _numpy_dtype(dtype) -> np.dtype | None:
     """The NumPy/CuPy dtype of a torch dtype aicf exchanges with torch (aten's
     TORCH_DTYPES; None for bf16, which CuPy has no dtype for)."""
-    from aicf.torch_backend.aten import dtype_name
-
     name = str(dtype).removeprefix("torch.")
     return np.dtype(name) if dtype_name(dtype) is not None and name != "bfloat16" else None
 
