@@ -31,7 +31,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from aicf.backend import disk_cache
 from aicf.context import make_context
-from aicf.diagnostics import decode_source, op_error, parse_module, verify_module
+from aicf.diagnostics import decode_source, ir_snapshot, op_error, parse_module, verify_module
 from aicf.dtypes import as_bf16_bits, numpy_dtype
 from aicf.errors import AicfError, ArgumentError, CompileError
 from aicf.gc_pause import fewer_collections
@@ -252,10 +252,10 @@ def pipeline_for(target: str, fuse: bool = True, force: Sequence[str] = (), tens
 def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = (), matmul_precision: str = "",
                     plan_options: str = "") -> list[str]:  # fmt: skip
     """Passes from the loop level to what the target's backend takes: the planner
-    (schedules on every nest and group), then for cuda the GPU lowering and the
-    shared-memory layouts (cuda first groups matmuls with their elementwise
-    consumers, for the planner to fuse or not). `gpu` names the GPU description (aicf.target; "gpu": the
-    one CuPy finds, else sm_90's)."""
+    (schedules on every nest and group), then for cuda the GPU lowering, the
+    shared-memory layouts and their lowering to index arithmetic (cuda first groups
+    matmuls with their elementwise consumers, for the planner to fuse or not). `gpu`
+    names the GPU description (aicf.target; "gpu": the one CuPy finds, else sm_90's)."""
     opts = f' force="{",".join(force)}"' if force else ""
     if matmul_precision:
         opts += f" matmul_precision={matmul_precision}"
@@ -263,7 +263,7 @@ def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = (), ma
     if target == "cpu":
         return [f"aicf-plan{{target=cpu{opts}}}"]
     return ["aicf-fuse-epilogue", f"aicf-plan{{target={gpu}{opts}}}", "aicf-lower-external",
-            f"aicf-lower-to-gpu{{target={gpu}}}", "aicf-swizzle-smem"]
+            f"aicf-lower-to-gpu{{target={gpu}}}", "aicf-swizzle-smem", "aicf-lower-smem-layouts"]
 
 
 def _check_forced(force: tuple[str, ...], target: str) -> None:
@@ -306,6 +306,9 @@ def _run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
     # verifications, a third of its compile), so there only the result is verified,
     # unless AICF_DEBUG asks for each step
     each = _debug_default() or sum(1 for _ in module.walk()) <= VERIFY_EACH_PASS_MAX_OPS
+    # and only after a pass that changed the IR (the same IR verifies as it did; most
+    # passes leave most programs as they are)
+    verified: list[tuple] | None = None
     for text in passes:
         try:
             (spec,) = list(parse_pipeline(text))
@@ -333,7 +336,10 @@ def _run_pipeline(module: ModuleOp, passes: Sequence[str]) -> None:
         _passes_log.info("%s: %.1f ms", text, (time.perf_counter() - start) * 1e3)
         _passes_log.debug("IR after %s:\n%s", text, module)
         if each:
-            verify_module(module)
+            snapshot = ir_snapshot(module)
+            if snapshot != verified:
+                verify_module(module)
+                verified = snapshot
     if not each and passes:
         verify_module(module)
 

@@ -39,6 +39,9 @@ from aicf.errors import CompileError, VerifyAtOp
 # per step matches the same strings in linear time.
 MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
 
+# `tensor<4x?x8xf32>`, `memref<f16>`, `tensor<*xf32>`: a shape and an element type,
+# nothing else (LocatedParser parses each such text once)
+_PLAIN_SHAPED_TYPE = re.compile(r"(?:tensor|memref)<(?:\*x|(?:(?:\d+|\?)x)*)(?:[fi]\d{1,2}|bf16|index)>")
 # significand bits (with the hidden one) and largest exponent of the float types
 _FLOAT_FORMATS = {"f16": (11, 15), "bf16": (8, 127), "f32": (24, 127)}  # f64 is Python's float
 
@@ -137,6 +140,26 @@ class LocatedParser(Parser):
                 f"text ({MAX_DENSE_LITERAL_BYTES}); pass the data as an argument", *where()
             )
         return type
+
+    def _parse_optional_builtin_parametrized_type(self):
+        # A program writes the same few shaped types over and over (a 5000-op chain:
+        # 10000 times `tensor<256xf32>`), and xDSL's shape parsing is half the parse:
+        # the type of a plain `tensor<...>`/`memref<...>` text is parsed once and the
+        # text skipped after that (the same text is the same type; text the pattern
+        # does not match, with spaces, layouts or encodings, is parsed each time)
+        token = self._current_token
+        if token.kind != MLIRTokenKind.BARE_IDENT or token.text not in ("tensor", "memref"):
+            return super()._parse_optional_builtin_parametrized_type()
+        m = _PLAIN_SHAPED_TYPE.match(token.span.input.content, token.span.start)
+        if m is None:
+            return super()._parse_optional_builtin_parametrized_type()
+        types = self.__dict__.setdefault("_shaped_types", {})
+        typ = types.get(m[0])
+        if typ is None:
+            typ = types[m[0]] = super()._parse_optional_builtin_parametrized_type()
+        else:
+            self._resume_from(m.end())
+        return typ
 
     def _parse_optional_integer_or_float_type(self):
         # MLIR's limit; xDSL takes any width and computes its bounds as 1 << width (a
@@ -280,6 +303,21 @@ def verify_module(module: ModuleOp) -> None:
                 from aicf.dialects.outputs import check_input_writes
 
                 check_input_writes(op, need_outputs=False)
+
+
+def ir_snapshot(module: Operation) -> list[tuple]:
+    """What verification reads, op by op: the op objects in walk order, each with its
+    block, operands, result types, properties, attributes, successors and regions'
+    blocks with their argument types. Equal snapshots are the same IR (attributes and
+    types are immutable values), which verifies as it did: a pipeline verifies after
+    a pass only when the pass changed something. Taking one costs about a tenth of a
+    verification."""
+    return [
+        (op, op.parent, tuple(op.operands), tuple(r.type for r in op.results),
+         tuple(op.properties.items()), tuple(op.attributes.items()), tuple(op.successors),
+         tuple((b, tuple(a.type for a in b.args)) for r in op.regions for b in r.blocks))
+        for op in module.walk()
+    ]
 
 
 def _check_one_block(fn: func.FuncOp) -> None:

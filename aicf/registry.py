@@ -119,10 +119,17 @@ def _swizzle_smem():
     return SwizzleSmemPass
 
 
+def _lower_smem_layouts():
+    from aicf.passes.gpu.lower_smem_layouts import LowerSmemLayoutsPass
+
+    return LowerSmemLayoutsPass
+
+
 AICF_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "aicf-plan": _plan,
     "aicf-tile": _tile,
     "aicf-swizzle-smem": _swizzle_smem,
+    "aicf-lower-smem-layouts": _lower_smem_layouts,
     "aicf-infer-shapes": _infer_shapes,
     "aicf-lower-to-loops": _lower_to_loops,
     "aicf-fold-constants": _fold_constants,

@@ -44,6 +44,10 @@ class GpuTarget:
     launch_overhead_s: float  # empty launch from Python, measured
     max_vector_bytes: int = 16  # widest global load/store per thread
     mem_latency_s: float = 7.0e-7  # DRAM load latency under load: bytes in flight = bw * latency
+    # the share of the DRAM bandwidth one SM's loads can draw (its outstanding misses
+    # bound it): a grid of fewer blocks than 1 / this leaves bandwidth unused. An
+    # estimate (~100 GB/s an SM, a quarter of the SMs saturating DRAM) to calibrate
+    sm_dram_share: float = 1 / 33
     clock_hz: float = 1.755e9  # SM boost clock, to turn cycle counts into seconds
     # Added for the matmul cost model (aicf/cost/matmul.py):
     l2_bandwidth: float = 5.5e12  # bytes/s, L2 -> SM (estimate, not measured here)
@@ -68,12 +72,22 @@ class GpuTarget:
     # the same tiles (bench/wgmma_store.py, 2026-11-24): pairs 1.5-1.9 (4096^3,
     # 8192x3072x768, 4096x4096x64), single elements 6.7 (GPT-2's logits,
     # 8192x50257x768: 2.94 against 1.28 ms)
+    # warp-level tensor cores (mma.sync m16n8k16, gpu.mma_sync) against fp16_flops: the
+    # A100's is the published figure for a well-pipelined kernel (CUTLASS/cuBLAS f16 at
+    # 80-90% of its 312 TFLOP/s; not measured here). Hopper runs mma.sync at 63-65% of
+    # its peak at best (published); our kernel on the lent H100 (2026-11-24,
+    # bench/mma_sync.py): 321 TFLOP/s at 4096^3 f16 (128x256x32, 64x64 warp tiles, 4
+    # stages) and 216 at 8192x3072x768, where the cost model with 0.64 said 397 and 300:
+    # 0.5 puts it there (see the H100 below)
+    mma_sync_efficiency: float = 0.85
     # a fused epilogue's body runs on the consumer warps alone (8 a block, one block an
     # SM) while the tensor cores wait: warp instructions per SM per clock they reach.
-    # GPT-2's MLP up-projection with bias and tanh-gelu (8192x3072x768, ~40
-    # instructions an element) took 130 us against 56 for the matmul alone (kineto,
-    # 2026-11-24): 2 a clock
-    wgmma_epilogue_issue_per_clock: float = 2.0
+    # bias + erf-gelu (27 instructions an element) over the wgmma kernel alone
+    # (bench/tensor_core.py --epilogue, 2026-11-24): 4096^3 +17 us, 8192x3072x768
+    # +26 us, 8192^3 +48 us: 4.1, 4.2 and 5.8 a clock. The tanh form (30 counted, a
+    # precise division among them) ran 2.4x the erf form's time (+42, +60 us), which
+    # this rate prices at 1.1x; fused or not, those two cases measured within 5%
+    wgmma_epilogue_issue_per_clock: float = 4.0
     wgmma_pair_store_slowdown: float = 1.7
     wgmma_scalar_store_slowdown: float = 6.7
 
@@ -112,6 +126,11 @@ class GpuTarget:
     @property
     def sm(self) -> str:
         return f"sm_{self.sm_arch}"
+
+    @property
+    def has_mma_sync(self) -> bool:
+        """cp.async, ldmatrix and mma.sync m16n8k16 with f32 accumulation: sm_80 and on."""
+        return self.sm_arch >= 80
 
     @property
     def has_wgmma(self) -> bool:
@@ -163,6 +182,7 @@ H100 = GpuTarget(
     tf32_flops=362e12,
     fp16_flops=702e12,
     launch_overhead_s=4.8e-6,
+    mma_sync_efficiency=0.5,
 )
 
 A100 = GpuTarget(

@@ -72,15 +72,17 @@ EPILOGUE = """
 func.func @main(%x: tensor<{m}x{k}xf16>, %w: tensor<{k}x{n}xf16>, %b: tensor<{n}xf16>) -> tensor<{m}x{n}xf16> {{
   %y = aicf_tensor.matmul %x, %w : (tensor<{m}x{k}xf16>, tensor<{k}x{n}xf16>) -> tensor<{m}x{n}xf16>
   %z = aicf_tensor.add %y, %b : (tensor<{m}x{n}xf16>, tensor<{n}xf16>) -> tensor<{m}x{n}xf16>
-  %g = aicf_tensor.gelu %z : (tensor<{m}x{n}xf16>) -> tensor<{m}x{n}xf16>
+  %g = aicf_tensor.gelu %z{approx} : (tensor<{m}x{n}xf16>) -> tensor<{m}x{n}xf16>
   func.return %g : tensor<{m}x{n}xf16>
 }}
 """
 
 
-def epilogue_rows(quick: bool) -> list[dict]:
-    """matmul + bias + gelu (f16): the fused kernel forced, the planner's pick, and
-    torch's cuBLAS addmm (bias in cuBLAS's epilogue) followed by its gelu kernel."""
+def epilogue_rows(quick: bool, mlp: bool = True) -> list[dict]:
+    """matmul + bias + gelu (f16, erf and tanh forms): the fused kernel forced, the
+    matmul alone (the wgmma kernel, so fused - alone is the epilogue's time), the
+    planner's pick, and torch's cuBLAS addmm (bias in cuBLAS's epilogue) followed by its
+    gelu kernel."""
     import cupy as cp
     import torch
 
@@ -88,13 +90,19 @@ def epilogue_rows(quick: bool) -> list[dict]:
     from aicf.profiling import profiler
 
     rows = []
-    for m, n, k in [(4096, 4096, 4096)] + ([] if quick else [(8192, 8192, 8192), (8192, 3072, 768)]):
+    cases = [(4096, 4096, 4096, "none")] + ([] if quick else [
+        (8192, 8192, 8192, "none"), (8192, 3072, 768, "none"), (4096, 4096, 4096, "tanh"), (8192, 3072, 768, "tanh")])
+    for m, n, k, approx in cases:
         x = cp.random.standard_normal((m, k), dtype=cp.float32).astype(cp.float16) / np.float16(np.sqrt(k))
         w = cp.random.standard_normal((k, n), dtype=cp.float32).astype(cp.float16)
         b = cp.random.standard_normal((n,), dtype=cp.float32).astype(cp.float16)
-        row = {"case": f"{m}x{n}x{k} matmul+bias+gelu f16"}
+        row = {"case": f"{m}x{n}x{k} matmul+bias+gelu{'(tanh)' if approx == 'tanh' else ''} f16"}
+        alone = compile_text(program(1, m, n, k, "f16"), "gpu.wgmma")
+        c = alone(x, w)
+        row["matmul_alone_ms"] = bench(lambda: alone(x, w, c), reps=15)
+        text = EPILOGUE.format(m=m, n=n, k=k, approx=' approximate = "tanh"' if approx == "tanh" else "")
         for name, force in (("fused", "gpu.wgmma_epilogue"), ("pick", "")):
-            exe = aicf.compile(EPILOGUE.format(m=m, n=n, k=k), target="cuda", force=force)
+            exe = aicf.compile(text, target="cuda", force=force)
             out = exe(x, w, b)
             with profiler() as prof:
                 exe(x, w, b)
@@ -103,15 +111,19 @@ def epilogue_rows(quick: bool) -> list[dict]:
             row[f"{name}_ms"] = bench(lambda: exe(x, w, b), reps=15)
             if name == "fused":
                 tx, tw, tb = (torch.from_dlpack(a) for a in (x, w, b))
-                ref = torch.nn.functional.gelu(tx.double() @ tw.double() + tb.double())
+                ref = torch.nn.functional.gelu(tx.double() @ tw.double() + tb.double(), approximate=approx)
                 got = torch.from_dlpack(out).double()
                 row["rel_err"] = float((got - ref).norm() / ref.norm())
         tx, tw, tb = (torch.from_dlpack(a) for a in (x, w, b))
-        row["torch_ms"] = bench(lambda: torch.nn.functional.gelu(torch.addmm(tb, tx, tw)), reps=15)
+        row["torch_ms"] = bench(lambda: torch.nn.functional.gelu(torch.addmm(tb, tx, tw), approximate=approx),
+                                reps=15)
         row["fused_vs_torch"] = round(row["torch_ms"] / row["fused_ms"], 3)
         row["pick_vs_torch"] = round(row["torch_ms"] / row["pick_ms"], 3)
         print(json.dumps(row), flush=True)
         rows.append(row)
+
+    if not mlp:
+        return rows
 
     # issue 8's MLP, in f16 through aicf.jit, against torch eager on the same arrays
     @aicf.jit(target="cuda")
@@ -200,9 +212,13 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="bench/results")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--sweep", action="store_true", help="time tile configurations of 4096^3 f16 (calibration)")
+    ap.add_argument("--epilogue", action="store_true", help="only the fused-epilogue rows")
     args = ap.parse_args(argv)
     if args.sweep:
         return sweep(Path(args.out))
+    if args.epilogue:
+        epilogue_rows(quick=False, mlp=False)
+        return 0
     gpu = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     rows = []
     for label, batch, m, n, k, dt in CASES[:3] if args.quick else CASES:

@@ -23,7 +23,9 @@ Kernel ABI (what the emitter prints and the runtime passes), per kernel paramete
 Memory spaces: `#aicf_gpu.address_space<global>` (the default for kernel parameters)
 and `#aicf_gpu.address_space<shared>` (buffers from `aicf_gpu.alloc_shared`). A shared
 buffer's layout may be `#aicf_gpu.swizzle<vec = V, per_phase = P, max_phase = M>`
-(Triton's XOR swizzle over 2-D tiles) or `#aicf_gpu.padded<interval = I, pad = P>`.
+(Triton's XOR swizzle over 2-D tiles) or `#aicf_gpu.padded<interval = I, pad = P>`;
+`aicf-lower-smem-layouts` lowers both to flat buffers indexed by arith (generated from
+the layout's `offset()`) before the emitter, which prints no layout.
 
 Example:
 
@@ -182,9 +184,11 @@ def _row_major(index: Sequence, shape: Sequence[int]):
 def layout_offset(layout: Attribute, index: Sequence, shape: Sequence[int]):
     """Element offset of `index` in a shared buffer of `shape` with `layout` (row-major
     where it has none). The one index function of every shared-memory layout, written
-    with + * // % ^ only, so it is evaluated on ints (verification, tests), on NumPy
-    arrays (the bank-conflict counter, passes/gpu/bank_conflicts.py) and on C
-    expressions (the CUDA emitter) alike: what is priced is what is emitted."""
+    with + * // % ^ only (indices are non-negative), so it is evaluated on ints
+    (verification, tests), on NumPy arrays (the layout search's bank-conflict prices,
+    passes/gpu/bank_conflicts.py) and on arith values: `aicf-lower-smem-layouts`
+    (passes/gpu/lower_smem_layouts.py) generates each access's index as `arith` ops on
+    `index` from it, and the emitter and the per-lane conflict counter read those ops."""
     if not index:
         return 0
     if isinstance(layout, SwizzleLayoutAttr | PaddedLayoutAttr):
@@ -192,6 +196,17 @@ def layout_offset(layout: Attribute, index: Sequence, shape: Sequence[int]):
     if isinstance(layout, NoneAttr):
         return _row_major(index, shape)
     raise ValueError(f"no index function for layout {layout}")
+
+
+def layout_footprint(layout: Attribute, shape: Sequence[int]) -> int:
+    """Elements a shared buffer of `shape` with `layout` occupies: one past its largest
+    offset (the flat buffer `aicf-lower-smem-layouts` puts in its place)."""
+    n = math.prod(shape)
+    if isinstance(layout, PaddedLayoutAttr):
+        return layout.footprint(n)
+    if isinstance(layout, SwizzleLayoutAttr | NoneAttr):
+        return n  # the XOR permutes inside each row
+    raise ValueError(f"no footprint for layout {layout}")
 
 
 @irdl_attr_definition
@@ -203,8 +218,8 @@ class SwizzleLayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
     + c % vec)`. Groups of `vec` contiguous elements stay together (so 16-byte
     accesses still work); successive rows permute their groups, so a column walk
     spreads over banks. Rank > 2: the leading dims are batch (row-major), the last two
-    are swizzled. See `offset()`: the index function the emitter prints and the bank
-    conflict test evaluates.
+    are swizzled. See `offset()`: the index function `aicf-lower-smem-layouts` lowers
+    to arith (what the emitter prints) and the layout search prices.
     """
 
     name = "aicf_gpu.swizzle"

@@ -56,10 +56,11 @@ from xdsl.irdl import (
     operand_def,
     opt_prop_def,
     prop_def,
+    traits_def,
     var_operand_def,
 )
+from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
-
 
 
 def is_shared(t: Attribute) -> bool:
@@ -336,6 +337,216 @@ class SetMaxNRegOp(IRDLOperation):
             raise VerifyException(f"register count must be a multiple of 8 in 24..256, got {c}")
 
 
+# --------------------------------------------------------------------------------------
+# sm_80's asynchronous copies and warp-level tensor cores (the `gpu.mma_sync` schedule,
+# lowering/gpu_schedules/mma_sync.py). A kernel using only these runs on sm_80 and on.
+#
+#     aicf_gpu.cp_async %a[%m, %k] -> %tiles[%off] if %ok bytes = 16 : memref<...xf16>, memref<...xf16, ...>
+#     aicf_gpu.cp_async_commit
+#     aicf_gpu.cp_async_wait pending = 2
+#     aicf_gpu.ldmatrix %tiles[%off] -> %afrag[%c0] {num = 4 : i64, trans = false} : memref<...xf16, ...>, memref<16xi32>
+#     aicf_gpu.mma_sync %acc[%c0], %afrag[%c0], %bfrag[%c0] {kind = "f16"} : memref<128xf32>, memref<16xi32>, memref<16xi32>
+#
+# Fragments live in register arrays (`memref.alloca`): A and B fragments as i32 (two
+# 16-bit elements a register, the low half first), the accumulator as f32. For
+# m16n8k16 with g = lane / 4, t = lane % 4 (PTX ISA, "Matrix Fragments for mma.m16n8k16"):
+#   A (16x16, row): register i holds row g + 8*(i & 1), columns 2t + 8*(i >> 1) (+1)
+#   B (16x8, col):  register i holds rows (k) 2t + 8*i (+1), column (n) g
+#   C (16x8, f32):  element j holds row g + 8*(j >> 1), column 2t + (j & 1)
+# `ldmatrix .x4` loads four 8x8 matrices of 16-bit elements: lanes 8q..8q+7 give the
+# shared addresses of matrix q's 8 rows (16 bytes each); register q of lane l receives
+# row l/4, columns 2(l%4) (+1) of matrix q (`.trans`: of matrix q transposed).
+# --------------------------------------------------------------------------------------
+
+MMA_SHAPES = {"f16": (16, 8, 16), "bf16": (16, 8, 16), "tf32": (16, 8, 8)}
+CP_ASYNC_BYTES = (4, 8, 16)
+
+
+def _reads_writes(reads: tuple[str, ...], writes: tuple[str, ...]) -> type[MemoryEffect]:
+    """The effects trait of an op that reads the memrefs named `reads` and writes those
+    named `writes` (its operands' names), nothing else."""
+
+    class _Effects(MemoryEffect):
+        @classmethod
+        def get_effects(cls, op):
+            return frozenset(
+                [EffectInstance(MemoryEffectKind.READ, getattr(op, n)) for n in reads]
+                + [EffectInstance(MemoryEffectKind.WRITE, getattr(op, n)) for n in writes]
+            )
+
+    return _Effects
+
+
+class _Orders(MemoryEffect):
+    """A fence for the asynchronous copies: reads and writes memory it does not name,
+    so nothing moves across it and it is never dead."""
+
+    @classmethod
+    def get_effects(cls, op):
+        return frozenset([EffectInstance(MemoryEffectKind.READ), EffectInstance(MemoryEffectKind.WRITE)])
+
+
+def _registers(t: Attribute, elt: Attribute, what: str) -> None:
+    if not (isinstance(t, MemRefType) and not is_shared(t) and t.get_num_dims() == 1
+            and t.get_element_type() == elt):
+        raise VerifyException(f"{what} is a 1-d register array of {elt}, got {t}")
+
+
+@irdl_op_definition
+class CpAsyncOp(IRDLOperation):
+    """`cp.async`: `bytes` (4, 8 or 16) from a global memref at `indices` into a shared
+    buffer at element offset `dest_offset`, without a register round trip; when `pred`
+    is false nothing is read and the destination is zero-filled (src-size 0). Completes
+    by groups (`cp_async_commit`, `cp_async_wait`). Both addresses must be aligned to
+    `bytes`: the runtime aligns the argument (backend/cuda/program.py), the schedule
+    its offsets."""
+
+    name = "aicf_gpu.cp_async"
+    source = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    dest = operand_def(MemRefType)
+    dest_offset = operand_def(IndexType)
+    pred = operand_def(IntegerType(1))
+    bytes = prop_def(IntegerAttr)
+    assembly_format = (
+        "$source `[` $indices `]` `->` $dest `[` $dest_offset `]` `if` $pred `bytes` `=` $bytes "
+        "attr-dict `:` type($source) `,` type($dest)"
+    )
+    traits = traits_def(_reads_writes(("source",), ("dest",))())
+
+    def __init__(self, source: SSAValue, indices, dest: SSAValue, dest_offset: SSAValue, pred: SSAValue,
+                 nbytes: int):
+        super().__init__(operands=[source, list(indices), dest, dest_offset, pred],
+                         properties={"bytes": IntegerAttr(nbytes, i64)})
+
+    @property
+    def num_bytes(self) -> int:
+        return self.bytes.value.data
+
+    def verify_(self) -> None:
+        src, dst = self.source.type, self.dest.type
+        assert isinstance(src, MemRefType) and isinstance(dst, MemRefType)
+        if is_shared(src) or not is_shared(dst) or dst.get_num_dims() != 1:
+            raise VerifyException("cp_async copies from a global memref into a 1-d shared one")
+        if src.get_element_type() != dst.get_element_type():
+            raise VerifyException("source and destination element types differ")
+        if len(self.indices) != src.get_num_dims():
+            raise VerifyException(f"{len(self.indices)} indices for a rank-{src.get_num_dims()} source")
+        if self.pred.type != IntegerType(1):
+            raise VerifyException("the predicate is an i1")
+        nb, eb = self.num_bytes, _elem_bytes(src.get_element_type())
+        if nb not in CP_ASYNC_BYTES or nb % eb:
+            raise VerifyException(f"cp.async moves 4, 8 or 16 bytes (whole elements), got {nb}")
+
+
+@irdl_op_definition
+class CpAsyncCommitOp(IRDLOperation):
+    """`cp.async.commit_group`: closes the group of this thread's copies issued so far."""
+
+    name = "aicf_gpu.cp_async_commit"
+    assembly_format = "attr-dict"
+    traits = traits_def(_Orders())
+
+
+@irdl_op_definition
+class CpAsyncWaitOp(IRDLOperation):
+    """`cp.async.wait_group N`: waits until at most N of this thread's committed groups
+    are pending (their copies are then visible to this thread; a barrier makes them
+    visible to the block)."""
+
+    name = "aicf_gpu.cp_async_wait"
+    pending = prop_def(IntegerAttr)
+    assembly_format = "`pending` `=` $pending attr-dict"
+    traits = traits_def(_Orders())
+
+    def __init__(self, pending: int = 0):
+        super().__init__(properties={"pending": IntegerAttr(pending, i64)})
+
+    def verify_(self) -> None:
+        if not 0 <= self.pending.value.data <= 7:
+            raise VerifyException("pending must be in 0..7")
+
+
+@irdl_op_definition
+class LdmatrixOp(IRDLOperation):
+    """`ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16`: a warp loads `num` 8x8
+    matrices of 16-bit elements (or 8x4 of 32-bit ones, without `trans`) from shared
+    memory; each lane passes the address of one row (`source[source_offset]`, 16-byte
+    aligned) and receives `num` registers into `dest[dest_offset ..]`."""
+
+    name = "aicf_gpu.ldmatrix"
+    source = operand_def(MemRefType)
+    source_offset = operand_def(IndexType)
+    dest = operand_def(MemRefType)
+    dest_offset = operand_def(IndexType)
+    num = prop_def(IntegerAttr)
+    trans = prop_def(IntegerAttr)
+    assembly_format = (
+        "$source `[` $source_offset `]` `->` $dest `[` $dest_offset `]` attr-dict `:` type($source) `,` type($dest)"
+    )
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(_reads_writes(("source",), ("dest",))())
+
+    def __init__(self, source: SSAValue, source_offset: SSAValue, dest: SSAValue, dest_offset: SSAValue,
+                 num: int = 4, trans: bool = False):
+        super().__init__(operands=[source, source_offset, dest, dest_offset],
+                         properties={"num": IntegerAttr(num, i64), "trans": IntegerAttr(int(trans), i64)})
+
+    @property
+    def is_trans(self) -> bool:
+        return bool(self.trans.value.data)
+
+    def verify_(self) -> None:
+        src = self.source.type
+        if not (isinstance(src, MemRefType) and is_shared(src) and src.get_num_dims() == 1):
+            raise VerifyException("ldmatrix reads a 1-d shared memref")
+        _registers(self.dest.type, IntegerType(32), "the destination")
+        if self.num.value.data not in (1, 2, 4):
+            raise VerifyException(f"ldmatrix loads 1, 2 or 4 matrices, got {self.num.value.data}")
+        if self.trans.value.data not in (0, 1):
+            raise VerifyException("trans is 0 or 1")
+        eb = _elem_bytes(src.get_element_type())
+        if eb not in (2, 4) or (self.is_trans and eb != 2):
+            raise VerifyException("ldmatrix reads 16-bit elements (32-bit ones without trans)")
+
+
+@irdl_op_definition
+class MmaSyncOp(IRDLOperation):
+    """`mma.sync.aligned.m16n8k{16,8}.row.col.f32.{kind}.{kind}.f32` of one warp:
+    acc[acc_offset .. +4] += A * B, A's 4 registers at a[a_offset], B's 2 at
+    b[b_offset] (fragment layouts above; `kind`: f16, bf16, or tf32 with k = 8)."""
+
+    name = "aicf_gpu.mma_sync"
+    acc = operand_def(MemRefType)
+    acc_offset = operand_def(IndexType)
+    a = operand_def(MemRefType)
+    a_offset = operand_def(IndexType)
+    b = operand_def(MemRefType)
+    b_offset = operand_def(IndexType)
+    kind = prop_def(StringAttr)
+    assembly_format = (
+        "$acc `[` $acc_offset `]` `,` $a `[` $a_offset `]` `,` $b `[` $b_offset `]` attr-dict "
+        "`:` type($acc) `,` type($a) `,` type($b)"
+    )
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(_reads_writes(("acc", "a", "b"), ("acc",))())
+
+    def __init__(self, acc, acc_offset, a, a_offset, b, b_offset, kind: str):
+        super().__init__(operands=[acc, acc_offset, a, a_offset, b, b_offset],
+                         properties={"kind": StringAttr(kind)})
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return MMA_SHAPES[self.kind.data]
+
+    def verify_(self) -> None:
+        if self.kind.data not in MMA_SHAPES:
+            raise VerifyException(f"kind is one of {', '.join(MMA_SHAPES)}, got '{self.kind.data}'")
+        _registers(self.acc.type, Float32Type(), "the accumulator")
+        _registers(self.a.type, IntegerType(32), "A's fragment")
+        _registers(self.b.type, IntegerType(32), "B's fragment")
+
+
 ASYNC_OPS = [
     MbarrierInitOp,
     MbarrierInitFenceOp,
@@ -347,7 +558,15 @@ ASYNC_OPS = [
     WgmmaWaitOp,
     WgmmaOp,
     SetMaxNRegOp,
+    CpAsyncOp,
+    CpAsyncCommitOp,
+    CpAsyncWaitOp,
+    LdmatrixOp,
+    MmaSyncOp,
 ]
 
 HOPPER_OPS = (TmaLoadOp, WgmmaOp, SetMaxNRegOp, WgmmaFenceOp, WgmmaCommitOp, WgmmaWaitOp)
 """Ops that need sm_90a (the runtime compiles a module using any of them for it)."""
+
+SM80_OPS = (CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, LdmatrixOp, MmaSyncOp)
+"""Ops of sm_80 and on (their helpers are a prelude of their own)."""

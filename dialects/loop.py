@@ -35,6 +35,8 @@ Example, `sum(x + b, axis=-1)` for x: 4x8, b: 8:
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Sequence
 from enum import Enum
 from typing import ClassVar, cast
@@ -178,6 +180,13 @@ class NestMemoryEffect(RecursiveMemoryEffect):
         }
 
 
+@functools.lru_cache(maxsize=4096)
+def _i64_array(values: tuple[int, ...]) -> DenseArrayBase:
+    """A nest's domain attribute, built once per domain (xDSL's generic constructor
+    is a good part of building a nest; attributes are immutable, so one is shared)."""
+    return DenseArrayBase.from_list(i64, list(values))
+
+
 @irdl_op_definition
 class NestOp(IRDLOperation):
     """A loop nest over a static iteration domain with explicit access maps.
@@ -214,7 +223,7 @@ class NestOp(IRDLOperation):
         super().__init__(
             operands=[list(inputs), list(outputs)],
             properties={
-                "domain": DenseArrayBase.from_list(i64, list(domain)),
+                "domain": _i64_array(tuple(domain)),
                 "iterator_types": ArrayAttr([StringAttr(Iterator(i).value) for i in iterators]),
                 "indexing_maps": ArrayAttr([AffineMapAttr(m) for m in maps]),
                 "combiners": ArrayAttr([StringAttr(Combiner(c).value) for c in combiners]),
@@ -278,6 +287,8 @@ class NestOp(IRDLOperation):
         from aicf.dialects.schedule import verify_schedule
 
         verify_schedule(self, "nest")
+        # the operand views are built anew at each access (xDSL): once here
+        inputs, outputs = self.inputs, self.outputs
         extents = self.extents
         ndims = len(extents)
         if any(e < 0 for e in extents):
@@ -290,13 +301,13 @@ class NestOp(IRDLOperation):
         for it in self.iterator_types:
             if it.data not in Iterator._value2member_map_:
                 raise VerifyException(f"unknown iterator type '{it.data}'")
-        nops = len(self.inputs) + len(self.outputs)
+        nops = len(inputs) + len(outputs)
         if len(self.indexing_maps) != nops:
             raise VerifyException(
                 f"expected {nops} indexing maps (one per input and output), "
                 f"got {len(self.indexing_maps)}"
             )
-        for i, (operand, m) in enumerate(zip((*self.inputs, *self.outputs), self.maps)):
+        for i, (operand, m) in enumerate(zip((*inputs, *outputs), self.maps)):
             assert isinstance(operand.type, MemRefType)
             if m.num_dims != ndims or m.num_symbols != 0:
                 raise VerifyException(
@@ -308,14 +319,15 @@ class NestOp(IRDLOperation):
                     f"{operand.type.get_num_dims()} operand {operand.type}"
                 )
             _verify_in_bounds(i, m, operand.type, extents)
-        if len(self.combiners) != len(self.outputs):
+        if len(self.combiners) != len(outputs):
             raise VerifyException(
-                f"expected {len(self.outputs)} combiners, got {len(self.combiners)}"
+                f"expected {len(outputs)} combiners, got {len(self.combiners)}"
             )
         for c in self.combiners:
             if c.data not in Combiner._value2member_map_:
                 raise VerifyException(f"unknown combiner '{c.data}'")
         red = set(self.reduction_dims)
+        parallel = self.parallel_dims
         for k, (c, m) in enumerate(zip(self.combiner_kinds, self.output_maps)):
             if red and c is Combiner.NONE:
                 raise VerifyException(
@@ -331,7 +343,7 @@ class NestOp(IRDLOperation):
                 )
             # written exactly once per index: a parallel dim the map leaves out would
             # store `extent` values (in any order, racing) at one element
-            unused = [d for d in self.parallel_dims if extents[d] > 1 and d not in m.used_dims()]
+            unused = [d for d in parallel if extents[d] > 1 and d not in m.used_dims()]
             if unused:
                 raise VerifyException(
                     f"output #{k} map {m} leaves out parallel dim d{unused[0]} (extent "
@@ -339,12 +351,12 @@ class NestOp(IRDLOperation):
                 )
         _verify_aliasing(self)
         block = self.body.block
-        if len(block.args) != len(self.inputs):
+        if len(block.args) != len(inputs):
             raise VerifyException(
                 f"body takes {len(block.args)} arguments, expected one per input "
-                f"({len(self.inputs)})"
+                f"({len(inputs)})"
             )
-        for arg, operand in zip(block.args, self.inputs):
+        for arg, operand in zip(block.args, inputs):
             elt = operand.type.get_element_type()  # type: ignore[union-attr]
             if arg.type != elt:
                 raise VerifyException(
@@ -357,12 +369,12 @@ class NestOp(IRDLOperation):
             if op is not term and op.name.split(".")[0] not in ("arith", "math") and not is_side_effect_free(op):
                 raise VerifyAtOp(op, "has memory effects: the body of an aicf_loop.nest is "
                                  "scalar code without any")
-        if len(term.values) != len(self.outputs):
+        if len(term.values) != len(outputs):
             raise VerifyException(
                 f"yield has {len(term.values)} values, expected one per output "
-                f"({len(self.outputs)})"
+                f"({len(outputs)})"
             )
-        for v, out, c in zip(term.values, self.outputs, self.combiner_kinds):
+        for v, out, c in zip(term.values, outputs, self.combiner_kinds):
             elt = out.type.get_element_type()  # type: ignore[union-attr]
             if c is Combiner.NONE and v.type != elt:
                 raise VerifyException(

@@ -81,9 +81,14 @@ register_kind(ScheduleKind(
         "grid_kind": Param(STR, ("stride", "once"), optional=True),
         "combine": Param(SCHEDULE, optional=True),
         "math": _math,
+        # reductions: `slices` threads of a block (a power of two dividing the block)
+        # share each output vector, each walking every slices-th reduction point, and
+        # fold their accumulators through shared memory; absent: 1
+        "slices": Param(INT, minimum=1, optional=True),
     },
     "threads own output vectors; elementwise nests and outer-axis reductions "
-    "(split > 1: partials in a workspace, combined by the nested `combine` schedule)",
+    "(slices > 1: the threads of a block share outputs and fold through shared memory; "
+    "split > 1: partials in a workspace, combined by the nested `combine` schedule)",
 ))
 register_kind(ScheduleKind(
     "gpu.rows", "gpu", "nest",
@@ -148,6 +153,25 @@ register_kind(ScheduleKind(
 register_kind(ScheduleKind(
     "gpu.wgmma_epilogue", "gpu", "group", WGMMA_PARAMS,
     "a matmul and its elementwise consumer (aicf-fuse-epilogue's group) as one gpu.wgmma "
+    "kernel whose epilogue applies the consumer to the accumulators before storing",
+))
+MMA_SYNC_PARAMS = {
+    # block tile bm x bn, k-tiles of bk through `stages` shared buffers (cp.async),
+    # warps of wm x wn each (mma.sync m16n8k16)
+    "bm": Param(INT, minimum=16, maximum=512), "bn": Param(INT, minimum=16, maximum=512),
+    "bk": Param(INT, (16, 32, 64, 128)), "wm": Param(INT, (16, 32, 64, 128)), "wn": Param(INT, (16, 32, 64, 128)),
+    "stages": Param(INT, minimum=2, maximum=8),
+    # tile rows of GROUP_M blocks launched together (their B tiles share L2)
+    "group_m": Param(INT, minimum=1, optional=True),
+}
+register_kind(ScheduleKind(
+    "gpu.mma_sync", "gpu", "nest", MMA_SYNC_PARAMS,
+    "warp-level tensor cores (sm_80 on): a multi-stage cp.async pipeline of A and B tiles "
+    "in XOR-swizzled shared memory, ldmatrix fragments, mma.sync m16n8k16 (f32 accumulation)",
+))
+register_kind(ScheduleKind(
+    "gpu.mma_sync_epilogue", "gpu", "group", MMA_SYNC_PARAMS,
+    "a matmul and its elementwise consumer (aicf-fuse-epilogue's group) as one gpu.mma_sync "
     "kernel whose epilogue applies the consumer to the accumulators before storing",
 ))
 register_kind(ScheduleKind(

@@ -111,6 +111,15 @@ def lower_group(module: ModuleOp, fn: func.FuncOp, group: GroupOp, index: int, t
         except NotImplementedError as e:
             raise op_error(group, f"cannot be lowered to the GPU: {e}") from None
         lc.finish()
+    elif s.kind == "gpu.mma_sync_epilogue":
+        from aicf.lowering.gpu_schedules import mma_sync
+
+        lc = LoweringContext(module, group, target, fn)
+        try:
+            mma_sync.build_group(group, f"{fn.sym_name.data}_group{index}", s, lc)
+        except NotImplementedError as e:
+            raise op_error(group, f"cannot be lowered to the GPU: {e}") from None
+        lc.finish()
     elif s.kind == "gpu.members":
         block = group.parent_block()
         assert block is not None

@@ -39,6 +39,11 @@ BLOCK_SIZES = (256, 128, 512, 1024)
 OCC_KNEE = 8
 # loads in flight per thread in a split reduction's second pass (see plan_per_output)
 SECOND_PASS_LOADS = 2
+# most threads of a block sharing one output vector of a per-output reduction
+MAX_SLICES = 32
+# loads a thread of a reduction keeps in flight (the reduction loop's unroll): GEMV
+# 1x4096x4096 f16 with slices ran 8.1-8.9 us at either (bench/gemv_sweep.py, 2026-11-24)
+REDUCTION_UNROLLS = (4, 8)
 
 # --- elementwise (parallel-only) nests: see plan_elementwise ------------------------------
 from aicf.cost.ops import OP_INSTRUCTIONS  # noqa: E402  (re-exported for the planners)
@@ -119,43 +124,71 @@ def lane_efficiency(work: int, lanes: int) -> float:
 
 
 def plan_per_output(
-    t: GpuTarget, groups: int, vec_bytes: int, reduce_len: int, nbytes: int, partial_bytes: int
+    t: GpuTarget, groups: int, vec_bytes: int, reduce_len: int, nbytes: int, partial_bytes: int,
+    allow_split: bool = True,
 ) -> Plan:
     """Threads own `groups` output groups (one vector each) and loop over
-    `reduce_len` reduction points. Picks block size and the split over the
-    reduction (split > 1 adds a workspace of `partial_bytes` per split and a second
-    pass)."""
+    `reduce_len` reduction points. Picks block size, the threads of a block sharing an
+    output (`slices`), the loads each keeps in flight (`unroll`) and the split over
+    blocks (split > 1 adds a workspace of `partial_bytes` per split and a second pass;
+    not with `allow_split` False)."""
     best: Plan | None = None
     why = []
     space: list[Plan] = []
     splits = [1]
-    if reduce_len > 1:
+    if reduce_len > 1 and allow_split:
         s = 2
         # chunks of at least two points: a split as long as the reduction only moves
         # the whole reduction to the second pass
         while s <= min(reduce_len // 2, 512):
             splits.append(s)
             s *= 2
+    # threads of a block sharing an output vector (slices, folded through shared
+    # memory): more threads on a reduction without a second kernel
+    slices = [1]
+    while reduce_len > 1 and slices[-1] < MAX_SLICES and slices[-1] * 2 <= reduce_len // 2:
+        slices.append(slices[-1] * 2)
+    unrolls = REDUCTION_UNROLLS if reduce_len > 1 else (UNROLL,)
     for bs in BLOCK_SIZES[:3]:
         cap = resident_threads(t, bs)
-        for s in splits:
-            threads = min(groups * s, cap)
-            loads = min(UNROLL, max(1, reduce_len // s)) if reduce_len > 1 else 1
-            occ = occupancy(t, threads, vec_bytes * loads)
-            cost = memory_time(t, nbytes + (partial_bytes * s if s > 1 else 0), occ) + t.launch_overhead_s
-            if s > 1:
-                # the second pass: `groups` threads each walking its `s` partials, latency
-                # bound; it keeps about SECOND_PASS_LOADS loads in flight, not UNROLL
-                # (calibration 2026-11-23, sum(axis=0) 4096x1000: 32 more partials
-                # cost 0.013 ms, ~0.4 us each; split=64 ran 0.056 ms, split=32 0.043)
-                occ2 = occupancy(t, min(groups, cap), vec_bytes * SECOND_PASS_LOADS)
-                cost += t.launch_overhead_s + memory_time(t, partial_bytes * s, occ2)
-            grid = max(1, min(math.ceil(groups / bs), cap // bs))
-            p = Plan("gpu.per_output", {"block": bs, "grid": grid, "split": s}, cost)
-            why.append(p.describe())
-            space.append(p)
-            if best is None or cost < best.cost * 0.98:
-                best = p
+        for k in slices:
+            if k > 1 and (bs % k or groups < bs // k):
+                continue
+            for s in splits:
+                for u in unrolls:
+                    threads = min(groups * s * k, cap)
+                    loads = min(u, max(1, reduce_len // (s * k))) if reduce_len > 1 else 1
+                    if u > loads and u != unrolls[0]:
+                        continue  # a deeper unroll than the walk has points: the same kernel
+                    occ = occupancy(t, threads, vec_bytes * loads)
+                    # blocks in the grid: a few blocks leave SMs idle, and one SM draws a
+                    # bounded share of the DRAM bandwidth
+                    blocks = math.ceil(groups * s * k / bs)
+                    sm_share = min(1.0, blocks * t.sm_dram_share)
+                    cost = memory_time(t, nbytes + (partial_bytes * s if s > 1 else 0), occ * sm_share)
+                    cost += t.launch_overhead_s
+                    if k > 1:
+                        # the fold: log2(slices) steps of a shared-memory exchange and a barrier
+                        cost += math.log2(k) * BLOCK_REDUCE_CYCLES / t.clock_hz
+                    if s > 1:
+                        # the second pass: `groups` threads each walking its `s` partials,
+                        # latency bound; it keeps about SECOND_PASS_LOADS loads in flight,
+                        # not UNROLL (calibration 2026-11-23, sum(axis=0) 4096x1000: 32 more
+                        # partials cost 0.013 ms, ~0.4 us each; split=64 ran 0.056 ms,
+                        # split=32 0.043)
+                        occ2 = occupancy(t, min(groups, cap), vec_bytes * SECOND_PASS_LOADS)
+                        cost += t.launch_overhead_s + memory_time(t, partial_bytes * s, occ2)
+                    tiles = math.ceil(groups / (bs // k))
+                    grid = max(1, min(tiles, cap // bs))
+                    params = {"block": bs, "grid": grid, "split": s}
+                    if k > 1:
+                        params["slices"] = k
+                    params["unroll"] = u
+                    p = Plan("gpu.per_output", params, cost)
+                    why.append(p.describe())
+                    space.append(p)
+                    if best is None or cost < best.cost * 0.98:
+                        best = p
     assert best is not None
     best.why = why
     best.space = space

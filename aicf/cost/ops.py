@@ -8,6 +8,8 @@ same work the same way.
 
 from __future__ import annotations
 
+import functools
+
 from aicf.math_precision import APPROXIMATIONS
 
 # SASS instructions per scalar op on sm_90, fast path (counted in `cuobjdump -sass` of the
@@ -66,6 +68,7 @@ _TENSOR_EXPANSION: dict[str, tuple[str, ...]] = {
 }
 
 
+@functools.lru_cache(maxsize=None)  # the tables are constants; aicf-fuse asks per member per candidate
 def tensor_op_cost(name: str) -> int:
     """Instructions per element of a tensor-level op."""
     return sum(scalar_cost(s) for s in _TENSOR_EXPANSION.get(name, ("arith.addf",)))

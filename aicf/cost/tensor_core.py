@@ -1,4 +1,5 @@
-"""The price of the `gpu.wgmma` schedule (lowering/gpu_schedules/wgmma.py).
+"""The price of the tensor-core schedules: `gpu.wgmma` (lowering/gpu_schedules/wgmma.py)
+and, at the end, `gpu.mma_sync` (mma_sync.py; `mma_estimate`).
 
 One block per SM (its shared ring takes most of the SM), so tiles run in waves of
 `num_sms`; a tile costs its tensor-core work at the per-SM share of the rate our
@@ -12,6 +13,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from aicf.lowering.gpu_schedules.mma_sync_space import MmaConfig, MmaProblem
+from aicf.lowering.gpu_schedules.mma_sync_space import check_config as mma_check_config
+from aicf.lowering.gpu_schedules.mma_sync_space import space as mma_space
 from aicf.lowering.gpu_schedules.wgmma_space import WgmmaConfig, WgmmaProblem, check_config, space
 from aicf.target import GpuTarget
 
@@ -128,4 +132,102 @@ def plan(p: WgmmaProblem, t: GpuTarget, out_bytes: int, allow_split: bool = True
            for c in space(p) for pers in (False, True)
            for sp in (splits(c, p, t) if allow_split else [1])
            if not (pers and sp > 1) and not (sp > 1 and c.store == "smem")]
+    return sorted(est, key=lambda e: (not e.feasible, e.total))
+
+
+# --------------------------------------------------------------------------------------
+# gpu.mma_sync (lowering/gpu_schedules/mma_sync.py): warp-level tensor cores, sm_80 on
+# --------------------------------------------------------------------------------------
+
+# a pipeline this many k-tiles deep per SM (stages - 1 in flight per resident block,
+# plus the one being multiplied) hides the copies' latency as wgmma's ring of that depth
+# does (STAGE_EFFICIENCY, measured for gpu.wgmma; the same copy latency to hide); past 4
+# the ring is deep enough (wgmma's 5 and 6 lose to its larger shared footprint, which
+# mma_blocks_per_sm prices here)
+MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class MmaEstimate:
+    config: MmaConfig
+    total: float
+    terms: dict
+    reason: str = ""
+
+    @property
+    def feasible(self) -> bool:
+        return not self.reason
+
+    def params(self) -> dict:
+        return self.config.params()
+
+    def short(self) -> str:
+        return self.config.short()
+
+
+def mma_blocks_per_sm(c: MmaConfig, p: MmaProblem, t: GpuTarget) -> int:
+    """Blocks of `c` resident on one SM: threads, shared memory (with the driver's
+    reservation) and registers (`regs()` rounded to the allocation unit per warp)."""
+    per_warp = -(-c.regs() * t.warp_size // t.reg_alloc_unit) * t.reg_alloc_unit
+    by_regs = t.registers_per_sm // (per_warp * c.warps)
+    by_smem = t.smem_per_sm // (c.smem_bytes(p.elem_bytes) + t.smem_reserved_per_block)
+    by_threads = t.max_threads_per_sm // c.threads
+    return max(0, min(t.max_blocks_per_sm, by_regs, by_smem, by_threads))
+
+
+def mma_estimate(c: MmaConfig, p: MmaProblem, t: GpuTarget, out_bytes: int, scalar_stores: bool = False,
+                 epilogue_instructions: float = 0.0) -> MmaEstimate:
+    """Predicted seconds of `c` on `p`. Blocks run in waves of `num_sms` x the blocks an
+    SM holds; the blocks resident on an SM share its tensor cores (the per-SM share of
+    `fp16_flops` x `GpuTarget.mma_sync_efficiency`) and its shared memory, which every
+    16 of k moves each warp's fragments (ldmatrix: (wm + wn) x 16 elements) and the
+    block's copies ((bm + bn) x 16) at `smem_bytes_per_clk`: a tile takes the longer of
+    the two. The copies' latency is hidden as well as a pipeline of resident x (stages
+    - 1) + 1 k-tiles hides it (STAGE_EFFICIENCY); fewer than one warp per SM
+    sub-partition leaves tensor cores idle. Each tile also streams its (bm + bn) x K
+    operands from L2, at the SM's share of `l2_bandwidth`. Filling the pipeline, the epilogue's drain
+    and its stores as in `estimate`; the DRAM roofline bounds it from below."""
+    bad = mma_check_config(c, p, t.smem_per_block_optin, t.registers_per_sm, t.max_registers_per_thread,
+                           t.max_threads_per_block)
+    if bad:
+        return MmaEstimate(c, math.inf, {}, bad)
+    bps = mma_blocks_per_sm(c, p, t)
+    if bps < 1:
+        return MmaEstimate(c, math.inf, {}, "no block fits on an SM")
+    eb = p.elem_bytes
+    tiles = c.tiles(p) * p.batch
+    resident = min(bps, math.ceil(tiles / t.num_sms))
+    waves = math.ceil(tiles / (t.num_sms * bps))
+    depth = min(MAX_DEPTH, resident * (c.stages - 1) + 1)
+    issue = min(1.0, resident * c.warps / t.sub_partitions)
+    sm_rate = t.fp16_flops * t.mma_sync_efficiency * STAGE_EFFICIENCY.get(depth, 0.6) * issue / t.num_sms
+    k_padded = math.ceil(p.k / c.bk) * c.bk
+    steps = k_padded // 16
+    # one wave on an SM: its resident blocks' tiles, side by side
+    mma_time = resident * 2 * c.bm * c.bn * k_padded / sm_rate
+    smem_per_step = (c.warps * (c.wm + c.wn) + (c.bm + c.bn)) * 16 * eb
+    smem_time = resident * steps * smem_per_step / (t.smem_bytes_per_clk * t.clock_hz)
+    sm_bw = t.dram_bandwidth / t.num_sms
+    load_time = resident * (c.bm + c.bn) * k_padded * eb / sm_bw if tiles < t.num_sms else 0.0
+    # every tile streams its A rows and B columns from L2 (small tiles re-read them often)
+    l2_time = resident * (c.bm + c.bn) * k_padded * eb / (t.l2_bandwidth / t.num_sms)
+    epilogue = resident * c.bm * c.bn / 32 * epilogue_instructions / (t.wgmma_epilogue_issue_per_clock * t.clock_hz)
+    wave = max(mma_time, smem_time, load_time, l2_time) + epilogue
+    fill = (c.stages - 1) * c.stage_bytes(eb) / sm_bw
+    drain = c.bm * c.bn * out_bytes / sm_bw
+    compute = waves * wave + fill + drain
+    dram = (p.batch * (p.m * p.k + p.k * p.n) * eb + p.batch * p.m * p.n * out_bytes) / t.dram_bandwidth
+    slowdown = t.wgmma_scalar_store_slowdown if scalar_stores else t.wgmma_pair_store_slowdown
+    stores = p.batch * p.m * p.n * out_bytes * slowdown / t.dram_bandwidth
+    total = max(compute, dram) + t.launch_overhead_s + stores
+    terms = {"tiles": tiles, "blocks_per_sm": bps, "waves": waves, "wave_us": wave * 1e6,
+             "mma_us": mma_time * 1e6, "smem_us": smem_time * 1e6, "l2_us": l2_time * 1e6, "compute": compute, "dram": dram,
+             "stores": stores, "depth": depth}
+    return MmaEstimate(c, total, terms)
+
+
+def mma_plan(p: MmaProblem, t: GpuTarget, out_bytes: int, scalar_stores: bool = False,
+             epilogue_instructions: float = 0.0) -> list[MmaEstimate]:
+    """Every configuration of the mma.sync space, cheapest first (infeasible ones last)."""
+    est = [mma_estimate(c, p, t, out_bytes, scalar_stores, epilogue_instructions) for c in mma_space(p)]
     return sorted(est, key=lambda e: (not e.feasible, e.total))

@@ -451,9 +451,18 @@ class FuncState:
     buffers), locals of the step."""
     own: list[str] = field(default_factory=list)
     in_step: bool = False
+    slot: dict[str, int] = field(default_factory=dict)
+    """allocs inverted (p -> k): a lookup per reference, not a scan of every
+    allocation so far (a function of n nests would take O(n^2))."""
+
+    def add_alloc(self, p: str) -> None:
+        self.slot[p] = len(self.allocs)
+        self.allocs.append(p)
+        if self.in_step:
+            self.own.append(p)
 
     def mem_ref(self, p: str) -> str:
-        return f"{p}_mem" if p in self.own else f"mem[{self.allocs.index(p)}]"
+        return f"{p}_mem" if p in self.own else f"mem[{self.slot[p]}]"
 
 
 class NestEmitter:
@@ -849,8 +858,7 @@ class ModuleEmitter:
             st.in_step, st.own = True, []
             lines = self.emit_op(op, st)
             st.in_step = False
-            outer = [(k, p) for k, p in enumerate(st.allocs) if p not in st.own]
-            body.append(steps.add(decls, outer, st.own, lines))
+            body.append(steps.add(decls, st.slot, st.own, lines))
         n = max(len(st.allocs), 1)
         body, parts = split_calls(name, body)
         lines = [
@@ -975,9 +983,7 @@ def _alloc(em: ModuleEmitter, op: Operation, st: FuncState) -> list[str]:
     ct = c_type(elt, op)
     st.counter[0] += 1
     p = f"m{st.counter[0]}"
-    st.allocs.append(p)
-    if st.in_step:
-        st.own.append(p)
+    st.add_alloc(p)
     st.bufs[op.results[0]] = Buffer(f"(({ct} *){p}_mem)", elt, shape, identity_strides(shape))
     ref = st.mem_ref(p)
     return [

@@ -19,7 +19,7 @@ Steps only read `mem` (the function allocates and frees the intermediates).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 _ARG = re.compile(r"\ba(\d+)(?:_s\d+)?\b")
 _USED = re.compile(r"\b[am]\d+(?:_s\d+|_mem)?\b")
@@ -74,19 +74,22 @@ class StepTable:
         self.functions: list[str] = []
         self._by_body: dict[str, str] = {}
 
-    def add(self, decls: Sequence[str], outer: Sequence[tuple[int, str]], own: Sequence[str],
+    def add(self, decls: Sequence[str], allocs: Mapping[str, int], own: Sequence[str],
             lines: Sequence[str]) -> str:
         """The call statement of a step whose statements are `lines`; `decls` declare
-        the function's arguments (`a{i}`, `a{i}_s{k}`), `outer` the intermediates the
-        function allocated before it (mem slot, name), `own` those it allocates."""
+        the function's arguments (`a{i}`, `a{i}_s{k}`), `allocs` the intermediates the
+        function allocated so far (name -> mem slot), `own` those the step allocates."""
         text = "\n".join(lines)
         used = set(_USED.findall(text))
+        # the intermediates this step reads, in slot order (looked up from the names
+        # it uses, not by a scan of all allocations: linear in the function's size)
+        slots = sorted((allocs[n[:-4]], n[:-4]) for n in used
+                       if n.endswith("_mem") and n[:-4] in allocs and n[:-4] not in own)
         arg_decls = [d for d in decls if _DECL_ARG.search(d)[1] in used]
         args = sorted({int(_ARG.search(d)[1]) for d in arg_decls})
         pos = {i: j for j, i in enumerate(args)}
         arg_decls = [re.sub(r"\b(bufs|strides)\[(\d+)\]", lambda m: f"{m[1]}[{pos[int(m[2])]}]", d)
                      for d in arg_decls]
-        slots = [(k, p) for k, p in outer if f"{p}_mem" in used]
         decls = [*arg_decls, *(f"  void *const {p}_mem = mem[{j}];" for j, (_, p) in enumerate(slots)),
                  *(f"  void *{p}_mem = NULL;" for p in own)]
         body = canonical_names(_function("STEP", decls, lines, own))

@@ -32,10 +32,11 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    NoneAttr,
     StridedLayoutAttr,
     VectorType,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 
 from aicf.backend.cstyle import Language, ScalarPrinter, dispatch_table, half_bits, int_helpers
 from aicf.backend.cuda.emit_async import module_helpers, print_async, tensor_maps_of, uses_async
@@ -184,44 +185,18 @@ CUDA = Language(
 """CUDA C's spellings for the shared scalar printer (backend/cstyle.py)."""
 
 
-class CExpr:
-    """An index expression as C text, with the integer operators a layout's index
-    function uses (indices are non-negative, so // and % are C's / and %)."""
+def _check_layout(ref: SSAValue) -> None:
+    """Memrefs are printed row-major or strided; a shared buffer's swizzled or padded
+    layout is index arithmetic in the IR by now (aicf-lower-smem-layouts)."""
+    t = ref.type
+    if isinstance(t, MemRefType) and not isinstance(t.layout, NoneAttr | StridedLayoutAttr):
+        owner = ref.op if isinstance(ref, OpResult) else None
+        msg = (f"has a buffer of layout {t.layout}, which CUDA C has no address for: run "
+               "aicf-lower-smem-layouts before -t cuda (it turns the layout into index arithmetic)")
+        if owner is not None:
+            raise op_error(owner, msg)
+        raise CompileError(f"emit_cuda: a value {msg}")
 
-    def __init__(self, text: str):
-        self.text = text
-
-    def __str__(self) -> str:
-        return self.text
-
-    @staticmethod
-    def _of(x) -> str:
-        return x.text if isinstance(x, CExpr) else str(x)
-
-    def _bin(self, op: str, other, flip: bool = False) -> CExpr:
-        a, b = (self._of(other), self.text) if flip else (self.text, self._of(other))
-        return CExpr(f"({a} {op} {b})")
-
-    def __add__(self, o):
-        return self._bin("+", o)
-
-    def __radd__(self, o):
-        return self._bin("+", o, True)
-
-    def __mul__(self, o):
-        return self._bin("*", o)
-
-    def __rmul__(self, o):
-        return self._bin("*", o, True)
-
-    def __floordiv__(self, o):
-        return self._bin("/", o)
-
-    def __mod__(self, o):
-        return self._bin("%", o)
-
-    def __xor__(self, o):
-        return self._bin("^", o)
 
 class KernelPrinter(ScalarPrinter):
     lang = CUDA
@@ -231,7 +206,6 @@ class KernelPrinter(ScalarPrinter):
         self.index_type = "long long" if kernel.index_bits == 64 else "int"
         self.names: dict[SSAValue, str] = {}
         self.strides: dict[SSAValue, list[str]] = {}
-        self.shared_layout: dict[SSAValue, MemRefType] = {}
         self.lines: list[str] = []
         self.depth = 1
         self.counter = 0
@@ -266,14 +240,11 @@ class KernelPrinter(ScalarPrinter):
     def address(self, ref: SSAValue, idx: list[SSAValue]) -> str:
         t = ref.type
         assert isinstance(t, MemRefType)
-        shape = t.get_shape()
         lay = t.layout
         ix = [self.n(i) for i in idx]
         if not ix:
             return "0"
-        if isinstance(lay, gpu.SwizzleLayoutAttr | gpu.PaddedLayoutAttr):
-            # the layout's one index function (dialects/gpu.py), evaluated on C text
-            return f"({gpu.layout_offset(lay, [CExpr(i) for i in ix], shape)})"
+        _check_layout(ref)
         strides = self.stride_exprs(ref)
         terms = []
         for i, s in zip(ix, strides):
@@ -510,9 +481,8 @@ def _alloc_shared(p: KernelPrinter, op: gpu.AllocSharedOp) -> None:
     t = op.result.type
     assert isinstance(t, MemRefType)
     ct = scalar_ctype(t.get_element_type())
+    _check_layout(op.result)
     nelem = math.prod(t.get_shape())
-    if isinstance(t.layout, gpu.PaddedLayoutAttr):
-        nelem = t.layout.footprint(nelem)
     nm = p.fresh(op.result)
     if op.dynamic_offset is not None:
         p.line(f"{ct}* {nm} = reinterpret_cast<{ct}*>(aicf_dyn_smem + {op.dynamic_offset.value.data});")

@@ -1,5 +1,6 @@
 """CUDA C for the asynchronous ops of `aicf_gpu` (dialects/gpu_async.py): mbarriers,
-bulk tensor copies through `__grid_constant__` tensor maps, wgmma and setmaxnreg.
+bulk tensor copies through `__grid_constant__` tensor maps, wgmma and setmaxnreg
+(sm_90a); cp.async, ldmatrix and mma.sync (sm_80 on, SM80_PRELUDE).
 
 Each op prints as one call of a helper below; the helpers are inline PTX and are
 added to the translation unit only when a kernel uses them. wgmma helpers are
@@ -63,6 +64,47 @@ template <int R> __device__ __forceinline__ void aicf_setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" :: "n"(R)); }
 """
 
+SM80_PRELUDE = r"""// sm_80 asynchronous copies (cp.async), ldmatrix and warp-level tensor cores (mma.sync)
+__device__ __forceinline__ unsigned aicf_smem_u32(const void* p) {
+  return (unsigned)__cvta_generic_to_shared(p); }
+// `B` bytes global -> shared; zero-filled (nothing read) when `full` is false
+template <int B> __device__ __forceinline__ void aicf_cp_async(void* dst, const void* src, bool full) {
+  if (B == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(aicf_smem_u32(dst)), "l"(src),
+                 "r"(full ? 16 : 0) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" :: "r"(aicf_smem_u32(dst)), "l"(src),
+                 "n"(B), "r"(full ? B : 0) : "memory"); }
+__device__ __forceinline__ void aicf_cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N> __device__ __forceinline__ void aicf_cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory"); }
+__device__ __forceinline__ void aicf_ldmatrix_x1(int* d, const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(d[0]) : "r"(aicf_smem_u32(p))); }
+__device__ __forceinline__ void aicf_ldmatrix_x2(int* d, const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];"
+               : "=r"(d[0]), "=r"(d[1]) : "r"(aicf_smem_u32(p))); }
+__device__ __forceinline__ void aicf_ldmatrix_x4(int* d, const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3]) : "r"(aicf_smem_u32(p))); }
+__device__ __forceinline__ void aicf_ldmatrix_x1_trans(int* d, const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];" : "=r"(d[0]) : "r"(aicf_smem_u32(p))); }
+__device__ __forceinline__ void aicf_ldmatrix_x2_trans(int* d, const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];"
+               : "=r"(d[0]), "=r"(d[1]) : "r"(aicf_smem_u32(p))); }
+__device__ __forceinline__ void aicf_ldmatrix_x4_trans(int* d, const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3]) : "r"(aicf_smem_u32(p))); }
+#define AICF_MMA(NAME, SHAPE, T)                                                              \
+  __device__ __forceinline__ void NAME(float* c, const int* a, const int* b) {                \
+    asm volatile("mma.sync.aligned." SHAPE ".row.col.f32." T "." T ".f32 "                    \
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                       \
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                               \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1])); }
+AICF_MMA(aicf_mma_f16, "m16n8k16", "f16")
+AICF_MMA(aicf_mma_bf16, "m16n8k16", "bf16")
+AICF_MMA(aicf_mma_tf32, "m16n8k8", "tf32")
+"""
+
 _PTX_TYPE = {"f16": "f16", "bf16": "bf16", "tf32": "tf32"}
 
 
@@ -93,6 +135,25 @@ def wgmma_helper(op: ga.WgmmaOp) -> str:
 
 def uses_async(ops) -> bool:
     return any(isinstance(o, tuple(ga.ASYNC_OPS)) for o in ops)
+
+
+def uses_hopper_async(ops) -> bool:
+    return any(isinstance(o, tuple(ga.ASYNC_OPS)) and not isinstance(o, ga.SM80_OPS) for o in ops)
+
+
+def uses_sm80(ops) -> bool:
+    return any(isinstance(o, ga.SM80_OPS) for o in ops)
+
+
+def global_alignment(kernel) -> dict[int, int]:
+    """Argument index -> the alignment (bytes) its `cp_async` copies need of it."""
+    args = list(kernel.args)
+    out: dict[int, int] = {}
+    for o in kernel.walk():
+        if isinstance(o, ga.CpAsyncOp) and o.source in args:
+            i = args.index(o.source)
+            out[i] = max(out.get(i, 1), o.num_bytes)
+    return out
 
 
 def needs_sm90a(ops) -> bool:
@@ -153,6 +214,22 @@ def print_async(p, op: Operation, map_names: dict[tuple, str]) -> bool:
         )
     elif isinstance(op, ga.SetMaxNRegOp):
         p.line(f"aicf_setmaxnreg_{op.action.data}<{op.count.value.data}>();")
+    elif isinstance(op, ga.CpAsyncOp):
+        src, pred = p.n(op.source), p.n(op.pred)
+        at = p.address(op.source, list(op.indices))
+        # nothing is read when the predicate is false: the base pointer stands in
+        p.line(f"aicf_cp_async<{op.num_bytes}>(&{p.n(op.dest)}[{p.n(op.dest_offset)}], "
+               f"{pred} ? {src} + ({at}) : {src}, {pred});")
+    elif isinstance(op, ga.CpAsyncCommitOp):
+        p.line("aicf_cp_async_commit();")
+    elif isinstance(op, ga.CpAsyncWaitOp):
+        p.line(f"aicf_cp_async_wait<{op.pending.value.data}>();")
+    elif isinstance(op, ga.LdmatrixOp):
+        name = f"aicf_ldmatrix_x{op.num.value.data}" + ("_trans" if op.is_trans else "")
+        p.line(f"{name}(&{p.n(op.dest)}[{p.n(op.dest_offset)}], &{p.n(op.source)}[{p.n(op.source_offset)}]);")
+    elif isinstance(op, ga.MmaSyncOp):
+        p.line(f"aicf_mma_{op.kind.data}(&{p.n(op.acc)}[{p.n(op.acc_offset)}], &{p.n(op.a)}[{p.n(op.a_offset)}], "
+               f"&{p.n(op.b)}[{p.n(op.b_offset)}]);")
     else:
         return False
     return True
@@ -167,4 +244,6 @@ def module_helpers(kernels) -> list[str]:
     for o in ops:
         if isinstance(o, ga.WgmmaOp):
             helpers.setdefault(wgmma_helper_name(o), wgmma_helper(o))
-    return [ASYNC_PRELUDE, *helpers.values()]
+    # the Hopper prelude only where Hopper's ops are used: an sm_80 module stays sm_80
+    preludes = ([ASYNC_PRELUDE] if uses_hopper_async(ops) else []) + ([SM80_PRELUDE] if uses_sm80(ops) else [])
+    return [*preludes, *helpers.values()]

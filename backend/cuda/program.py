@@ -50,7 +50,7 @@ from aicf.backend.cuda import library
 from aicf.backend.cuda import runtime as rt
 from aicf.backend.cuda import tensor_maps
 from aicf.backend.cuda.emit import emit_cuda, kernel_symbol, kernels_of
-from aicf.backend.cuda.emit_async import needs_sm90a, tensor_maps_of
+from aicf.backend.cuda.emit_async import global_alignment, needs_sm90a, tensor_maps_of
 from aicf.dialects import gpu
 from aicf.dialects.loop import AttentionOp, GatherOp, NestOp
 from aicf.dtypes import f32_to_bf16_bits, numpy_dtype
@@ -107,6 +107,8 @@ def kernel_facts(op: gpu.KernelOp) -> dict:
     align: dict[int, int] = {}
     for i, _, _, _ in maps:
         align[i] = max(align.get(i, 1), tensor_maps.TMA_ALIGNMENT)
+    for i, nbytes in global_alignment(op).items():  # cp.async copies (gpu.mma_sync)
+        align[i] = max(align.get(i, 1), nbytes)
     for o in op.walk():
         if isinstance(o, gpu.LoadVectorOp | gpu.StoreVectorOp) and o.memref in args:
             vt = o.result.type if isinstance(o, gpu.LoadVectorOp) else o.value.type
@@ -133,63 +135,117 @@ def kernel_facts(op: gpu.KernelOp) -> dict:
     }
 
 
-class _DirectLaunch:
-    """The one-launch call without CuPy's kernel call: the outputs' blocks taken from
-    CuPy's memory pool and wrapped as arrays after the launch, the kernel launched by
-    cuLaunchKernel (CuPy's binding) on a parameter block built once, into which each
-    call writes its pointers (the driver copies the parameters at the launch, so the
-    block is reused; a lock keeps two threads from interleaving their pointers).
-    bench/call_path.py: 9.8 us of host time against CuPy's 14.6 (cupy.empty's ndarray
-    setup and the RawKernel call's argument walk), torch's 10.4."""
+# A call that leaves its outputs to the program (`y = f(x)`) replays a graph only when
+# it has more launches than this: a replay then copies each output out of the graph's
+# own buffers (a copy kernel and an allocation per output, and a full pass over the
+# output's bytes on the GPU), while a direct launch costs ~3 us of host a kernel
+# (bench/call_path.py). Past this many kernels the graph's one launch wins.
+DIRECT_MAX_LAUNCHES = 8
 
-    def __init__(self, fptr: int, grid, block, smem: int, slots, outs, cp):
+_D_LAUNCH, _D_ALLOC, _D_FREE = 0, 1, 2
+
+
+class _DirectLaunch:
+    """A call without CuPy's kernel calls, for a plan of plain launches over its
+    arguments, pool buffers and constants: the outputs' and intermediates' blocks taken
+    from CuPy's memory pool (outputs wrapped as arrays after the launches), each kernel
+    launched by cuLaunchKernel (CuPy's binding) on a parameter block built once, into
+    which each call writes its pointers (the driver copies the parameters at the launch,
+    so the blocks are reused; a lock keeps two threads from interleaving their
+    pointers). bench/call_path.py, one kernel: 9.8 us of host time against CuPy's 14.6
+    (cupy.empty's ndarray setup and the RawKernel call's argument walk), torch's 10.4."""
+
+    def __init__(self, launches, ops, nslots: int, nin: int, outs, consts: dict[int, int], cp):
         import ctypes
 
-        self.fptr, self.grid, self.block, self.smem = fptr, grid, block, smem
-        # the function was loaded in this device's context; a thread takes the direct
+        # the functions were loaded in this device's context; a thread takes the direct
         # launch once CuPy's own launch has made the context current there (a new
         # thread may reach cuLaunchKernel having made no CUDA call yet)
         self.device = cp.cuda.runtime.getDevice()
         self.get_device = cp.cuda.runtime.getDevice
         self.threads: set[int] = set()
-        self.slots = slots
+        self.launches = []
+        for fptr, grid, block, smem, slots in launches:
+            cells = (ctypes.c_void_p * len(slots))()
+            params = (ctypes.c_void_p * len(slots))(
+                *(ctypes.addressof(cells) + i * ctypes.sizeof(ctypes.c_void_p) for i in range(len(slots))))
+            self.launches.append((fptr, grid, block, smem, slots, cells, params, ctypes.addressof(params)))
+        self.ops = ops
+        self.nin = nin
         self.outs = outs
         self.nbytes = [int(np.prod(shape, dtype=np.int64)) * np.dtype(dt).itemsize for shape, dt in outs]
-        self.cells = (ctypes.c_void_p * len(slots))()
-        self.params = (ctypes.c_void_p * len(slots))(
-            *(ctypes.addressof(self.cells) + i * ctypes.sizeof(ctypes.c_void_p) for i in range(len(slots))))
-        self.params_ptr = ctypes.addressof(self.params)
+        self.base: list = [0] * nslots
+        for s, ptr in consts.items():
+            self.base[s] = ptr
         self.lock = threading.Lock()
         self.alloc, self.ndarray, self.launch = cp.cuda.alloc, cp.ndarray, cp.cuda.driver.launchKernel
 
     @classmethod
-    def of(cls, fn, kernel, grid, block, smem: int, slots, outs, cp):
-        """The direct launch of a plan's one kernel, or None where CuPy's call is kept:
-        a parameter that is not a buffer (passed by value), an empty output (no block
-        to take), or a CuPy without the kernel's handle."""
-        fptr = getattr(getattr(fn, "kernel", None), "ptr", None)
-        if not isinstance(fptr, int) or not hasattr(cp.cuda.driver, "launchKernel"):
-            return None
-        if not all(isinstance(t, MemRefType) for t in kernel.params) or len(kernel.params) != len(slots):
+    def of(cls, steps, kernels: dict, nslots: int, nin: int, outs, cp):
+        """The direct call of a plan, or None where CuPy's calls are kept: a step other
+        than a plain launch, a pool buffer or a constant; a parameter that is not a
+        buffer (passed by value); an empty output or intermediate (no block to take);
+        a CuPy without the kernels' handles."""
+        if not hasattr(cp.cuda.driver, "launchKernel"):
             return None
         if any(0 in shape for shape, _ in outs):
             return None
-        return cls(fptr, grid, block, smem, slots, outs, cp)
+        launches, ops, consts = [], [], {}
+        for st in steps:
+            if st[0] is _LAUNCH:
+                _, fn, name, grid, block, smem, slots = st
+                fptr = getattr(getattr(fn, "kernel", None), "ptr", None)
+                params = kernels[name].params
+                if not isinstance(fptr, int) or not all(isinstance(t, MemRefType) for t in params) \
+                        or len(params) != len(slots):
+                    return None
+                ops.append((_D_LAUNCH, len(launches)))
+                launches.append((fptr, grid, block, smem, slots))
+            elif st[0] is _ALLOC:
+                nbytes = int(np.prod(st[2], dtype=np.int64)) * np.dtype(st[3]).itemsize
+                if nbytes == 0:
+                    return None
+                ops.append((_D_ALLOC, st[1], nbytes))
+            elif st[0] is _FREE:
+                ops.append((_D_FREE, st[1]))
+            elif st[0] is _CONST:
+                consts[st[1]] = st[2].data.ptr
+            else:
+                return None
+        return cls(launches, ops, nslots, nin, outs, consts, cp)
 
     def ready(self) -> bool:
         """Whether this thread, on this device, can launch directly."""
         return threading.get_ident() in self.threads and self.get_device() == self.device
 
     def __call__(self, arrays: tuple, stream_ptr: int) -> tuple:
+        """Launch on `arrays`, the inputs (the outputs are allocated and returned) or
+        the inputs and the outputs (returned as given)."""
         alloc = self.alloc
-        blocks = [alloc(n) for n in self.nbytes]
-        ptrs = [a.data.ptr for a in arrays]
-        ptrs += [b.ptr for b in blocks]
-        g, b, cells = self.grid, self.block, self.cells
+        ptrs = self.base.copy()
+        for i, a in enumerate(arrays):
+            ptrs[i] = a.data.ptr
+        nin = self.nin
+        given = len(arrays) > nin
+        blocks = [] if given else [alloc(n) for n in self.nbytes]
+        for j, b in enumerate(blocks):
+            ptrs[nin + j] = b.ptr
+        held: dict[int, object] = {}  # intermediates, back to the pool when freed
+        launch, launches = self.launch, self.launches
         with self.lock:
-            for i, s in enumerate(self.slots):
-                cells[i] = ptrs[s]
-            self.launch(self.fptr, g[0], g[1], g[2], b[0], b[1], b[2], self.smem, stream_ptr, self.params_ptr, 0)
+            for op in self.ops:
+                if op[0] == _D_LAUNCH:
+                    fptr, g, b, smem, slots, cells, _, params_ptr = launches[op[1]]
+                    for i, s in enumerate(slots):
+                        cells[i] = ptrs[s]
+                    launch(fptr, g[0], g[1], g[2], b[0], b[1], b[2], smem, stream_ptr, params_ptr, 0)
+                elif op[0] == _D_ALLOC:
+                    m = held[op[1]] = alloc(op[2])
+                    ptrs[op[1]] = m.ptr
+                else:
+                    held.pop(op[1], None)
+        if given:
+            return arrays[nin:]
         nd = self.ndarray
         return tuple(nd(shape, dt, memptr=m) for (shape, dt), m in zip(self.outs, blocks))
 
@@ -475,14 +531,18 @@ class CudaProgram:
         work = sum(st[0] in (_LAUNCH, _LAUNCH_TMA, _COPY, _LIBRARY) for st in steps)
         self._graphable = work >= 2 and all(st[1].capturable for st in steps if st[0] is _LIBRARY)
         # one launch on the arguments alone (a small program's whole plan): the call
-        # launches it directly, without the step loop
-        single = None
+        # launches it directly, without the step loop; a few plain launches over pool
+        # buffers: the same, launch after launch (see DIRECT_MAX_LAUNCHES)
+        single = direct = None
+        outs = tuple((shape, dt) for dt, shape, _ in specs[self.num_inputs:])
+        launches = sum(st[0] is _LAUNCH for st in steps)
         if len(steps) == 1 and steps[0][0] is _LAUNCH and nslots == len(specs):
             _, fn, name, grid, block, smem, slots = steps[0]
-            outs = tuple((shape, dt) for dt, shape, _ in specs[self.num_inputs:])
             single = (fn, name, grid, block, smem, slots, slots == tuple(range(len(specs))), outs, cp,
-                      _DirectLaunch.of(fn, self._kernels[name], grid, block, smem, slots, outs, cp))
-        return (nslots, steps, specs, cp.ndarray, single)
+                      _DirectLaunch.of(steps, self._kernels, nslots, self.num_inputs, outs, cp))
+        elif 1 < launches <= DIRECT_MAX_LAUNCHES:
+            direct = _DirectLaunch.of(steps, self._kernels, nslots, self.num_inputs, outs, cp)
+        return (nslots, steps, specs, cp.ndarray, single, direct)
 
     def takes_as_is(self, arrays) -> bool:
         """Whether `arrays` need none of the caller's conversions: as many as the
@@ -506,7 +566,7 @@ class CudaProgram:
             plan = self._plan = self._make_plan()
         if plan is False or _profiler._ACTIVE or self.sync is _FULL_SYNC:
             return None
-        nslots, steps, specs, ndarray, single = plan
+        nslots, steps, specs, ndarray, single, direct = plan
         nin, nall = self.num_inputs, len(specs)
         n = len(arrays)
         if n != nin and n != nall:
@@ -519,11 +579,34 @@ class CudaProgram:
         if single is not None and n == nin and not self.debug:
             return self._launch_single(single, arrays, stream)
         cp = rt.cupy()
+        if single is not None:
+            direct = single[-1]
+        # outputs given: a graph replays several launches without copies, so the direct
+        # call takes one launch, or a few where graphs are off
+        if direct is not None and not self.debug and (
+                n == nin or single is not None or not (self.graphs and self._graphable)):
+            if stream is None:
+                stream = cp.cuda.get_current_stream()
+            if direct.ready():
+                if n == nall:
+                    _reject_overlap(arrays[:nin], arrays[nin:], self.entry)
+                try:
+                    outs = direct(arrays, stream.ptr)
+                except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as e:
+                    raise LaunchError(f"a launch of @{self.entry} failed, or an earlier kernel faulted: {e}") \
+                        from None
+                if self.sync is _EVENT_RECORD:
+                    self._record(stream)
+                return outs[0] if len(outs) == 1 else outs
+            # CuPy's launches below make the context current on this thread
+            threads = direct.threads if cp.cuda.runtime.getDevice() == direct.device else None
+        else:
+            threads = None
         env: list = [None] * nslots
         env[:n] = arrays
         stream = stream or cp.cuda.get_current_stream()
         if n == nin:
-            if self.graphs and self._graphable and not self.debug:
+            if self.graphs and self._graphable and not self.debug and direct is None:
                 outs = self._replay_own(env, nin, nall, steps, stream, specs)
                 if outs is not None:
                     if self.sync is _EVENT_RECORD:
@@ -542,6 +625,8 @@ class CudaProgram:
                     self._record(stream)
                 return env[nin] if nall - nin == 1 else tuple(env[nin:nall])
         self._run_steps(env, steps, stream)
+        if threads is not None:
+            threads.add(threading.get_ident())
         if self.sync is _EVENT_RECORD:
             self._record(stream)
         if nall - nin == 1:

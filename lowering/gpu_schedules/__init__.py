@@ -11,6 +11,8 @@ Nest kinds and their builders:
 - `gpu.matmul_tiled` (matmul.py): the CUDA-core tiled matmul;
 - `gpu.wgmma` (wgmma.py): the tensor-core matmul of Hopper (bulk copies, mbarriers,
   warp-specialised wgmma);
+- `gpu.mma_sync` (mma_sync.py): the portable tensor-core matmul of sm_80 and on
+  (cp.async pipeline, ldmatrix, mma.sync);
 - `gpu.transpose_tiled` (transpose.py): a tile through shared memory for nests
   whose inputs and outputs are contiguous along different dims.
 Group kinds: `gpu.row_group` (row_group.py: one kernel for a softmax/layer norm
@@ -26,7 +28,7 @@ from collections.abc import Callable
 
 from aicf.dialects.schedule import Schedule
 
-from . import matmul, per_output, rows, transpose, wgmma
+from . import matmul, mma_sync, per_output, rows, transpose, wgmma
 from .context import LoweringContext
 from .view import NestView
 
@@ -38,6 +40,7 @@ BUILDERS: dict[str, NestBuilder] = {
     "gpu.matmul_tiled": matmul.build,
     "gpu.transpose_tiled": transpose.build,
     "gpu.wgmma": wgmma.build,
+    "gpu.mma_sync": mma_sync.build,
 }
 """Schedule kind -> the builder of a nest with that schedule."""
 

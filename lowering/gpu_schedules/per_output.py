@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
@@ -45,18 +46,18 @@ from .view import (
 )
 
 
-def vector_width(view: NestView, dim: int, max_bytes: int, allow_tail: bool) -> int:
+def vector_width(view: NestView, dim: int, max_bytes: int, allow_tail: bool, partials: bool = True) -> int:
     """Widest vector (elements) along domain dim `dim`: max_bytes over the widest
     element among the operands that walk dim, halved until the extent divides (or a
     tail loop is allowed) and some operand gets a vector access. Accumulators count
-    when `dim` is a parallel dim (a split's partials are stored as vectors of them);
-    along a reduction dim they are folded to one value in registers, so an f32
-    accumulator does not halve the 16-byte loads of an f16 row."""
+    when `dim` is a parallel dim and `partials` are stored (a split's partials are
+    stored as vectors of them); along a reduction dim they are folded to one value in
+    registers, so an f32 accumulator does not halve the 16-byte loads of an f16 row."""
     walkers = [o for o in view.operands if dim in o.map.used_dims()]
     if not walkers:
         return 1
     eb = max(element_bytes(o.type.get_element_type()) for o in walkers)
-    if dim not in view.reduction_dims:
+    if dim not in view.reduction_dims and partials:
         eb = max([eb, *(element_bytes(t) for t in view.acc_types)])
     v = max(1, max_bytes // eb)
     ext = view.extents[dim]
@@ -156,6 +157,7 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     Ep = [E[d] for d in P]
     Er = [E[d] for d in Rd]
     vec, bs, grid, S = s["vec"], s["block"], s["grid"], s["split"]
+    K = s.get("slices", 1)
     if bs > lc.target.max_threads_per_block:
         raise NotImplementedError(f"gpu.per_output block = {bs} > {lc.target.max_threads_per_block} threads")
     if S > 1 and s.get("combine") is None:
@@ -170,6 +172,9 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
             f"gpu.per_output vec = {vec} must divide the innermost parallel extent "
             f"({Ep[-1] if P else 'none'}; a tail is built for one parallel dim without reduction only)")
     groups = Mp // vec
+    if K > 1 and not slices_fit(K, bs, bool(Rd)):
+        raise NotImplementedError(f"gpu.per_output slices = {K} must be a power of two dividing block = {bs}, "
+                                  "on a reduction")
 
     if S > 1:
         ws_ops = [Operand(lc.workspace(w.type), w.type, w.map) for w in split_workspaces(view, S)]
@@ -204,7 +209,7 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
             dims[d] = pidx[i]
         return dims
 
-    def compute(dims: list[SSAValue | None], v: int) -> list[list[SSAValue]]:
+    def compute(dims: list[SSAValue | None], v: int, first=None, step: int = 1) -> list[list[SSAValue]]:
         if not Rd:
             vals = load_lanes(kb, view.inputs, in_args, dims, dim, v)
             return body_lanes(kb, view, vals, v)
@@ -231,17 +236,25 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
             hi = kb.min_i(kb.add_i(lo, chunk), R)
         else:
             lo, hi = kb.index(0), kb.index(R)
-        accs = kb.for_(lo, hi, 1, inits, rbody, unroll=s["unroll"])
+        if first is not None:
+            lo = kb.add_i(lo, first)
+        accs = kb.for_(lo, hi, step, inits, rbody, unroll=s["unroll"])
         return [[accs[o * v + k] for k in range(v)] for o in range(len(view.outputs))]
 
-    def group_body(g: SSAValue, _):
+    def group_dims(g: SSAValue) -> list[SSAValue | None]:
         if P:
             pidx = kb.delinearize(g, [*Ep[:-1], Ep[-1] // vec])
             pidx[-1] = kb.mul_i(pidx[-1], vec)
         else:
             pidx = []
-        dims = point_dims(pidx)
-        lanes = compute(dims, vec)
+        return point_dims(pidx)
+
+    def group_body(g: SSAValue, _):
+        store_group(g, compute(group_dims(g), vec))
+        return []
+
+    def store_group(g: SSAValue, lanes: list[list[SSAValue]]) -> None:
+        dims = group_dims(g)
         for o, (op, a) in enumerate(zip(out_ops, out_args)):
             if S > 1:
                 flat = kb.mul_i(g, vec)
@@ -252,8 +265,9 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
                     kb.store(vals[0], a, [s_id, flat])  # type: ignore[list-item]
             else:
                 store_lanes(kb, op, a, dims, dim, lanes[o])
-        return []
 
+    if K > 1:
+        sliced_tiles(kb, view, s, K, lambda g, first, step: compute(group_dims(g), vec, first, step), store_group)
     U = s["unroll"] if not Rd and S == 1 else 1
     rest_from = start
     if U > 1:
@@ -281,7 +295,7 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
         if full > 0:
             kb.for_(bid, full, grid, [], chunk_body)
         rest_from = kb.add_i(start, full * chunk)
-    if U == 1 or groups % (bs * U):
+    if K == 1 and (U == 1 or groups % (bs * U)):
         kb.for_(rest_from, groups, stride, [], group_body)
     if tail:
 
@@ -301,6 +315,87 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
 
     if S > 1:
         lc.lower_view(combine_view(view, S, ws_ops), s["combine"])
+
+
+def slices_fit(K: int, block: int, reduces: bool) -> bool:
+    """Whether `slices` = K can be built: a reduction, K a power of two dividing the
+    block."""
+    return reduces and K & (K - 1) == 0 and block % K == 0
+
+
+def sliced_tiles(kb: KernelBuilder, view: NestView, s: Schedule, K: int, group_lanes, store) -> None:
+    """The reduction of `slices` = K > 1: a block owns tiles of Gb = block / K
+    consecutive output vectors; thread t takes vector t % Gb of the tile and reduction
+    points t / Gb, t / Gb + K, ... (`group_lanes(g, first, step)`: its accumulators).
+    The K partials of a vector meet in shared memory and fold pairwise (K/2, K/4, ...
+    threads, a barrier between steps: a fixed order), and slice 0 stores them
+    (`store(g, lanes)`). Tiles are taken grid-stride; in the last, threads past the
+    output vectors fold identities (every thread reaches every barrier) and store
+    nothing."""
+    bs, grid, vec = s["block"], s["grid"], s["vec"]
+    Gb = bs // K
+    nout = len(view.outputs)
+    groups = prod(view.extents[d] for d in view.parallel_dims) // vec
+    ntiles = -(-groups // Gb)
+    ragged = groups % Gb != 0
+    tid = kb.v(gpu.ThreadIdOp("x"))
+    bid = kb.v(gpu.BlockIdOp("x"))
+    gl, ks = kb.rem_i(tid, Gb), kb.div_i(tid, Gb)
+    # one row of Gb * vec partials per slice and output: slice ks's values at row ks
+    bufs = [kb.v(gpu.AllocSharedOp(MemRefType(t, [K * Gb * vec], memory_space=gpu.shared_space())))
+            for t in view.acc_types]
+
+    def slot(row: SSAValue, k: int) -> list[SSAValue]:
+        return [kb.add_i(kb.mul_i(row, Gb * vec), kb.add_i(kb.mul_i(gl, vec), k))]
+
+    def tile_body(tile: SSAValue, _):
+        g = kb.add_i(kb.mul_i(tile, Gb), gl)
+        if ragged:
+            inside = kb.lt(g, groups)
+            idents = [kb.constant(identity_of(view.combiners[o], t), t)
+                      for o, t in enumerate(view.acc_types) for _ in range(vec)]
+
+            def mine():
+                lanes = group_lanes(g, ks, K)
+                return [lanes[o][k] for o in range(nout) for k in range(vec)]
+
+            accs = kb.if_(inside, mine, lambda: idents, [a.type for a in idents])
+        else:
+            lanes = group_lanes(g, ks, K)
+            accs = [lanes[o][k] for o in range(nout) for k in range(vec)]
+        h = K // 2
+        while h >= 1:
+            if h == K // 2:
+                for o in range(nout):
+                    for k in range(vec):
+                        kb.store(accs[o * vec + k], bufs[o], slot(ks, k))
+            kb.add(gpu.BarrierOp())
+
+            def fold(h=h, accs=accs):
+                other = kb.add_i(ks, h)
+                new = [combine(kb, view.combiners[o], accs[o * vec + k], kb.load(bufs[o], slot(other, k)))
+                       for o in range(nout) for k in range(vec)]
+                if h > 1:
+                    for o in range(nout):
+                        for k in range(vec):
+                            kb.store(new[o * vec + k], bufs[o], slot(ks, k))
+                return new
+
+            accs = kb.if_(kb.lt(ks, h), fold, lambda accs=accs: accs, [a.type for a in accs])
+            h //= 2
+
+        def write():
+            store(g, [[accs[o * vec + k] for k in range(vec)] for o in range(nout)])
+            return []
+
+        writer = kb.eq(ks, 0)
+        if ragged:
+            writer = kb.v(arith.AndIOp(writer, inside))
+        kb.if_(writer, write)
+        kb.add(gpu.BarrierOp())  # the slots are written again by the next tile
+        return []
+
+    kb.for_(bid, ntiles, grid, [], tile_body)
 
 
 def split_workspaces(view: NestView, S: int) -> list[Operand]:

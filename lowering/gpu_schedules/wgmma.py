@@ -620,14 +620,35 @@ def build_group(group, name: str, s: Schedule, lc: LoweringContext) -> None:
     if s.get("split", 1) > 1:
         raise NotImplementedError("gpu.wgmma_epilogue: split-K would apply the epilogue to partial sums")
     p, c, grid = check(mm, s, lc)
+    params = epilogue_params(mm, ep, t)
+    kernel = make_kernel(mm, s, lc, params, p, c, grid)
+    annotate(kernel, mm, params)
+    kb = KernelBuilder(kernel.body.block)
+    A, B, out = epilogue_outputs(kernel, mm, ep, t, p.n)
+    _Kernel(mm, p, c, grid, kb, A, B, out).run()
+    kb.add(gpu.ReturnOp())
+    lc.add_kernel(kernel)
+    lc.launch(kernel, [o.host for o in params])
+
+
+def epilogue_params(mm: NestView, ep: NestView, t: SSAValue) -> list:
+    """A fused epilogue kernel's parameters: A, B, the epilogue's other operands, its
+    outputs."""
     roles = roles_of(mm)
     assert roles is not None
     others = [o for o in ep.inputs if o.host is not t]
-    params = [mm.inputs[roles.a], mm.inputs[roles.b], *others, *ep.outputs]
-    kernel = make_kernel(mm, s, lc, params, p, c, grid)
-    annotate(kernel, mm, params)
+    return [mm.inputs[roles.a], mm.inputs[roles.b], *others, *ep.outputs]
+
+
+def epilogue_outputs(kernel: gpu.KernelOp, mm: NestView, ep: NestView, t: SSAValue, n: int):
+    """A, B and the StoreOutputs of a fused epilogue kernel (parameters as
+    `epilogue_params`): each stored element is the epilogue's body on the accumulator
+    (rounded to the intermediate's type, as storing it would) and the other operands'
+    elements at the same point."""
+    roles = roles_of(mm)
+    assert roles is not None
+    others = [o for o in ep.inputs if o.host is not t]
     args = list(kernel.args)
-    A, B = args[0], args[1]
     other_args = dict(zip((id(o) for o in others), args[2:2 + len(others)]))
     out_args = args[2 + len(others):]
     t_type = t.type.get_element_type()  # type: ignore[attr-defined]
@@ -637,16 +658,11 @@ def build_group(group, name: str, s: Schedule, lc: LoweringContext) -> None:
         dims = _dims(at)
         scalars = []
         for o in ep.inputs:
-            if o.host is t:  # the intermediate, rounded as storing it would
+            if o.host is t:
                 scalars.append(convert(kb, acc, t_type))
             else:
-                ref = other_args[id(o)]
-                scalars.append(kb.load(ref, [kb.affine(x, dims) for x in o.map.results]))
+                scalars.append(kb.load(other_args[id(o)], [kb.affine(x, dims) for x in o.map.results]))
         return body(kb, scalars)
 
-    kb = KernelBuilder(kernel.body.block)
-    out = StoreOutputs([(a, o.map, o.type) for a, o in zip(out_args, ep.outputs)], roles.n, p.n, values)
-    _Kernel(mm, p, c, grid, kb, A, B, out).run()
-    kb.add(gpu.ReturnOp())
-    lc.add_kernel(kernel)
-    lc.launch(kernel, [o.host for o in params])
+    out = StoreOutputs([(a, o.map, o.type) for a, o in zip(out_args, ep.outputs)], roles.n, n, values)
+    return args[0], args[1], out

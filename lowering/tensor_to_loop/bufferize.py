@@ -33,7 +33,7 @@ from xdsl.passes import ModulePass
 from aicf.diagnostics import op_error
 from aicf.dialects import shape_rules as rules
 from aicf.dialects import tensor as t
-from aicf.lowering.tensor_to_loop.emitter import Emitter
+from aicf.lowering.tensor_to_loop.emitter import Emitter, identity_memref
 from aicf.lowering.tensor_to_loop.ops import LOWERINGS
 
 NUM_OUTPUTS = "aicf.num_outputs"
@@ -53,7 +53,7 @@ def _static_memref(ty: Attribute, where: Operation, what: str) -> MemRefType:
             f"{what} has type {ty} with dynamic dims: dynamic dims must be specialised "
             "before aicf-lower-to-loops",
         )
-    return MemRefType(ty.get_element_type(), list(shape))
+    return identity_memref(ty.get_element_type(), shape)
 
 
 def _check_body(f: func.FuncOp) -> func.ReturnOp:

@@ -3,6 +3,7 @@ deallocations) and the module (globals for constants)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
@@ -22,6 +23,14 @@ from aicf.dialects.loop import Combiner, Iterator, NestOp, YieldOp, make_body
 
 BodyFn = Callable[[Builder, Sequence[SSAValue]], Sequence[SSAValue]]
 """Builds a nest's scalar body from its block arguments; returns the yielded values."""
+
+
+@functools.lru_cache(maxsize=4096)
+def identity_memref(elt: Attribute, shape: tuple[int, ...]) -> MemRefType:
+    """`memref<shape x elt>`, built once per type: xDSL's type constructor checks its
+    parameters generically (a third of lowering a 1000-nest program), and a program
+    uses a few types over and over (types are immutable values, so one is shared)."""
+    return MemRefType(elt, list(shape))
 
 
 def elt_of(buf: SSAValue) -> Attribute:
@@ -83,7 +92,7 @@ class Emitter:
         )
 
     def alloc(self, shape: Sequence[int], elt: Attribute, origin: Operation) -> SSAValue:
-        op = memref.AllocOp([], [], MemRefType(elt, list(shape)))
+        op = memref.AllocOp([], [], identity_memref(elt, tuple(shape)))
         op.location = origin.location
         return self.builder.insert(op).memref
 

@@ -11,7 +11,13 @@ phase costs one wavefront.
 
 The layout side is the index function of the shared buffer's type: row-major for
 the identity layout, `SwizzleLayoutAttr.offset` / `PaddedLayoutAttr.offset` for the
-`aicf_gpu` layouts. `warp_access` evaluates it for each lane of a warp.
+`aicf_gpu` layouts. `warp_access` evaluates it for each lane of a warp, and
+`layout_offsets` on NumPy arrays for the layout search. After
+`aicf-lower-smem-layouts` a shared buffer is flat (identity layout) and its accesses'
+indices are the arith the pass generated from that same function: the per-lane
+counter (passes/gpu/swizzle_smem.py: `access_costs`) evaluates those ops, what the
+emitter prints (test/python/test_lower_smem_layouts.py checks that the NumPy
+evaluation and the generated arith agree on every index).
 """
 
 from __future__ import annotations

@@ -26,6 +26,11 @@ A tile of the tiled matmul (threads store down columns):
            pad = 4>, #aicf_gpu.address_space<shared>>
 (in a dynamic buffer, where padding is not offered: #aicf_gpu.swizzle<vec = 4,
 per_phase = 1, max_phase = 8>).
+
+Candidates are priced through their index functions (`gpu.layout_offset`, on NumPy);
+`aicf-lower-smem-layouts` (passes/gpu/lower_smem_layouts.py) then generates the chosen
+layout's index arithmetic from that same function, and `access_costs` counts the bank
+conflicts of the lowered IR per lane, on exactly the ops the emitter prints.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, NoneAttr
-from xdsl.ir import Attribute, BlockArgument, OpResult, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -51,7 +56,15 @@ from xdsl.pattern_rewriter import (
 from aicf.dialects import gpu
 import numpy as np
 
-from aicf.passes.gpu.bank_conflicts import BANK_BYTES, BANKS, WARP, layout_offsets, wavefronts_many
+from aicf.passes.gpu.bank_conflicts import (
+    BANK_BYTES,
+    BANKS,
+    WARP,
+    AccessCost,
+    layout_offsets,
+    warp_access,
+    wavefronts_many,
+)
 
 IndexFn = Callable[[int], Sequence[int] | None]
 
@@ -254,11 +267,23 @@ class LaneEvaluator:
         return None
 
 
+def _users_in_order(v: SSAValue) -> list[Operation]:
+    users = {use.operation for use in v.uses}
+    if len(users) < 2:
+        return list(users)
+    root = v.owner if isinstance(v, OpResult) else v.owner.parent_op()
+    while root is not None and not isinstance(root, gpu.KernelOp) and root.parent_op() is not None:
+        root = root.parent_op()
+    if root is None:
+        return list(users)
+    return [o for o in root.walk() if o in users]
+
+
 def accesses_of(buf: SSAValue, ev: LaneEvaluator) -> list[tuple[IndexFn, int]]:
-    """(index of each lane, elements per access) of every priced access to `buf`."""
+    """(index of each lane, elements per access) of every priced access to `buf`, in
+    program order."""
     out: list[tuple[IndexFn, int]] = []
-    for use in buf.uses:
-        op = use.operation
+    for op in _users_in_order(buf):
         if isinstance(op, memref.LoadOp | memref.StoreOp) and op.memref is buf:
             idx, vec = list(op.indices), 1
         elif isinstance(op, gpu.LoadVectorOp) and op.memref is buf:
@@ -273,6 +298,18 @@ def accesses_of(buf: SSAValue, ev: LaneEvaluator) -> list[tuple[IndexFn, int]]:
         table = list(zip(*cols)) if cols else [()] * WARP
         out.append((table.__getitem__, vec))
     return out
+
+
+def access_costs(buf: SSAValue, ev: LaneEvaluator) -> list[AccessCost]:
+    """The bank cost of warp 0's execution of each priced access to the shared buffer
+    `buf`, as the IR indexes it: through the index function of the buffer type's
+    layout while it has one (before `aicf-lower-smem-layouts`), and after that pass
+    at the flat index its arith ops compute, evaluated per lane like any index: the
+    very expressions the CUDA emitter prints."""
+    t = buf.type
+    assert isinstance(t, MemRefType)
+    eb = max(1, getattr(t.get_element_type(), "bitwidth", 32) // 8)
+    return [warp_access(t.layout, t.get_shape(), eb, f, v) for f, v in accesses_of(buf, ev)]
 
 
 def assign_layout(op: gpu.AllocSharedOp, explain: bool = False) -> gpu.AllocSharedOp | None:

@@ -29,7 +29,7 @@ from aicf.cost import transpose as tcost
 from aicf.cost.row_group import plan_row_group
 from aicf.dialects.loop import GroupOp, NestOp
 from aicf.dialects.schedule import Schedule
-from aicf.lowering.gpu_schedules import matmul, per_output, row_group, rows, transpose, wgmma
+from aicf.lowering.gpu_schedules import matmul, mma_sync, per_output, row_group, rows, transpose, wgmma
 from aicf.lowering.gpu_schedules.peel import peel_width
 from aicf.lowering.gpu_schedules.view import (
     SPLAT,
@@ -106,13 +106,29 @@ def per_output_candidate(view: NestView, t: GpuTarget) -> Candidate:
             return _with_cost("gpu.per_output", {"vec": vec, **q.params, **math_param}, q.cost)
     else:
         R = prod(view.extents[d] for d in Rd)
-        vbytes = vec * max((element_bytes(o.type.get_element_type()) for o in view.operands), default=4)
+        widest = max((element_bytes(o.type.get_element_type()) for o in view.operands), default=4)
         partial = prod(Ep) * sum(element_bytes(a) for a in view.acc_types)
-        p = gcost.plan_per_output(t, groups, vbytes, R if Rd else 1, operand_bytes(view), partial)
+
+        def plan(v: int, allow_split: bool) -> gcost.Plan:
+            q = gcost.plan_per_output(t, max(1, prod(Ep) // v), v * widest, R if Rd else 1, operand_bytes(view),
+                                      partial, allow_split)
+            for r in q.space:
+                r.params = {"vec": v, **r.params}
+            return q
+
+        p = plan(vec, True)
+        # unsplit, the outputs are stored in their own type, not as f32 partials: an f16
+        # GEMV's threads own 8 outputs (16-byte loads of B) where a split's own 4
+        whole = per_output.vector_width(view, dim, t.max_vector_bytes, tail_ok, partials=False) \
+            if Rd and dim is not None else vec
+        if whole != vec:
+            p2 = plan(whole, False)
+            space = p.space + p2.space
+            p = p2 if p2.cost <= p.cost * 1.02 else p  # a tie: the wider loads, fewer of them
+            p.space, p.why = space, [q.describe() for q in space]
 
         def point(q: gcost.Plan) -> Schedule:
-            params = {"vec": vec, **q.params, "unroll": gcost.UNROLL,
-                      "minblocks": max(1, gcost.blocks_per_sm(t, q.params["block"]) // 2), **math_param}
+            params = {**q.params, "minblocks": max(1, gcost.blocks_per_sm(t, q.params["block"]) // 2), **math_param}
             if not Rd:
                 params["split"] = 1
             if params["split"] > 1:
@@ -121,8 +137,20 @@ def per_output_candidate(view: NestView, t: GpuTarget) -> Candidate:
                 )
             return _with_cost("gpu.per_output", params, q.cost)
 
-    return Candidate("gpu.per_output", 0, point(p), p.cost, alternatives=p.why,
-                     space=lambda: [(point(q), q.cost) for q in p.space])
+    return Candidate("gpu.per_output", MATMUL_TIER if is_gemv(view) else 0, point(p), p.cost,
+                     alternatives=p.why, space=lambda: [(point(q), q.cost) for q in p.space])
+
+
+# the tier of the kernels built for matmuls (tiled, wgmma, mma.sync)
+MATMUL_TIER = 11
+
+
+def is_gemv(view: NestView) -> bool:
+    """A matmul of one row (m = 1): bound by reading B, which per_output's threads walk
+    coalesced along n, so it competes with the matmul kernels by cost. (n = 1 is a row
+    reduction: gpu.rows.)"""
+    roles = matmul.roles_of(view)
+    return roles is not None and view.extents[roles.m] == 1 and view.extents[roles.n] > 1
 
 
 def body_math_mode(view: NestView) -> str:
@@ -225,12 +253,9 @@ def wgmma_candidate(view: NestView, t: GpuTarget) -> Candidate:
     if not t.has_wgmma:
         return Candidate(kind, tier, reason=f"{t.name} has no wgmma (sm_90a only)")
     p = wgmma.problem_of_view(view, allow_tf32())
-    if isinstance(p, str):
-        return Candidate(kind, tier, reason=p)
-    if min(p.m, p.n, p.k, p.batch) == 0:
-        return Candidate(kind, tier, reason="the matmul has an empty dim")
-    if p.batch > t.max_grid_z:
-        return Candidate(kind, tier, reason=f"batch {p.batch} > the grid's z limit {t.max_grid_z}")
+    refused = _tensor_core_refusal(kind, tier, p, t)
+    if refused is not None:
+        return refused
     out_bytes = element_bytes(view.outputs[0].type.get_element_type())
     ranked = tccost.plan(p, t, out_bytes, scalar_stores=not wgmma.stores_pairs(view))
     best = ranked[0]
@@ -253,6 +278,52 @@ def wgmma_candidate(view: NestView, t: GpuTarget) -> Candidate:
     alts = [f"{e.short()}: {e.total * 1e6:.1f}us" for e in ranked[:6] if e.feasible]
     return Candidate(kind, tier, point(best), best.total + (pre_cost or 0.0), alternatives=alts,
                      space=lambda: [(point(e), e.total + (pre_cost or 0.0)) for e in ranked if e.feasible])
+
+
+def _tensor_core_refusal(kind: str, tier: int, p, t: GpuTarget) -> Candidate | None:
+    """The tensor-core kernels' common guard on the problem (`p`: the problem, or why
+    the nest is not one): None where it passes."""
+    if isinstance(p, str):
+        return Candidate(kind, tier, reason=p)
+    if min(p.m, p.n, p.k, p.batch) == 0:
+        return Candidate(kind, tier, reason="the matmul has an empty dim")
+    if p.batch > t.max_grid_z:
+        return Candidate(kind, tier, reason=f"batch {p.batch} > the grid's z limit {t.max_grid_z}")
+    return None
+
+
+def _mma_bound(terms: dict) -> str:
+    parts = {"tensor-core": terms["mma_us"], "shared-memory": terms["smem_us"], "L2": terms["l2_us"]}
+    return max(parts, key=parts.get)  # type: ignore[arg-type]
+
+
+def mma_sync_candidate(view: NestView, t: GpuTarget) -> Candidate:
+    """Tier 11, as gpu.wgmma: f16/bf16 matmuls on the warp-level tensor cores (sm_80
+    on), preferred over the CUDA-core tiles whenever the guard passes; on Hopper it
+    competes with gpu.wgmma by cost (cuBLAS competes with both)."""
+    kind, tier = mma_sync.KIND, 11
+    if not t.has_mma_sync:
+        return Candidate(kind, tier, reason=f"{t.name} has no mma.sync m16n8k16 (sm_80 on)")
+    p = mma_sync.problem_of_view(view)
+    refused = _tensor_core_refusal(kind, tier, p, t)
+    if refused is not None:
+        return refused
+    out_bytes = element_bytes(view.outputs[0].type.get_element_type())
+    ranked = tccost.mma_plan(p, t, out_bytes, scalar_stores=not wgmma.stores_pairs(view))
+    best = ranked[0]
+    if not best.feasible:
+        return Candidate(kind, tier, reason=f"no feasible tile: {best.reason}")
+
+    def point(e) -> Schedule:
+        return _with_cost(kind, e.params(), e.total)
+
+    tm = best.terms
+    why = (f"{p.kind} A {p.a.major}-major B {p.b.major}-major, copies of {p.a.vec}/{p.b.vec} elements; "
+           f"{tm['tiles']} tiles, {tm['blocks_per_sm']} blocks/SM, {tm['waves']} waves, "
+           f"{_mma_bound(tm)} bound")
+    alts = [f"{e.short()}: {e.total * 1e6:.1f}us" for e in ranked[:6] if e.feasible]
+    return Candidate(kind, tier, point(best), best.total, reason=why, alternatives=alts,
+                     space=lambda: [(point(e), e.total) for e in ranked if e.feasible])
 
 
 def transpose_candidate(view: NestView, t: GpuTarget) -> Candidate:
@@ -296,7 +367,8 @@ def transpose_candidate(view: NestView, t: GpuTarget) -> Candidate:
 NestCandidateFn = Callable[[NestView, GpuTarget], Candidate]
 
 GPU_NEST_CANDIDATES: list[NestCandidateFn] = [
-    wgmma_candidate, matmul_candidate, rows_candidate, per_output_candidate, transpose_candidate,
+    wgmma_candidate, mma_sync_candidate, matmul_candidate, rows_candidate, per_output_candidate,
+    transpose_candidate,
 ]
 """Generated kernels for a nest; library kernels add themselves (register_library)."""
 
@@ -353,9 +425,9 @@ def plan_view(view: NestView, t: GpuTarget, force: tuple[str, ...] = ()) -> Cand
 
 def wgmma_epilogue_candidates(group: GroupOp, t: GpuTarget) -> list[Candidate] | None:
     """A matmul with its elementwise consumer (aicf-fuse-epilogue): one gpu.wgmma kernel
-    applying the consumer before its stores, against the members run one by one (each
-    with its own best schedule, cuBLAS included), by predicted time. None when the
-    group is not such a pair."""
+    (or gpu.mma_sync, sm_80 on) applying the consumer before its stores, against the
+    members run one by one (each with its own best schedule, cuBLAS included), by
+    predicted time. None when the group is not such a pair."""
     found = wgmma.epilogue_members(group)
     if isinstance(found, str):
         return None
@@ -364,17 +436,19 @@ def wgmma_epilogue_candidates(group: GroupOp, t: GpuTarget) -> list[Candidate] |
     members_cost = sum(c.cost for c in members)
     kinds = " + ".join(c.kind for c in members)
     out = [Candidate("gpu.members", 0, Schedule("gpu.members", {}), members_cost, reason=f"{kinds}, one by one")]
+    out_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.outputs)
+    in_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.inputs if o.host is not found[2])
+    # the body's work per element, plus a load of each operand other than the matmul's
+    body = body_instructions(ep) + sum(1 for o in ep.inputs if o.host is not found[2])
+    scalar = not wgmma.stores_pairs(mm, ep.outputs)
+    out.insert(0, _mma_sync_epilogue_candidate(mm, t, out_bytes + in_bytes, scalar, body))
     alone = wgmma_candidate(mm, t)
     if not alone.applies:
         out.insert(0, Candidate("gpu.wgmma_epilogue", 0, reason=f"the matmul: {alone.reason}"))
         return out
     p = wgmma.problem_of_view(mm)
-    out_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.outputs)
-    in_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.inputs if o.host is not found[2])
-    # the body's work per element, plus a load of each operand other than the matmul's
-    body = body_instructions(ep) + sum(1 for o in ep.inputs if o.host is not found[2])
     ranked = tccost.plan(p, t, out_bytes + in_bytes, allow_split=False,  # type: ignore[arg-type]
-                         scalar_stores=not wgmma.stores_pairs(mm, ep.outputs), epilogue_instructions=body)
+                         scalar_stores=scalar, epilogue_instructions=body)
     best = ranked[0]
 
     def point(e) -> Schedule:
@@ -384,6 +458,28 @@ def wgmma_epilogue_candidates(group: GroupOp, t: GpuTarget) -> list[Candidate] |
                             alternatives=[f"{e.short()}: {e.total * 1e6:.1f}us" for e in ranked[:6] if e.feasible],
                             space=lambda: [(point(e), e.total) for e in ranked if e.feasible]))
     return out
+
+
+def _mma_sync_epilogue_candidate(mm: NestView, t: GpuTarget, out_bytes: int, scalar_stores: bool,
+                                 body: float) -> Candidate:
+    """gpu.mma_sync with the group's elementwise consumer applied in its epilogue."""
+    kind = "gpu.mma_sync_epilogue"
+    alone = mma_sync_candidate(mm, t)
+    if not alone.applies:
+        return Candidate(kind, 0, reason=f"the matmul: {alone.reason}")
+    p = mma_sync.problem_of_view(mm)
+    ranked = tccost.mma_plan(p, t, out_bytes, scalar_stores=scalar_stores,  # type: ignore[arg-type]
+                             epilogue_instructions=body)
+    best = ranked[0]
+    if not best.feasible:
+        return Candidate(kind, 0, reason=f"no feasible tile: {best.reason}")
+
+    def point(e) -> Schedule:
+        return _with_cost(kind, e.params(), e.total)
+
+    return Candidate(kind, 0, point(best), best.total,
+                     alternatives=[f"{e.short()}: {e.total * 1e6:.1f}us" for e in ranked[:6] if e.feasible],
+                     space=lambda: [(point(e), e.total) for e in ranked if e.feasible])
 
 
 def gpu_group_candidates(group: GroupOp, name: str, t: GpuTarget) -> list[Candidate]:

@@ -1,8 +1,8 @@
 """`aicf-tune`: measure instead of predict, for the nests where it pays.
 
 After `aicf-plan`, each nest, group or attention op whose schedule is a tunable kind
-(the tensor-core matmul, with or without its fused epilogue; the flash-attention
-kernels, wgmma against mma.sync) and that does enough work
+(the tensor-core matmuls: gpu.wgmma with or without its fused epilogue, gpu.mma_sync;
+the flash-attention kernels, wgmma against mma.sync) and that does enough work
 (`min_flops`) is tried on the GPU with the `top` configurations the cost model ranks
 first, plus the library kernel when one applies: each is compiled (NVRTC, in
 parallel threads) as a program of that one nest, run on random inputs (warm-up, then
@@ -42,10 +42,15 @@ from aicf.progress import progress
 
 log = logging.getLogger("aicf.plan")  # tuning decides schedules, as the planner does
 
-TUNABLE = ("gpu.wgmma", "gpu.wgmma_epilogue", "gpu.flash_attention")
+# a tunable kind whose best point the model prices more than this over the best
+# candidate is not timed (the model's picks are within 10-20% of measured on the
+# calibration cases, bench/calibrate.py; mma.sync on the H100 prices at ~2x wgmma)
+PRUNE = 1.5
+TUNABLE = ("gpu.wgmma", "gpu.wgmma_epilogue", "gpu.mma_sync", "gpu.mma_sync_epilogue", "gpu.flash_attention")
 LIBRARY = ("gpu.cublas_gemm",)
 MIN_FLOPS = 2**31
 _GENERATOR_FILES = ("lowering/gpu_schedules/wgmma.py", "lowering/gpu_schedules/wgmma_space.py",
+                    "lowering/gpu_schedules/mma_sync.py", "lowering/gpu_schedules/mma_sync_space.py",
                     "backend/cuda/emit_async.py", "backend/cuda/tensor_maps.py",
                     "lowering/gpu_schedules/flash_attention.py", "backend/cuda/flash_attention.py",
                     "backend/cuda/flash_attention_wgmma.py")
@@ -152,9 +157,14 @@ class Tuner:
         else:
             found = cands.gpu_nest_candidates(nest_view(fn, op, 0), target)
         out: list[Schedule] = []
+        # against the kinds timed here (the memory-bound kinds' models price no math)
+        best = min((c.cost for c in found if c.applies and (c.kind in TUNABLE or c.kind in LIBRARY)),
+                   default=float("inf"))
         for c in found:
             if not c.applies:
                 continue
+            if c.kind in TUNABLE and c.space is not None and c.cost > PRUNE * best:
+                continue  # a kind the model prices far behind (mma.sync on Hopper): not worth its builds
             if c.kind in TUNABLE and c.space is not None:
                 ranked = sorted(c.space(), key=lambda sc: sc[1])
                 for s, _ in ranked:

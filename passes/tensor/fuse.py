@@ -145,7 +145,9 @@ class _Fuser:
                     user = use.operation
                     if user in g.members:
                         continue
-                    holders = self.containing.get(user, set()) - gone
+                    # the groups holding user, less `gone` (without building a set
+                    # per use: this is on the pass's hot path)
+                    holders = [h for h in self.containing.get(user, ()) if h not in gone]
                     if not holders or any(op not in h.members for h in holders):
                         out.append(v)
                         break
@@ -243,16 +245,24 @@ class _Fuser:
         root = v.owner
         assert isinstance(root, Operation)
         cone: dict[Operation, None] = {}  # ordered, with O(1) membership
+        members = p.members
         stack = [root]
         while stack:
             op = stack.pop()
-            if op in cone or op not in p.members:
+            if op in cone or op not in members:
                 continue
             if isinstance(op, t.ReduceOp):
                 return None
             cone[op] = None
-            stack.extend(o.owner for o in op.operands if isinstance(o.owner, Operation))
+            # op's producers looked up once in __init__, those in p (the cone is a set:
+            # the order they are walked in does not matter)
+            stack.extend(q for q in self.producers[op] if q in members)
         if merge is not None and len(cone) == len(p.members):
+            return None
+        if len(c.members | cone.keys()) > self.budget.max_ops:
+            # over the budget (`cost` would price it None): refused before pricing p
+            # and the copy, as try_merge refuses; a chain whose groups are full asks
+            # this for every op
             return None
         g = Group(self._ordered([*c.ops, *cone]), True)
         # p as it would be with v's readers in c served by the copy

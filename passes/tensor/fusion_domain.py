@@ -180,10 +180,13 @@ class GroupDomain:
         stack = [r.owner.operands[0] if nest.kind == "reduce" else r for r in nest.roots]
         if nest.kind == "reduce":
             seen.update((r.owner, None) for r in nest.roots)  # type: ignore[misc]
+        maps = self.maps  # the group's values: each is an op's result
         while stack:
             v = stack.pop()
+            if v not in maps:
+                continue
             op = v.owner
-            if v not in self.maps or not isinstance(op, Operation) or op in seen:
+            if op in seen:
                 continue
             if isinstance(op, t.ReduceOp):
                 if isinstance(op, t.ReduceMeanOp):

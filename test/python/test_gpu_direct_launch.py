@@ -1,7 +1,8 @@
-"""The lean call of a one-kernel program (backend/cuda/program.py `_DirectLaunch`):
-outputs taken from CuPy's pool and the kernel launched through cuLaunchKernel on a
-parameter block reused across calls. What must hold: every call gets fresh outputs,
-arguments land in the kernel's parameter order, and concurrent callers never see each
+"""The lean call of a program of a few plain kernels (backend/cuda/program.py
+`_DirectLaunch`): outputs and intermediates taken from CuPy's pool and each kernel
+launched through cuLaunchKernel on a parameter block reused across calls. What must
+hold: every call gets fresh outputs, arguments land in the kernel's parameter order,
+intermediates flow from kernel to kernel, and concurrent callers never see each
 other's pointers."""
 
 from __future__ import annotations
@@ -34,9 +35,32 @@ func.func @main(%x: tensor<3x500xf32>, %y: tensor<3x500xf32>) -> (tensor<3x500xf
 """
 
 
+# softmax written as its five ops, one kernel each (fuse=False): four intermediates
+CHAIN = """
+func.func @main(%x: tensor<256x1000xf32>) -> tensor<256x1000xf32> {
+  %m = aicf_tensor.reduce_max %x axes = [-1] keepdims : (tensor<256x1000xf32>) -> tensor<256x1xf32>
+  %d = aicf_tensor.sub %x, %m : (tensor<256x1000xf32>, tensor<256x1xf32>) -> tensor<256x1000xf32>
+  %e = aicf_tensor.exp %d : (tensor<256x1000xf32>) -> tensor<256x1000xf32>
+  %s = aicf_tensor.reduce_sum %e axes = [-1] keepdims : (tensor<256x1000xf32>) -> tensor<256x1xf32>
+  %y = aicf_tensor.div %e, %s : (tensor<256x1000xf32>, tensor<256x1xf32>) -> tensor<256x1000xf32>
+  func.return %y : tensor<256x1000xf32>
+}
+"""
+
+
 def _direct(exe):
+    """The program's direct call: its single launch's, or its several launches'."""
     plan = exe._program._plan
-    return None if plan in (None, False) or plan[4] is None else plan[4][-1]
+    if plan in (None, False):
+        return None
+    single, direct = plan[4], plan[5]
+    return single[-1] if single is not None else direct
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
 
 
 @gpu
@@ -122,3 +146,50 @@ def test_a_new_thread_on_the_default_stream_is_served():
     assert not isinstance(got, Exception), got
     for y in got:
         np.testing.assert_allclose(y, np.sin(cp.asnumpy(x).astype(np.float64)), rtol=2e-6, atol=2e-6)
+
+
+@gpu
+@pytest.mark.gpu
+def test_several_kernels_launch_directly_with_their_intermediates():
+    exe = aicf.compile(CHAIN, target="cuda", fuse=False)
+    prog = exe._program
+    prog.graphs = True  # a few launches go direct even where graphs are on
+    rng = np.random.default_rng(5)
+    results = []
+    for k in range(4):
+        x = cp.asarray(rng.standard_normal((256, 1000), dtype=np.float32) * (k + 1))
+        results.append((cp.asnumpy(x), exe(x)))
+    direct = _direct(exe)
+    assert direct is not None and len(direct.launches) == 5
+    assert direct.threads, "after the first call this thread launches directly"
+    assert len(prog._graphs) == 0, "no graph (and no output copy) for a few launches"
+    assert len({y.data.ptr for _, y in results}) == len(results)
+    for xs, y in results:
+        np.testing.assert_allclose(cp.asnumpy(y), _softmax(xs), rtol=1e-5, atol=1e-7)
+
+
+@gpu
+@pytest.mark.gpu
+def test_threads_calling_a_several_kernel_program_get_their_own_results():
+    exe = aicf.compile(CHAIN, target="cuda", fuse=False)
+    exe(cp.zeros((256, 1000), np.float32))
+    assert _direct(exe) is not None
+    errors: list[str] = []
+
+    def worker(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        with cp.cuda.Stream(non_blocking=True) as s:
+            for _ in range(50):
+                host = rng.standard_normal((256, 1000), dtype=np.float32) * (seed + 1)
+                y = exe(cp.asarray(host))
+                s.synchronize()
+                if not np.allclose(cp.asnumpy(y), _softmax(host), rtol=1e-5, atol=1e-7):
+                    errors.append(f"thread {seed}: wrong result")
+                    return
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors

@@ -217,7 +217,8 @@ def test_an_admitted_cuda_kernel_becomes_one_library_call(isolated, monkeypatch)
         kernel.key, "admitted", "faster", "faked", correct=True, ext_s=1e-6, own_s=1e-4))
     module = parse_module(make_context(), bcast_sum(), "<t>")
     passes = [p.replace("target=gpu", "target=h100") for p in pipeline_for("cuda", tune=False)]
-    run_pipeline(module, passes + ["aicf-lower-external", "aicf-lower-to-gpu{target=h100}", "aicf-swizzle-smem"])
+    run_pipeline(module, passes + ["aicf-lower-external", "aicf-lower-to-gpu{target=h100}", "aicf-swizzle-smem",
+                                  "aicf-lower-smem-layouts"])
     (call,) = [o for o in module.walk() if isinstance(o, LibraryCallOp)]
     p = {name: call.param(name) for name in ("key", "args", "grid", "block", "smem", "workspace", "layout")}
     assert p == {"key": k.key, "args": [0, 1], "grid": [4, 1, 1], "block": [256, 1, 1], "smem": 4096,

@@ -15,7 +15,7 @@ from aicf.dialects.loop import NestOp
 from aicf.lowering.gpu_schedules import transpose
 from aicf.lowering.loop_to_gpu import nest_view
 from aicf.passes.gpu.bank_conflicts import warp_access
-from aicf.passes.gpu.swizzle_smem import LaneEvaluator, accesses_of
+from aicf.passes.gpu.swizzle_smem import LaneEvaluator, access_costs, accesses_of
 from aicf.passes.loop.candidates import per_output_candidate, transpose_candidate
 from aicf.target import H100
 
@@ -72,10 +72,16 @@ def test_space_points_are_legal_and_cover_vectors():
     assert {s["vec_in"] for s in pts} == {1} and {s["vec_out"] for s in pts} == {1, 2, 4}
 
 
-def _kernel_tiles(text):
-    from aicf.backend.cuda.program import lower_to_gpu
+def _kernel_tiles(text, lowered=False):
+    """The kernel and its shared tiles: with their layouts (the pipeline up to
+    aicf-swizzle-smem), or `lowered`: flat, indexed by the layout's arith (the
+    whole pipeline, what the emitter prints)."""
+    from aicf.compiler import run_pipeline, target_pipeline
 
-    mod = lower_to_gpu(_module(text))
+    mod = _module(text)
+    passes = target_pipeline("cuda")
+    assert passes[-1] == "aicf-lower-smem-layouts"
+    run_pipeline(mod, passes if lowered else passes[:-1])
     (k,) = [o for o in mod.walk() if isinstance(o, gpu.KernelOp)]
     return k, [o.result for o in k.walk() if isinstance(o, gpu.AllocSharedOp)]
 
@@ -98,6 +104,11 @@ def test_built_kernel_is_conflict_free(dt, sched):
     before = sum(warp_access(NoneAttr(), shape, eb, f, v).conflicts for f, v in accs)
     after = sum(warp_access(layout, shape, eb, f, v).conflicts for f, v in accs)
     assert before > 0 and after == 0
+    # the lowered kernel (flat tile, arith indices) costs the same, access by access
+    laid_out = [c.wavefronts for c in access_costs(tile, LaneEvaluator(k))]
+    k, (flat,) = _kernel_tiles(transpose_program((512, 256), (1, 0), dt, "copy", None, sched), lowered=True)
+    assert flat.type.get_num_dims() == 1 and isinstance(flat.type.layout, NoneAttr)
+    assert [c.wavefronts for c in access_costs(flat, LaneEvaluator(k))] == laid_out
 
 
 def test_model_wavefronts_match_the_built_kernel():
@@ -109,6 +120,8 @@ def test_model_wavefronts_match_the_built_kernel():
     warp0 = sum(warp_access(tile.type.layout, tile.type.get_shape(), 4, f, v).wavefronts for f, v in accs)
     model = tcost.smem_wavefronts(sched, 4, tile.type.layout)
     assert model == warp0 * sched["threads"] // 32
+    k, (flat,) = _kernel_tiles(transpose_program((512, 256), (1, 0), "f32", "copy", None, sched), lowered=True)
+    assert sum(c.wavefronts for c in access_costs(flat, LaneEvaluator(k))) == warp0
 
 
 def test_price_is_at_least_the_dram_floor_and_prefers_real_tiles():

@@ -5,6 +5,7 @@
 
 // CHECK: @mm nest #0 domain=[1024, 1024, 1024] [parallel,parallel,reduction] on NVIDIA H100 80GB HBM3
 // CHECK-NEXT: gpu.wgmma does not apply: inputs are f32 and matmul_precision is 'highest' ('high' allows TF32)
+// CHECK-NEXT: gpu.mma_sync does not apply: inputs are f32 and f32, not both f16 or both bf16
 // CHECK-NEXT: -> gpu.matmul_tiled {{ *}}[[T:[0-9.]+]] us bm={{[0-9]+}} bn={{[0-9]+}}
 // CHECK-NEXT: matmul 1024x1024x1024 (M x N x K) on NVIDIA H100 80GB HBM3 (132 SMs): {{[0-9]+}} feasible candidates, {{[0-9]+}} rejected
 // CHECK-NEXT: # candidate {{.*}} regs smem bps waves tail issue confl fma_us smem_us lat_us sync_us dram_us l2_us cont_us total_us TFLOP/s bound
@@ -31,6 +32,7 @@ func.func @mm(%a: memref<1024x1024xf32>, %b: memref<1024x1024xf32>, %c: memref<1
 // priced; a schedule written by hand is kept and the explanation says so.
 // CHECK: @sum nest #0 domain=[4096, 4096] [parallel,reduction]
 // CHECK-NEXT: gpu.wgmma does not apply: the nest is not a matmul
+// CHECK-NEXT: gpu.mma_sync does not apply: the nest is not a matmul
 // CHECK-NEXT: gpu.matmul_tiled does not apply: not a matmul
 // CHECK-NEXT: -> gpu.rows {{ *}}{{[0-9.]+}} us vec=4 mode={{warp|block|split}}
 // CHECK-NEXT: gpu.per_output

@@ -1,0 +1,15 @@
+// RUN: aicf-opt %s -p aicf-lower-to-gpu --split-input-file --verify-diagnostics
+// gpu.per_output's slices (threads of a block sharing an output vector) must fold
+// pairwise.
+
+// A slice count that is not a power of two cannot fold pairwise.
+func.func @odd(%x: memref<4096x512xf32>, %y: memref<512xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{'aicf_loop.nest' cannot be lowered to the GPU: gpu.per_output slices = 3 must be a power of two dividing block = 96, on a reduction}}
+  aicf_loop.nest domain = [4096, 512] iterators = [reduction, parallel]
+      ins(%x : memref<4096x512xf32>) outs(%y : memref<512xf32>)
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1)] combiners = [add] attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 4 : i64, block = 96 : i64, grid = 8 : i64, split = 1 : i64, slices = 3 : i64, unroll = 4 : i64, minblocks = 4 : i64}} {
+  ^bb0(%a : f32):
+    aicf_loop.yield %a : f32
+  }
+  func.return
+}
