@@ -88,6 +88,11 @@ class GpuTarget:
     # precise division among them) ran 2.4x the erf form's time (+42, +60 us), which
     # this rate prices at 1.1x; fused or not, those two cases measured within 5%
     wgmma_epilogue_issue_per_clock: float = 4.0
+    # ... and a precise division there costs this many instructions more than its
+    # count: the tanh form (exp and a division, 30 counted against the erf form's 26)
+    # took +42 and +60 us where the erf form took +17 and +26 (the division's slow-path
+    # call, around which the warps hold ~128 accumulator registers)
+    epilogue_division_instructions: float = 44.0
     wgmma_pair_store_slowdown: float = 1.7
     wgmma_scalar_store_slowdown: float = 6.7
 

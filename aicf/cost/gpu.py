@@ -125,13 +125,14 @@ def lane_efficiency(work: int, lanes: int) -> float:
 
 def plan_per_output(
     t: GpuTarget, groups: int, vec_bytes: int, reduce_len: int, nbytes: int, partial_bytes: int,
-    allow_split: bool = True,
+    allow_split: bool = True, fold_bytes: int = 0,
 ) -> Plan:
     """Threads own `groups` output groups (one vector each) and loop over
     `reduce_len` reduction points. Picks block size, the threads of a block sharing an
     output (`slices`), the loads each keeps in flight (`unroll`) and the split over
     blocks (split > 1 adds a workspace of `partial_bytes` per split and a second pass;
-    not with `allow_split` False)."""
+    not with `allow_split` False). `fold_bytes`: the shared memory a thread's partials
+    take when slices fold them (its vector of each accumulator)."""
     best: Plan | None = None
     why = []
     space: list[Plan] = []
@@ -152,7 +153,7 @@ def plan_per_output(
     for bs in BLOCK_SIZES[:3]:
         cap = resident_threads(t, bs)
         for k in slices:
-            if k > 1 and (bs % k or groups < bs // k):
+            if k > 1 and (bs % k or groups < bs // k or bs * fold_bytes > t.smem_per_block_default):
                 continue
             for s in splits:
                 for u in unrolls:

@@ -163,14 +163,20 @@ class _DirectLaunch:
         # thread may reach cuLaunchKernel having made no CUDA call yet)
         self.device = cp.cuda.runtime.getDevice()
         self.get_device = cp.cuda.runtime.getDevice
-        self.threads: set[int] = set()
+        # threads whose context CuPy made current (a thread-local flag: thread ids are
+        # reused after a thread exits)
+        self.local = threading.local()
         self.launches = []
-        for fptr, grid, block, smem, slots in launches:
+        self.names = []
+        for name, fptr, grid, block, smem, slots in launches:
+            self.names.append(name)
             cells = (ctypes.c_void_p * len(slots))()
             params = (ctypes.c_void_p * len(slots))(
                 *(ctypes.addressof(cells) + i * ctypes.sizeof(ctypes.c_void_p) for i in range(len(slots))))
             self.launches.append((fptr, grid, block, smem, slots, cells, params, ctypes.addressof(params)))
+        self.failed = 0  # the launch that raised, for the error message
         self.ops = ops
+        self.intermediates = any(op[0] == _D_ALLOC for op in ops)
         self.nin = nin
         self.outs = outs
         self.nbytes = [int(np.prod(shape, dtype=np.int64)) * np.dtype(dt).itemsize for shape, dt in outs]
@@ -200,7 +206,7 @@ class _DirectLaunch:
                         or len(params) != len(slots):
                     return None
                 ops.append((_D_LAUNCH, len(launches)))
-                launches.append((fptr, grid, block, smem, slots))
+                launches.append((name, fptr, grid, block, smem, slots))
             elif st[0] is _ALLOC:
                 nbytes = int(np.prod(st[2], dtype=np.int64)) * np.dtype(st[3]).itemsize
                 if nbytes == 0:
@@ -216,7 +222,12 @@ class _DirectLaunch:
 
     def ready(self) -> bool:
         """Whether this thread, on this device, can launch directly."""
-        return threading.get_ident() in self.threads and self.get_device() == self.device
+        return getattr(self.local, "ok", False) and self.get_device() == self.device
+
+    def seen_here(self) -> None:
+        """CuPy launched on this thread, on this device: its context is current here."""
+        if self.get_device() == self.device:
+            self.local.ok = True
 
     def __call__(self, arrays: tuple, stream_ptr: int) -> tuple:
         """Launch on `arrays`, the inputs (the outputs are allocated and returned) or
@@ -238,12 +249,14 @@ class _DirectLaunch:
                     fptr, g, b, smem, slots, cells, _, params_ptr = launches[op[1]]
                     for i, s in enumerate(slots):
                         cells[i] = ptrs[s]
+                    self.failed = op[1]
                     launch(fptr, g[0], g[1], g[2], b[0], b[1], b[2], smem, stream_ptr, params_ptr, 0)
                 elif op[0] == _D_ALLOC:
                     m = held[op[1]] = alloc(op[2])
                     ptrs[op[1]] = m.ptr
                 else:
                     held.pop(op[1], None)
+                    ptrs[op[1]] = 0
         if given:
             return arrays[nin:]
         nd = self.ndarray
@@ -540,7 +553,7 @@ class CudaProgram:
             _, fn, name, grid, block, smem, slots = steps[0]
             single = (fn, name, grid, block, smem, slots, slots == tuple(range(len(specs))), outs, cp,
                       _DirectLaunch.of(steps, self._kernels, nslots, self.num_inputs, outs, cp))
-        elif 1 < launches <= DIRECT_MAX_LAUNCHES:
+        elif 1 <= launches <= DIRECT_MAX_LAUNCHES:  # with constants or intermediates
             direct = _DirectLaunch.of(steps, self._kernels, nslots, self.num_inputs, outs, cp)
         return (nslots, steps, specs, cp.ndarray, single, direct)
 
@@ -585,23 +598,28 @@ class CudaProgram:
         # call takes one launch, or a few where graphs are off
         if direct is not None and not self.debug and (
                 n == nin or single is not None or not (self.graphs and self._graphable)):
+            current = cp.cuda.get_current_stream()
             if stream is None:
-                stream = cp.cuda.get_current_stream()
-            if direct.ready():
+                stream = current
+            # intermediates come from the current stream's pool: freed there while a
+            # kernel on another stream still reads them, a later allocation on the
+            # current one could take them (the step loop allocates them on the caller's
+            # stream)
+            if direct.ready() and (not direct.intermediates or stream.ptr == current.ptr):
                 if n == nall:
                     _reject_overlap(arrays[:nin], arrays[nin:], self.entry)
                 try:
                     outs = direct(arrays, stream.ptr)
                 except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as e:
-                    raise LaunchError(f"a launch of @{self.entry} failed, or an earlier kernel faulted: {e}") \
-                        from None
+                    _, g, b, smem, *_ = direct.launches[direct.failed]
+                    raise self._launch_error(direct.names[direct.failed], g, b, smem, e) from None
                 if self.sync is _EVENT_RECORD:
                     self._record(stream)
                 return outs[0] if len(outs) == 1 else outs
             # CuPy's launches below make the context current on this thread
-            threads = direct.threads if cp.cuda.runtime.getDevice() == direct.device else None
+            seen = direct
         else:
-            threads = None
+            seen = None
         env: list = [None] * nslots
         env[:n] = arrays
         stream = stream or cp.cuda.get_current_stream()
@@ -625,8 +643,8 @@ class CudaProgram:
                     self._record(stream)
                 return env[nin] if nall - nin == 1 else tuple(env[nin:nall])
         self._run_steps(env, steps, stream)
-        if threads is not None:
-            threads.add(threading.get_ident())
+        if seen is not None:
+            seen.seen_here()
         if self.sync is _EVENT_RECORD:
             self._record(stream)
         if nall - nin == 1:
@@ -657,8 +675,8 @@ class CudaProgram:
             fn(grid, block, env if in_order else tuple(env[s] for s in slots), shared_mem=smem, stream=stream)
         except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as e:
             raise self._launch_error(name, grid, block, smem, e) from None
-        if direct is not None and cp.cuda.runtime.getDevice() == direct.device:
-            direct.threads.add(threading.get_ident())  # CuPy made the context current here
+        if direct is not None:
+            direct.seen_here()
         if self.sync is _EVENT_RECORD:
             self._record(stream)
         return outs[0] if len(outs) == 1 else outs
@@ -699,7 +717,13 @@ class CudaProgram:
                 elif kind is _LIBRARY:
                     st[1]([env[s] for s in st[2]], [env[s] for s in st[3]], stream)
                 elif kind is _ALLOC:
-                    env[st[1]] = cp.empty(st[2], st[3]) if statics is None else statics[st[1]]
+                    if statics is not None:
+                        env[st[1]] = statics[st[1]]
+                    else:
+                        # from `stream`'s pool: freed below while this call's kernels may
+                        # still read it, it is only reused in that stream's order
+                        with stream:
+                            env[st[1]] = cp.empty(st[2], st[3])
                 elif kind is _FREE:
                     if statics is None:
                         env[st[1]] = None

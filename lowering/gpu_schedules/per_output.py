@@ -175,6 +175,11 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     if K > 1 and not slices_fit(K, bs, bool(Rd)):
         raise NotImplementedError(f"gpu.per_output slices = {K} must be a power of two dividing block = {bs}, "
                                   "on a reduction")
+    fold = bs * vec * sum(element_bytes(t) for t in view.acc_types)
+    if K > 1 and fold > lc.target.smem_per_block_default:
+        raise NotImplementedError(f"gpu.per_output slices: the fold's {fold} bytes of shared memory (block x vec x "
+                                  f"accumulator bytes) exceed the {lc.target.smem_per_block_default} a block holds "
+                                  "statically")
 
     if S > 1:
         ws_ops = [Operand(lc.workspace(w.type), w.type, w.map) for w in split_workspaces(view, S)]

@@ -111,7 +111,7 @@ def per_output_candidate(view: NestView, t: GpuTarget) -> Candidate:
 
         def plan(v: int, allow_split: bool) -> gcost.Plan:
             q = gcost.plan_per_output(t, max(1, prod(Ep) // v), v * widest, R if Rd else 1, operand_bytes(view),
-                                      partial, allow_split)
+                                      partial, allow_split, v * sum(element_bytes(a) for a in view.acc_types))
             for r in q.space:
                 r.params = {"vec": v, **r.params}
             return q
@@ -150,7 +150,11 @@ def is_gemv(view: NestView) -> bool:
     coalesced along n, so it competes with the matmul kernels by cost. (n = 1 is a row
     reduction: gpu.rows.)"""
     roles = matmul.roles_of(view)
-    return roles is not None and view.extents[roles.m] == 1 and view.extents[roles.n] > 1
+    if roles is None or view.extents[roles.m] != 1 or view.extents[roles.n] <= 1:
+        return False
+    # B walked along n by consecutive threads: contiguous along n (not x @ W^T with W
+    # stored n x k, where each thread's loads would be rows apart)
+    return access_class(view.inputs[roles.b], roles.n, 2) == VECTOR
 
 
 def body_math_mode(view: NestView) -> str:
@@ -440,6 +444,9 @@ def wgmma_epilogue_candidates(group: GroupOp, t: GpuTarget) -> list[Candidate] |
     in_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.inputs if o.host is not found[2])
     # the body's work per element, plus a load of each operand other than the matmul's
     body = body_instructions(ep) + sum(1 for o in ep.inputs if o.host is not found[2])
+    # a precise division calls a slow path, around which the consumer warps keep their
+    # accumulators (measured, GpuTarget.epilogue_division_instructions)
+    body += t.epilogue_division_instructions * sum(1 for op in _body_ops(ep) if op.name == "arith.divf")
     scalar = not wgmma.stores_pairs(mm, ep.outputs)
     out.insert(0, _mma_sync_epilogue_candidate(mm, t, out_bytes + in_bytes, scalar, body))
     alone = wgmma_candidate(mm, t)

@@ -161,7 +161,7 @@ def test_several_kernels_launch_directly_with_their_intermediates():
         results.append((cp.asnumpy(x), exe(x)))
     direct = _direct(exe)
     assert direct is not None and len(direct.launches) == 5
-    assert direct.threads, "after the first call this thread launches directly"
+    assert direct.ready(), "after the first call this thread launches directly"
     assert len(prog._graphs) == 0, "no graph (and no output copy) for a few launches"
     assert len({y.data.ptr for _, y in results}) == len(results)
     for xs, y in results:
@@ -193,3 +193,21 @@ def test_threads_calling_a_several_kernel_program_get_their_own_results():
     for t in threads:
         t.join()
     assert not errors, errors
+
+
+@gpu
+@pytest.mark.gpu
+def test_a_stream_other_than_the_current_one_gets_right_results():
+    """Intermediates come from the current stream's pool; a call on another stream
+    takes the step loop, which allocates them on that stream."""
+    exe = aicf.compile(CHAIN, target="cuda", fuse=False)
+    rng = np.random.default_rng(9)
+    exe(cp.zeros((256, 1000), np.float32))
+    s = cp.cuda.Stream(non_blocking=True)
+    for k in range(3):
+        host = rng.standard_normal((256, 1000), dtype=np.float32) * (k + 1)
+        x = cp.asarray(host)
+        cp.cuda.Device().synchronize()
+        y = exe._program(x, stream=s)
+        s.synchronize()
+        np.testing.assert_allclose(cp.asnumpy(y), _softmax(host), rtol=1e-5, atol=1e-7)

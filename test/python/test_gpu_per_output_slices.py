@@ -53,6 +53,54 @@ def test_the_planner_takes_one_sliced_kernel_for_a_gemv():
     assert s.data["slices"].value.data > 1 and s.data["split"].value.data == 1, s
 
 
+def test_a_gemv_reading_b_across_rows_is_not_taken_from_the_matmul_kernels():
+    """x @ W^T with W stored n x k: per_output's threads would read B rows apart, so it
+    stays below the matmul kernels' tier."""
+    from aicf.lowering.loop_to_gpu import nest_view
+    from aicf.passes.loop.candidates import MATMUL_TIER, per_output_candidate
+    from aicf.target import H100
+
+    text = ("func.func @main(%a: tensor<1x4096xf16>, %w: tensor<4096x4096xf16>) -> tensor<1x4096xf16> {\n"
+            "  %t = aicf_tensor.transpose %w perm = [1, 0] : (tensor<4096x4096xf16>) -> tensor<4096x4096xf16>\n"
+            "  %c = aicf_tensor.matmul %a, %t : (tensor<1x4096xf16>, tensor<4096x4096xf16>) -> tensor<1x4096xf16>\n"
+            "  func.return %c : tensor<1x4096xf16>\n}")
+    from aicf.compiler import TENSOR_PIPELINE
+
+    for src, tier in ((gemv(4096, 4096, "f16"), MATMUL_TIER), (text, 0)):
+        mod = parse_module(make_context(), src, "<gemv>")
+        run_pipeline(mod, list(TENSOR_PIPELINE))  # the transpose folds into the matmul's map
+        fn = next(o for o in mod.ops if o.name == "func.func")
+        nests = [o for o in fn.walk() if isinstance(o, NestOp)]
+        c = per_output_candidate(nest_view(fn, nests[-1], len(nests) - 1), H100)
+        assert c.tier == tier, src
+
+
+def test_the_planner_keeps_the_fold_within_a_blocks_shared_memory():
+    """Four f64 column reductions of a wide f16 input: a sliced fold of 8-wide vectors
+    would need 64 KiB of shared memory; the planner's pick fits 48 KiB."""
+    from aicf.passes.loop.candidates import per_output_candidate
+    from aicf.lowering.loop_to_gpu import nest_view
+    from aicf.target import H100
+
+    t = "tensor<4096x8192xf16>"
+    outs = ", ".join(["tensor<8192xf64>"] * 4)
+    body = "\n".join(f"  %c{i} = aicf_tensor.cast %x : ({t}) -> tensor<4096x8192xf64>\n"
+                     f"  %r{i} = aicf_tensor.{op} %c{i} axes = [0] : (tensor<4096x8192xf64>) -> tensor<8192xf64>"
+                     for i, op in enumerate(["reduce_sum", "reduce_max", "reduce_sum", "reduce_max"]))
+    src = (f"func.func @main(%x: {t}) -> ({outs}) {{\n{body}\n"
+           f"  func.return %r0, %r1, %r2, %r3 : {outs}\n}}")
+    mod = parse_module(make_context(), src, "<fold>")
+    from aicf.compiler import TENSOR_PIPELINE
+    run_pipeline(mod, list(TENSOR_PIPELINE))
+    fn = next(o for o in mod.ops if o.name == "func.func")
+    for i, nest in enumerate(o for o in fn.walk() if isinstance(o, NestOp)):
+        view = nest_view(fn, nest, i)
+        s = per_output_candidate(view, H100).schedule
+        if s.get("slices", 1) > 1:
+            acc = sum(8 if "64" in str(a) else 4 for a in view.acc_types)
+            assert s["block"] * s["vec"] * acc <= H100.smem_per_block_default, s.describe()
+
+
 def run(mod, *arrays):
     from aicf.backend.cuda.program import compile_cuda
 

@@ -13,3 +13,18 @@ func.func @odd(%x: memref<4096x512xf32>, %y: memref<512xf32>) attributes {aicf.n
   }
   func.return
 }
+
+// -----
+
+// The fold's shared memory (one vector of each accumulator per thread) must fit what a
+// block holds statically: 1024 threads x 4 x (f64 + f64) = 64 KiB.
+func.func @big(%x: memref<4096x512xf64>, %y: memref<512xf64>, %z: memref<512xf64>) attributes {aicf.num_outputs = 2 : i64} {
+  // expected-error @+1 {{gpu.per_output slices: the fold's 65536 bytes of shared memory (block x vec x accumulator bytes) exceed the 49152 a block holds statically}}
+  aicf_loop.nest domain = [4096, 512] iterators = [reduction, parallel]
+      ins(%x : memref<4096x512xf64>) outs(%y, %z : memref<512xf64>, memref<512xf64>)
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1), (d0, d1) -> (d1)] combiners = [add, max] attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 4 : i64, block = 1024 : i64, grid = 8 : i64, split = 1 : i64, slices = 8 : i64, unroll = 4 : i64, minblocks = 1 : i64}} {
+  ^bb0(%a : f64):
+    aicf_loop.yield %a, %a : f64, f64
+  }
+  func.return
+}
