@@ -15,8 +15,10 @@ t0 = time.perf_counter(); exe = aicf.compile(src, target="cuda", tune=True); t1 
 print(f"compile+tune {t1 - t0:.2f} s;", [l.strip() for l in exe.explain().splitlines() if "->" in l][:1])
 '''
 d = tempfile.mkdtemp()
-env = dict(os.environ, AICF_CACHE_DIR=d)
+env = dict(os.environ, AICF_CACHE_DIR=d, AICF_LOG="passes")
 for what in ("cold", "cached"):
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    print(what, f"process {time.perf_counter() - t0:.2f} s:", r.stdout.strip(), r.stderr.strip()[-300:])
+    tune = [ln.split("aicf-tune", 1)[1].strip(" :{}") for ln in r.stderr.splitlines() if "aicf-tune" in ln]
+    print(what, f"process {time.perf_counter() - t0:.2f} s:", r.stdout.strip(), "| aicf-tune pass:", tune or "not run",
+          "" if r.returncode == 0 else r.stderr.strip()[-300:])

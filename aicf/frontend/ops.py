@@ -705,3 +705,46 @@ def argmax(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
 def argmin(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     """numpy.argmin: the first index of the minimum (of the first NaN), as i64."""
     return _argmax(x, axis, keepdims, "aicf.ops.argmin", negate=True)
+
+
+# --- calls that do not fit an op's signature ---------------------------------------------
+
+# what a NumPy or torch user may have meant by a name that is elementwise here
+_SIGNATURE_HINTS = {
+    "max": "; aicf.ops.max is the elementwise maximum of two operands (numpy.maximum): "
+           "a reduction over axes is aicf.ops.reduce_max(x, axis=...)",
+    "min": "; aicf.ops.min is the elementwise minimum of two operands (numpy.minimum): "
+           "a reduction over axes is -aicf.ops.reduce_max(-x, axis=...)",
+}
+
+
+def _checked_signature(fn):
+    """`fn`, raising a located error (the user's line) when a call does not fit its
+    signature, where Python raised a TypeError naming an inner function. Only a call
+    that raised is checked: the op itself costs nothing more."""
+    import functools
+    import inspect
+
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any):
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as e:
+            try:
+                sig.bind(*args, **kwargs)
+            except TypeError as why:
+                name = fn.__name__
+                params = ", ".join(str(p).split(":")[0] for p in sig.parameters.values())
+                raise located_error(None, f"aicf.ops.{name}({params}): {why}{_SIGNATURE_HINTS.get(name, '')}") from None
+            raise e
+
+    return call
+
+
+for _name in __all__:
+    _fn = globals()[_name]
+    if callable(_fn) and getattr(_fn, "__module__", None) == __name__:
+        globals()[_name] = _checked_signature(_fn)
+del _name, _fn

@@ -251,6 +251,10 @@ def _error_of(fn, *args) -> str:
         ("E-F16INT", lambda x: x.astype(np.float16) + 70000, "scalar 70000 is out of f16 range"),  # E-F16INT
         ("E-COMPLEX", lambda x: x * 1j, "complex scalar 1j"),  # E-COMPLEX
         ("E-I64ARR", lambda x: x + np.array([2**40] * 8), "out of i32 range"),  # E-I64ARR
+        # aicf.ops called as NumPy's reductions are: the op's signature, at the user's line
+        ("E-OPSMAX", lambda x: aicf.ops.max(x, axis=-1), "aicf.ops.reduce_max(x, axis=...)"),  # E-OPSMAX
+        ("E-OPSKW", lambda x: aicf.ops.reduce_sum(x, keepdim=True), "unexpected keyword argument 'keepdim'"),  # E-OPSKW
+        ("E-OPSARGS", lambda x: aicf.ops.exp(x, 2), "aicf.ops.exp(x): too many positional"),  # E-OPSARGS
     ],
 )
 def test_unsupported_numpy_names_the_function_and_the_users_line(marker, body, words):
