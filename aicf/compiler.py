@@ -12,7 +12,7 @@ import logging
 import os
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -212,6 +212,8 @@ def kernel_options(src, kernels, proposer: str | None, gate) -> KernelOptions:
         proposer = os.environ.get("AICF_PROPOSER", "")
     if '"' in proposer or "}" in proposer:
         raise ArgumentError(f"the proposer command {proposer!r} may not contain '\"' or '}}' (put it in a script)")
+    if gate is not None and not isinstance(gate, Mapping):
+        raise ArgumentError(f"gate takes a dict of time_limit_s, min_speedup and proposer_timeout_s, got {gate!r}")
     gate = dict(gate or {})
     unknown = set(gate) - {"time_limit_s", "min_speedup", "proposer_timeout_s"}
     if unknown:
@@ -875,6 +877,9 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     cached = _CPU_MODULES.get(key) if key is not None else None
     if key is not None:
         _cache_log.debug("compiled cpu module %s", "hit" if cached is not None else "miss")
+    if not isinstance(fuse, bool | np.bool_):
+        raise ArgumentError(f"aicf.compile: fuse must be True or False, got {fuse!r}")
+    fuse = bool(fuse)
     if debug is not None and not isinstance(debug, bool | np.bool_):
         raise ArgumentError(f"aicf.compile: debug must be True, False or None, got {debug!r}")
     debug = _debug_default() if debug is None else bool(debug)

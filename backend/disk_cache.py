@@ -79,6 +79,8 @@ def _private_dir(path: Path) -> str | None:
         st = path.stat()
     except OSError as e:
         return f"cannot create or use it ({e.strerror or e})"
+    except RecursionError:  # pathlib's mkdir(parents=True) recurses once per missing level
+        return "cannot create it (too many missing parent directories)"
     if not stat.S_ISDIR(st.st_mode):
         return "it is not a directory"
     return _unsafe(st, "it")

@@ -53,6 +53,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AnyFloat,
     BFloat16Type,
@@ -74,7 +75,7 @@ from xdsl.dialects.builtin import (
     VectorType,
     i64,
 )
-from xdsl.ir import Attribute, Block, Dialect, ParametrizedAttribute, Region, SSAValue
+from xdsl.ir import Attribute, Block, Dialect, OpResult, ParametrizedAttribute, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -673,10 +674,46 @@ class AllocSharedOp(IRDLOperation):
         lay = t.layout
         if isinstance(lay, SwizzleLayoutAttr) and t.get_num_dims() < 2:
             raise VerifyException("a swizzled shared buffer needs rank >= 2")
-        if isinstance(lay, SwizzleLayoutAttr) and t.get_shape()[-1] % (lay.vec.data * lay.max_phase.data) != 0 and t.get_shape()[-1] % lay.vec.data != 0:
-            raise VerifyException("swizzle vec must divide the row length")
+        if isinstance(lay, SwizzleLayoutAttr):
+            # (c / vec) ^ phase, phase < max_phase (a power of two), stays inside the
+            # row (a permutation of it) only if the row holds whole blocks of
+            # max_phase vec-groups
+            cols, blk = t.get_shape()[-1], lay.vec.data * lay.max_phase.data
+            if cols % blk != 0:
+                raise VerifyException(
+                    f"swizzle vec * max_phase ({lay.vec.data} * {lay.max_phase.data} = {blk}) "
+                    f"must divide the row length {cols} (else the layout is not a permutation of the row)"
+                )
         if not isinstance(lay, NoneAttr | SwizzleLayoutAttr | PaddedLayoutAttr):
             raise VerifyException(f"unsupported shared layout {lay}")
+        if self.dynamic_offset is not None:
+            self._verify_dynamic_offset(t)
+
+    def _verify_dynamic_offset(self, t: MemRefType) -> None:
+        """`dynamic_offset = N`: N >= 0, aligned to the element, and the buffer (its
+        layout's footprint) within the enclosing kernel's dynamic shared memory."""
+        assert self.dynamic_offset is not None
+        off = self.dynamic_offset.value.data
+        bits = getattr(t.get_element_type(), "bitwidth", None)
+        eb = (bits + 7) // 8 if bits is not None else 1
+        if off < 0:
+            raise VerifyException(f"dynamic_offset must be >= 0, got {off}")
+        if off % eb:
+            raise VerifyException(
+                f"dynamic_offset {off} is not aligned to the element size ({eb} bytes)"
+            )
+        kernel = self.parent_op()
+        while kernel is not None and not isinstance(kernel, KernelOp):
+            kernel = kernel.parent_op()
+        if kernel is None:
+            return  # not (yet) inside a kernel: checked once it is
+        smem = kernel.dynamic_smem.value.data
+        size = layout_footprint(t.layout, t.get_shape()) * eb
+        if off + size > smem:
+            raise VerifyException(
+                f"dynamic_offset {off} + {size} bytes of the buffer exceeds the kernel's "
+                f"dynamic shared memory (smem = {smem})"
+            )
 
     def print(self, printer: Printer) -> None:
         if self.dynamic_offset is not None:
@@ -731,7 +768,10 @@ class NamedBarrierOp(IRDLOperation):
             raise VerifyException(f"threads must be a positive multiple of 32 up to 1024, got {t}")
 
 
-def _check_vector_access(vt: Attribute, mt: Attribute, nidx: int) -> None:
+def _check_vector_access(
+    vt: Attribute, mt: Attribute, nidx: int, memref: SSAValue | None = None,
+    indices: Sequence[SSAValue] | None = None,
+) -> None:
     assert isinstance(mt, MemRefType)
     if not isinstance(vt, VectorType) or vt.get_num_dims() != 1:
         raise VerifyException(f"expected a 1-d vector type, got {vt}")
@@ -749,9 +789,53 @@ def _check_vector_access(vt: Attribute, mt: Attribute, nidx: int) -> None:
     nbytes = vt.get_shape()[0] * ((bits + 7) // 8)  # i1 is stored in a byte
     if nbytes not in VECTOR_ACCESS_BYTES:
         raise VerifyException(f"a vector access moves 4, 8 or 16 bytes, not {nbytes}")
-    strides = mt.get_strides() if not isinstance(mt.layout, SwizzleLayoutAttr | PaddedLayoutAttr) else None
-    if strides is not None and strides and strides[-1] != 1:
-        raise VerifyException("a vector access needs a unit innermost stride")
+    lay = mt.layout
+    if isinstance(lay, SwizzleLayoutAttr | PaddedLayoutAttr):
+        _check_laid_out_vector(vt.get_shape()[0], mt, indices)
+    else:
+        strides = mt.get_strides()
+        if strides and strides[-1] != 1:
+            raise VerifyException("a vector access needs a unit innermost stride")
+    if memref is not None and isinstance(memref, OpResult) and isinstance(memref.op, AllocSharedOp):
+        dyn = memref.op.dynamic_offset
+        if dyn is not None and dyn.value.data % nbytes:
+            raise VerifyException(
+                f"a {nbytes}-byte vector access of a shared buffer at dynamic_offset "
+                f"{dyn.value.data}: the offset must be aligned to {nbytes} bytes"
+            )
+
+
+def _check_laid_out_vector(w: int, mt: MemRefType, indices: Sequence[SSAValue] | None) -> None:
+    """A vector of `w` elements of a swizzled or padded buffer must lie in one contiguous
+    run of the layout, aligned to its width (it is accessed as one vector at the
+    offset of its first element, `aicf-lower-smem-layouts`): padded: `w` divides
+    `interval` and `pad` (and the row), swizzle: `w` divides `vec`; a constant
+    innermost index must be a multiple of `w`."""
+    lay = mt.layout
+    shape = mt.get_shape()
+    if isinstance(lay, PaddedLayoutAttr):
+        iv, pad = lay.interval.data, lay.pad.data
+        if iv % w or pad % w or shape[-1] % w:
+            raise VerifyException(
+                f"a vector<{w}> access of a buffer with {lay} needs the width to divide the "
+                f"interval, the pad and the row ({shape[-1]}): the vector must stay in one "
+                "contiguous, aligned run of the layout"
+            )
+    elif isinstance(lay, SwizzleLayoutAttr):
+        if lay.vec.data % w:
+            raise VerifyException(
+                f"a vector<{w}> access of a buffer with {lay} needs the width to divide vec: "
+                "the vector must stay in one contiguous group of the swizzle"
+            )
+    if indices:
+        last = indices[-1]
+        if isinstance(last, OpResult) and isinstance(last.op, arith.ConstantOp):
+            v = last.op.value
+            if isinstance(v, IntegerAttr) and v.value.data % w:
+                raise VerifyException(
+                    f"a vector<{w}> access of a buffer with {lay} at innermost index "
+                    f"{v.value.data}: the index must be a multiple of {w}"
+                )
 
 
 @irdl_op_definition
@@ -775,7 +859,7 @@ class LoadVectorOp(IRDLOperation):
         super().__init__(operands=[memref, list(indices)], result_types=[type])
 
     def verify_(self) -> None:
-        _check_vector_access(self.result.type, self.memref.type, len(self.indices))
+        _check_vector_access(self.result.type, self.memref.type, len(self.indices), self.memref, self.indices)
 
 
 @irdl_op_definition
@@ -796,7 +880,7 @@ class StoreVectorOp(IRDLOperation):
         super().__init__(operands=[value, memref, list(indices)])
 
     def verify_(self) -> None:
-        _check_vector_access(self.value.type, self.memref.type, len(self.indices))
+        _check_vector_access(self.value.type, self.memref.type, len(self.indices), self.memref, self.indices)
 
 
 # --------------------------------------------------------------------------------------

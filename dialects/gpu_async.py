@@ -45,6 +45,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    NoneAttr,
     StringAttr,
     i64,
 )
@@ -386,10 +387,45 @@ class _Orders(MemoryEffect):
         return frozenset([EffectInstance(MemoryEffectKind.READ), EffectInstance(MemoryEffectKind.WRITE)])
 
 
-def _registers(t: Attribute, elt: Attribute, what: str) -> None:
+def _const_index(v: SSAValue) -> int | None:
+    """The value of an index defined by `arith.constant`, else None."""
+    from xdsl.dialects.arith import ConstantOp
+
+    op = v.owner
+    if isinstance(op, ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+def _span(t: MemRefType, offset: SSAValue, count: int, what: str) -> None:
+    """`count` elements of the 1-d memref `t` from `offset` lie inside it, where the
+    offset is a constant and the size static."""
+    off = _const_index(offset)
+    if off is None:
+        return
+    size = t.get_shape()[0]
+    if off < 0 or (size >= 0 and off + count > size):
+        raise VerifyException(
+            f"{what} [{off}, {off + count}) lie outside {t} ({size} elements)"
+        )
+
+
+def _registers(t: Attribute, elt: Attribute, what: str, count: int | None = None,
+               offset: SSAValue | None = None) -> None:
+    """`t` is a 1-d register array of `elt`; with `count`, of a static size holding
+    `count` registers (from `offset` where that is a constant)."""
     if not (isinstance(t, MemRefType) and not is_shared(t) and t.get_num_dims() == 1
             and t.get_element_type() == elt):
         raise VerifyException(f"{what} is a 1-d register array of {elt}, got {t}")
+    if count is None:
+        return
+    size = t.get_shape()[0]
+    if size < 0:
+        raise VerifyException(f"{what} is a register array of static size, got {t}")
+    if size < count:
+        raise VerifyException(f"{what} needs {count} registers of {elt}, got {t} ({size})")
+    if offset is not None:
+        _span(t, offset, count, f"{what}'s registers")
 
 
 @irdl_op_definition
@@ -437,6 +473,34 @@ class CpAsyncOp(IRDLOperation):
         nb, eb = self.num_bytes, _elem_bytes(src.get_element_type())
         if nb not in CP_ASYNC_BYTES or nb % eb:
             raise VerifyException(f"cp.async moves 4, 8 or 16 bytes (whole elements), got {nb}")
+        n = nb // eb
+        off = _const_index(self.dest_offset)
+        if off is not None and off % n:
+            raise VerifyException(
+                f"the shared destination of a {nb}-byte cp.async must be {nb}-byte aligned, "
+                f"got element offset {off} ({off * eb} bytes)"
+            )
+        _span(dst, self.dest_offset, n, f"the {nb}-byte copy's destination elements")
+        idx = [_const_index(i) for i in self.indices]
+        shape = src.get_shape()
+        for d, (i, extent) in enumerate(zip(idx, shape)):
+            if i is not None and (i < 0 or (extent >= 0 and i >= extent)):
+                raise VerifyException(f"source index {i} is out of bounds of dim {d} of {src}")
+        if idx and None not in idx and all(e >= 0 for e in shape) and isinstance(src.layout, NoneAttr):
+            strides = MemRefType.strides_for_shape(shape)
+            lin = sum(i * st for i, st in zip(idx, strides))
+            if lin % n:
+                raise VerifyException(
+                    f"the global source of a {nb}-byte cp.async must be {nb}-byte aligned, "
+                    f"got element {lin} of {src} ({lin * eb} bytes)"
+                )
+            total = 1
+            for e in shape:
+                total *= e
+            if lin + n > total:
+                raise VerifyException(
+                    f"the {nb}-byte copy from element {lin} runs past the end of {src} ({total} elements)"
+                )
 
 
 @irdl_op_definition
@@ -500,14 +564,21 @@ class LdmatrixOp(IRDLOperation):
         src = self.source.type
         if not (isinstance(src, MemRefType) and is_shared(src) and src.get_num_dims() == 1):
             raise VerifyException("ldmatrix reads a 1-d shared memref")
-        _registers(self.dest.type, IntegerType(32), "the destination")
         if self.num.value.data not in (1, 2, 4):
             raise VerifyException(f"ldmatrix loads 1, 2 or 4 matrices, got {self.num.value.data}")
+        num = self.num.value.data
+        _registers(self.dest.type, IntegerType(32), f"the destination of ldmatrix.x{num}", num, self.dest_offset)
         if self.trans.value.data not in (0, 1):
             raise VerifyException("trans is 0 or 1")
         eb = _elem_bytes(src.get_element_type())
         if eb not in (2, 4) or (self.is_trans and eb != 2):
             raise VerifyException("ldmatrix reads 16-bit elements (32-bit ones without trans)")
+        off = _const_index(self.source_offset)
+        if off is not None and (off * eb) % 16:
+            raise VerifyException(
+                f"an ldmatrix row address must be 16-byte aligned, got element offset {off} ({off * eb} bytes)"
+            )
+        _span(src, self.source_offset, 16 // eb, "the source row (16 bytes) at elements")
 
 
 @irdl_op_definition
@@ -542,9 +613,11 @@ class MmaSyncOp(IRDLOperation):
     def verify_(self) -> None:
         if self.kind.data not in MMA_SHAPES:
             raise VerifyException(f"kind is one of {', '.join(MMA_SHAPES)}, got '{self.kind.data}'")
-        _registers(self.acc.type, Float32Type(), "the accumulator")
-        _registers(self.a.type, IntegerType(32), "A's fragment")
-        _registers(self.b.type, IntegerType(32), "B's fragment")
+        # every kind is m16n8kK with 4 f32 accumulators, 4 A and 2 B registers a thread
+        # (the emitter's aicf_mma_* helpers read c[0..4), a[0..4), b[0..2))
+        _registers(self.acc.type, Float32Type(), "the accumulator", 4, self.acc_offset)
+        _registers(self.a.type, IntegerType(32), "A's fragment", 4, self.a_offset)
+        _registers(self.b.type, IntegerType(32), "B's fragment", 2, self.b_offset)
 
 
 ASYNC_OPS = [

@@ -31,6 +31,7 @@ inlined into that trace, as in JAX.
 from __future__ import annotations
 
 import functools
+import numbers
 import inspect
 import logging
 import threading
@@ -77,6 +78,17 @@ def _as_tuple(value: Any) -> tuple:
         return (value,)
     return tuple(value)
 
+
+
+def _checked_tuple(option: str, value: Any, kind: type, what: str) -> tuple:
+    """`_as_tuple(value)` with each item a `kind` (not a bool), else an ArgumentError."""
+    try:
+        items = (value,) if isinstance(value, kind) else _as_tuple(value)
+    except TypeError:  # not iterable
+        items = None
+    if items is not None and all(isinstance(i, kind) and not isinstance(i, bool) for i in items):
+        return tuple(int(i) for i in items) if kind is numbers.Integral else items
+    raise ArgumentError(f"aicf.jit: {option} takes {what} or a sequence of them, got {value!r}")
 
 
 def _name_of(fn: Callable[..., Any]) -> str:
@@ -159,8 +171,8 @@ class JitFunction:
         positional = [
             p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         ]
-        names = set(_as_tuple(static_argnames))
-        for i in _as_tuple(static_argnums):
+        names = set(_checked_tuple("static_argnames", static_argnames, str, "a parameter name (str)"))
+        for i in _checked_tuple("static_argnums", static_argnums, numbers.Integral, "a parameter index (int)"):
             if not -len(positional) <= i < len(positional):
                 raise ArgumentError(
                     f"static_argnums: {i} is out of range for {_name_of(fn)}'s "

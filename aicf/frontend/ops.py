@@ -151,9 +151,9 @@ def _as_tensor(value: Any, tracer: Tracer, like: Any, op_name: str) -> Tensor:
         # beside a bool tensor only a bool stays bool: 2 == x compares 2 with 0 and 1
         if isinstance(like, Tensor) and like.dtype == "i1" and not isinstance(value, bool | np.bool_):
             pass
-        elif isinstance(like, Tensor) and not (
-            like.weak and _is_float(dtype) and not _is_float(like.dtype)
-        ):
+        elif isinstance(like, Tensor) and not (_is_float(dtype) and not _is_float(like.dtype)):
+            # a float scalar beside an integer tensor stays float, whatever its value
+            # (2.0 as well as 0.5): the op computes in float, as NumPy and JAX do
             dtype = like.dtype
         return _scalar_constant(tracer, value, dtype, op_name)
     if isinstance(value, np.ndarray):

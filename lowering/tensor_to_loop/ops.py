@@ -218,10 +218,19 @@ def lower_concatenate(
         offset += shape[axis]
 
 
+# lower_iota builds its index vector at compile time: a bound on the extent it takes
+MAX_IOTA_EXTENT = 1 << 22
+
+
 def lower_iota(op: t.IotaOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
     """A constant vector 0..n-1 of the dim's extent (nest bodies do not see their
     indices), broadcast into `out`; aicf-fold-view-copies lets readers use it in place."""
     shape, dim = shape_of(out), op.dim_value
+    if shape[dim] > MAX_IOTA_EXTENT:
+        from aicf.diagnostics import op_error
+
+        raise op_error(op, f"iota along dim {dim} of extent {shape[dim]}: extents above {MAX_IOTA_EXTENT} "
+                           "are not supported (the index vector is built as a constant at compile time)")
     vtype = TensorType(elt_of(out), [shape[dim]])
     index = to_storage(np.arange(shape[dim]), elt_of(out))
     value = DenseIntOrFPElementsAttr(vtype, BytesAttr(np.ascontiguousarray(index).tobytes()))

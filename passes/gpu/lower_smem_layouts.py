@@ -62,6 +62,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import VerifyException
 
 from aicf.diagnostics import op_error
 from aicf.dialects import gpu
@@ -264,6 +265,14 @@ class LowerLaidOutSharedBuffer(RewritePattern):
                 raise op_error(user, f"uses the shared buffer {t} whole: aicf-lower-smem-layouts "
                                "lowers only its loads and stores (memref.load/store, aicf_gpu.load_vector/"
                                "store_vector)")  # fmt: skip
+            if isinstance(user, gpu.LoadVectorOp | gpu.StoreVectorOp):
+                # one vector at its first element's offset: only right when the vector
+                # lies in one contiguous, aligned run of the layout (the verifier's rule)
+                vt = user.result.type if isinstance(user, gpu.LoadVectorOp) else user.value.type
+                try:
+                    gpu._check_laid_out_vector(vt.get_shape()[0], t, list(user.indices))
+                except VerifyException as e:
+                    raise op_error(user, str(e)) from None
         builder = IndexBuilder(rewriter)
         shape = t.get_shape()
         for user in [o for o in _enclosing(op).walk() if o in users]:  # program order

@@ -112,8 +112,9 @@ def candidate_layouts(
         groups = max(2, (BANKS * BANK_BYTES) // (vec * elem_bytes))
         mp = 2
         while mp <= groups and vec * mp <= cols:
-            for pp in (1, 2, 4):
-                out.append(gpu.SwizzleLayoutAttr(vec, pp, mp))
+            if cols % (vec * mp) == 0:  # a permutation of each row (the verifier's rule)
+                for pp in (1, 2, 4):
+                    out.append(gpu.SwizzleLayoutAttr(vec, pp, mp))
             mp *= 2
     if allow_padding:
         out.append(gpu.PaddedLayoutAttr(cols, widest))

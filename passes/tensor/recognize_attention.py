@@ -104,8 +104,15 @@ class NearMiss(Exception):
 
 
 def _shape(v: SSAValue) -> tuple[int, ...]:
-    assert isinstance(v.type, TensorType)
+    if not isinstance(v.type, TensorType):  # unranked (before aicf-infer-shapes): no match
+        raise NearMiss(f"{v.type} is not a ranked tensor type", v.owner if isinstance(v.owner, Operation) else None)
     return tuple(v.type.get_shape())
+
+
+def ranked(op: Operation) -> bool:
+    """Whether all of `op`'s operands and results have ranked tensor types (the
+    patterns here read shapes; unranked ones, before aicf-infer-shapes, are left be)."""
+    return all(isinstance(v.type, TensorType) for v in (*op.operands, *op.results))
 
 
 def _dtype(v: SSAValue) -> str:
@@ -163,7 +170,7 @@ def mask_value(v: SSAValue) -> np.ndarray | None:
         op = x.owner
         if x in values or op in order:
             continue
-        if not isinstance(op, T.TensorOp) or isinstance(op, T.MatmulOp | T.AttentionOp):
+        if not isinstance(op, T.TensorOp) or isinstance(op, T.MatmulOp | T.AttentionOp) or not ranked(op):
             return None
         shape = _shape(x)
         if math.prod(shape) > MAX_MASK_ELEMENTS or len(order) >= MAX_MASK_OPS:
@@ -475,6 +482,8 @@ class MatmulThroughBatchReshapes(RewritePattern):
         ra, rb = mm.lhs.owner, mm.rhs.owner
         if not (isinstance(ra, T.ReshapeOp) and isinstance(rb, T.ReshapeOp)):
             return
+        if not all(ranked(x) for x in (op, mm, ra, rb)):
+            return
         a, b = ra.input, rb.input
         sa, sb, sm, sr = _shape(a), _shape(b), _shape(mm.result), _shape(op.result)
         if len(sm) != 3 or sa[:-2] != sb[:-2] or sa[:-2] != sr[:-2] or math.prod(sa[:-2]) != sm[0]:
@@ -509,6 +518,8 @@ class FoldOperandTranspose(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: T.AttentionOp, rewriter: PatternRewriter, /) -> None:
+        if not ranked(op):
+            return
         perms = list(op.perms())
         operands = [op.q, op.k, op.v]
         for i, x in enumerate(operands):
@@ -528,10 +539,12 @@ class FoldOperandScale(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: T.AttentionOp, rewriter: PatternRewriter, /) -> None:
+        if not ranked(op):
+            return
         for name in ("q", "k"):
             x = getattr(op, name)
             scaled = x.owner
-            if not isinstance(scaled, T.MulOp | T.DivOp) or (found := _scale_of(scaled)) is None:
+            if not isinstance(scaled, T.MulOp | T.DivOp) or not ranked(scaled) or (found := _scale_of(scaled)) is None:
                 continue
             inner, c = found
             if not math.isfinite(c) or c == 0 or _dtype(inner) != _dtype(x):
@@ -557,6 +570,8 @@ class FoldCausalMask(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: T.AttentionOp, rewriter: PatternRewriter, /) -> None:
+        if not ranked(op):
+            return
         mask = op.mask
         if mask is None:
             return

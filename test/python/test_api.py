@@ -184,6 +184,10 @@ def test_option_values_are_checked():
         aicf.compile(src, debug="no")
     with pytest.raises(aicf.ArgumentError, match="min_speedup must be a number"):
         aicf.compile(src, gate={"min_speedup": "fast"})
+    with pytest.raises(aicf.ArgumentError, match="gate takes a dict"):
+        aicf.compile(src, gate=5)
+    with pytest.raises(aicf.ArgumentError, match="fuse must be True or False"):
+        aicf.compile(src, fuse="no")
     exe = aicf.compile(src)
     for bad in (0, -1, 1.5, True):
         with pytest.raises(aicf.ArgumentError, match="repeat must be"):

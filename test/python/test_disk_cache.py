@@ -178,6 +178,16 @@ def test_unusable_cache_dir_falls_back_with_a_warning(tmp_path):
     assert "AICF_CACHE_DIR" in proc.stderr and str(not_a_dir) in proc.stderr
 
 
+def test_too_deep_cache_dir_falls_back_with_a_warning(tmp_path):
+    # pathlib's mkdir(parents=True) recurses once per missing level: a RecursionError,
+    # not an OSError, for a path of 1100 missing directories (still under PATH_MAX)
+    deep = tmp_path.joinpath(*["d"] * 1100)
+    proc = build(deep)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "RecursionError" not in proc.stderr
+    assert "AICF_CACHE_DIR" in proc.stderr and "too many missing parent directories" in proc.stderr
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
 def test_unwritable_cache_dir_falls_back_with_a_warning(tmp_path):
     ro = tmp_path / "ro"

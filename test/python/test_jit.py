@@ -92,6 +92,12 @@ def test_static_argument_names_are_checked():
         aicf.jit(lambda x, n: x, static_argnames="m")
     with pytest.raises(aicf.ArgumentError, match="static_argnums: 2 is out of range"):
         aicf.jit(lambda x, n: x, static_argnums=2)
+    for bad in ("1", 1.5, [True], ["n"]):
+        with pytest.raises(aicf.ArgumentError, match="static_argnums takes a parameter index"):
+            aicf.jit(lambda x, n: x, static_argnums=bad)
+    with pytest.raises(aicf.ArgumentError, match="static_argnames takes a parameter name"):
+        aicf.jit(lambda x, n: x, static_argnames=[1])
+    assert aicf.jit(lambda x, n: x, static_argnums=np.int64(1)).static_argnames == ("n",)
 
 
 def test_pytrees_of_arrays_in_and_out():

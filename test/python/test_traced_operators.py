@@ -174,7 +174,6 @@ B = np.ones(4, bool)
         ("E-FSHL", lambda x: x >> 1, (F,), "numpy.right_shift (>>) is not defined on f32 tensors"),  # E-FSHL
         ("E-BOOLNEG", lambda x: -x, (B,), "numpy.negative (-x) of a bool tensor is not defined"),  # E-BOOLNEG
         ("E-NPBOOLNEG", lambda x: np.negative(x), (B,), "numpy.negative (-x) of a bool"),  # E-NPBOOLNEG
-        ("E-INTHALF", lambda x: 0.5 < x, (I,), "scalar 0.5 cannot be an i32 constant"),  # E-INTHALF
     ],
 )  # fmt: skip
 def test_operators_without_an_aicf_meaning_name_the_operator_and_the_line(marker, body, args, words):
