@@ -51,6 +51,7 @@ from aicf.backend.cuda import runtime as rt
 from aicf.backend.cuda import tensor_maps
 from aicf.backend.cuda.emit import emit_cuda, kernel_symbol, kernels_of
 from aicf.backend.cuda.emit_async import global_alignment, needs_sm90a, tensor_maps_of
+from aicf.backend.cuda.fast_call import own_outputs_call
 from aicf.dialects import gpu
 from aicf.dialects.loop import AttentionOp, GatherOp, NestOp
 from aicf.dtypes import f32_to_bf16_bits, numpy_dtype
@@ -380,6 +381,7 @@ class CudaProgram:
         self._kernels: dict[str, _Kernel] = {}
         self._globals: dict[str, object] = {}
         self._plan = None  # built on the first call (see _make_plan)
+        self._fast = None  # a one-kernel plan's own-outputs call (fast_call.py), set with the plan
         self._library: dict[int | str, library.LibraryCall] = {}
         self.debug = False  # poison the outputs it allocates (NaN), so unwritten elements show
         self.last_event = None
@@ -553,6 +555,9 @@ class CudaProgram:
             _, fn, name, grid, block, smem, slots = steps[0]
             single = (fn, name, grid, block, smem, slots, slots == tuple(range(len(specs))), outs, cp,
                       _DirectLaunch.of(steps, self._kernels, nslots, self.num_inputs, outs, cp))
+            if single[-1] is not None and self.sync is not _FULL_SYNC:
+                self._fast = own_outputs_call(single[-1], specs, self.num_inputs, self,
+                                              record=self.sync is _EVENT_RECORD, cp=cp)
         elif 1 <= launches <= DIRECT_MAX_LAUNCHES:  # with constants or intermediates
             direct = _DirectLaunch.of(steps, self._kernels, nslots, self.num_inputs, outs, cp)
         return (nslots, steps, specs, cp.ndarray, single, direct)
@@ -574,6 +579,11 @@ class CudaProgram:
         """The call through the launch plan, or None when these arrays (or the
         program's settings) need the general path. Kept flat: at ~7 us of host time a
         call, each Python layer shows (bench/call_path.py)."""
+        fast = self._fast
+        if fast is not None:
+            out = fast(arrays, stream)
+            if out is not None:
+                return out
         plan = self._plan
         if plan is None:
             plan = self._plan = self._make_plan()

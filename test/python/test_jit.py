@@ -208,6 +208,16 @@ def test_cache_is_bounded_and_least_recently_used_goes_first(fake_compile):
     assert jit_module.DEFAULT_CACHE_SIZE == aicf.jit(lambda x: x).cache_size == 64
 
 
+def test_a_repeated_call_is_served_while_its_entry_lives_and_compiled_again_after_eviction(fake_compile):
+    f = aicf.jit(lambda x: -x, cache_size=1)
+    a, b = rand(1), rand(2)
+    f(a), f(a), f(a)  # the last call's entry, found again
+    assert f.num_compilations == 1
+    f(b)  # evicts a's specialisation
+    f(a)
+    assert f.num_compilations == 3 and len(f._cache) == 1
+
+
 def test_explain_delegates_to_each_specialisation():
     @aicf.jit(static_argnames="axis")
     def f(x, axis):
