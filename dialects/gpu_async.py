@@ -238,11 +238,10 @@ class WgmmaCommitOp(IRDLOperation):
     assembly_format = "attr-dict"
 
 
-@irdl_op_definition
-class WgmmaWaitOp(IRDLOperation):
-    """`wgmma.wait_group N`: waits until at most N committed groups are pending."""
+class _WaitGroupOp(IRDLOperation):
+    """A `wait_group N` of wgmma or cp.async: what they share is the count of
+    committed groups that may still be pending."""
 
-    name = "aicf_gpu.wgmma_wait"
     pending = prop_def(IntegerAttr)
     assembly_format = "`pending` `=` $pending attr-dict"
 
@@ -252,6 +251,13 @@ class WgmmaWaitOp(IRDLOperation):
     def verify_(self) -> None:
         if not 0 <= self.pending.value.data <= 7:
             raise VerifyException("pending must be in 0..7")
+
+
+@irdl_op_definition
+class WgmmaWaitOp(_WaitGroupOp):
+    """`wgmma.wait_group N`: waits until at most N committed groups are pending."""
+
+    name = "aicf_gpu.wgmma_wait"
 
 
 @irdl_op_definition
@@ -513,22 +519,13 @@ class CpAsyncCommitOp(IRDLOperation):
 
 
 @irdl_op_definition
-class CpAsyncWaitOp(IRDLOperation):
+class CpAsyncWaitOp(_WaitGroupOp):
     """`cp.async.wait_group N`: waits until at most N of this thread's committed groups
     are pending (their copies are then visible to this thread; a barrier makes them
     visible to the block)."""
 
     name = "aicf_gpu.cp_async_wait"
-    pending = prop_def(IntegerAttr)
-    assembly_format = "`pending` `=` $pending attr-dict"
     traits = traits_def(_Orders())
-
-    def __init__(self, pending: int = 0):
-        super().__init__(properties={"pending": IntegerAttr(pending, i64)})
-
-    def verify_(self) -> None:
-        if not 0 <= self.pending.value.data <= 7:
-            raise VerifyException("pending must be in 0..7")
 
 
 @irdl_op_definition

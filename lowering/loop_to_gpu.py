@@ -86,9 +86,11 @@ def lower_attention(att: AttentionOp, target: GpuTarget) -> None:
 
 
 def lower_group(module: ModuleOp, fn: func.FuncOp, group: GroupOp, index: int, target: GpuTarget) -> None:
-    """A `gpu.row_group` group becomes ONE kernel (lowering/gpu_schedules/row_group.py);
-    a `gpu.members` group runs as its member nests (the group's semantics): its ops
-    move out in order and the nests are lowered with their own schedules."""
+    """A `gpu.row_group` group becomes ONE kernel (lowering/gpu_schedules/row_group.py),
+    as does a `gpu.wgmma_epilogue` or `gpu.mma_sync_epilogue` group (the matmul with
+    its elementwise consumers applied before the stores); a `gpu.members` group runs
+    as its member nests (the group's semantics): its ops move out in order and the
+    nests are lowered with their own schedules."""
     from aicf.lowering.gpu_schedules import row_group
 
     s = _schedule(group)
@@ -102,21 +104,13 @@ def lower_group(module: ModuleOp, fn: func.FuncOp, group: GroupOp, index: int, t
         except NotImplementedError as e:
             raise op_error(group, f"cannot be lowered to the GPU: {e}") from None
         lc.finish()
-    elif s.kind == "gpu.wgmma_epilogue":
-        from aicf.lowering.gpu_schedules import wgmma
+    elif s.kind in ("gpu.wgmma_epilogue", "gpu.mma_sync_epilogue"):
+        from aicf.lowering.gpu_schedules import mma_sync, wgmma
 
+        schedule = wgmma if s.kind == "gpu.wgmma_epilogue" else mma_sync
         lc = LoweringContext(module, group, target, fn)
         try:
-            wgmma.build_group(group, f"{fn.sym_name.data}_group{index}", s, lc)
-        except NotImplementedError as e:
-            raise op_error(group, f"cannot be lowered to the GPU: {e}") from None
-        lc.finish()
-    elif s.kind == "gpu.mma_sync_epilogue":
-        from aicf.lowering.gpu_schedules import mma_sync
-
-        lc = LoweringContext(module, group, target, fn)
-        try:
-            mma_sync.build_group(group, f"{fn.sym_name.data}_group{index}", s, lc)
+            schedule.build_group(group, f"{fn.sym_name.data}_group{index}", s, lc)
         except NotImplementedError as e:
             raise op_error(group, f"cannot be lowered to the GPU: {e}") from None
         lc.finish()

@@ -16,6 +16,7 @@ A candidate is:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -118,6 +119,32 @@ def match_matmul(
     a, b = owner[m_dim], owner[n_dim]
     batch = tuple(d for d in out if d not in (m_dim, n_dim))
     return MatmulRoles(m_dim, n_dim, k, batch, a, b)
+
+
+@dataclass(frozen=True)
+class TensorCoreProblem:
+    """What the tensor-core schedules' problems share (gpu.wgmma's WgmmaProblem,
+    gpu.mma_sync's MmaProblem add how each operand is copied): a batched M x N x K
+    matmul of `kind` inputs accumulated in f32."""
+
+    batch_dims: tuple[int, ...]  # domain dims, in domain order
+    batch_extents: tuple[int, ...]
+    m: int
+    n: int
+    k: int
+    kind: str  # "f16" | "bf16" | "tf32" (f32 inputs, multiplied in TF32; gpu.wgmma only)
+
+    @property
+    def batch(self) -> int:
+        return math.prod(self.batch_extents)
+
+    @property
+    def elem_bytes(self) -> int:
+        return 4 if self.kind == "tf32" else 2
+
+    @property
+    def flops(self) -> int:
+        return 2 * self.batch * self.m * self.n * self.k
 
 
 # --------------------------------------------------------------------------------------

@@ -44,7 +44,14 @@ from .builder import KernelBuilder
 from .context import LoweringContext
 from .matmul import roles_of
 from .view import NestView, annotate, uses_64bit_index
-from .wgmma import Epilogue, StoreOutputs, epilogue_members, epilogue_outputs, epilogue_params
+from .wgmma import (
+    Epilogue,
+    StoreOutputs,
+    epilogue_members,
+    epilogue_outputs,
+    epilogue_params,
+    grouped_tile_origin,
+)
 
 F32 = Float32Type()
 I32 = IntegerType(32)
@@ -103,14 +110,7 @@ class _Kernel:
     def tile(self) -> None:
         kb, c, p = self.kb, self.c, self.p
         pid = kb.v(gpu.BlockIdOp("x"))
-        group = c.group_m * self.tiles_n
-        first_m = kb.mul_i(kb.div_i(pid, group), c.group_m)
-        rows = kb.min_i(kb.sub_i(self.tiles_m, first_m), c.group_m)
-        inner = kb.rem_i(pid, group)
-        tm = kb.add_i(first_m, kb.v(arith.RemUIOp(inner, rows)))
-        tn = kb.v(arith.DivUIOp(inner, rows))
-        self.m0 = kb.mul_i(tm, c.bm)
-        self.n0 = kb.mul_i(tn, c.bn)
+        self.m0, self.n0 = grouped_tile_origin(kb, pid, self.tiles_m, self.tiles_n, c)
         if p.batch_dims:
             z = kb.v(gpu.BlockIdOp("z"))
             self.batch = dict(zip(p.batch_dims, kb.delinearize(z, p.batch_extents)))

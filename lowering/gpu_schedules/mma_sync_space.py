@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import AnyFloat, BFloat16Type, Float16Type, Float32Type, MemRefType
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
-from .matmul_space import MatmulRoles
+from .matmul_space import MatmulRoles, TensorCoreProblem
 
 KINDS = {Float16Type: "f16", BFloat16Type: "bf16"}
 MMA_K = 16  # m16n8k16
@@ -42,27 +42,11 @@ class CopyOperand:
 
 
 @dataclass(frozen=True)
-class MmaProblem:
-    batch_dims: tuple[int, ...]
-    batch_extents: tuple[int, ...]
-    m: int
-    n: int
-    k: int
-    kind: str  # "f16" | "bf16"
+class MmaProblem(TensorCoreProblem):
+    """kind "f16" or "bf16"; each operand copied as `a` and `b` say."""
+
     a: CopyOperand
     b: CopyOperand
-
-    @property
-    def batch(self) -> int:
-        return math.prod(self.batch_extents)
-
-    @property
-    def elem_bytes(self) -> int:
-        return 2
-
-    @property
-    def flops(self) -> int:
-        return 2 * self.batch * self.m * self.n * self.k
 
 
 def _operand(t: MemRefType, m: AffineMap, k_dim: int, own_dim: int, extents, eb: int) -> CopyOperand | str:

@@ -40,6 +40,7 @@ from aicf.dialects import gpu
 from aicf.dialects import gpu_async as ga
 from aicf.dialects.schedule import Schedule
 
+from . import mma_sync_space as ms
 from . import wgmma_space as ws
 from .builder import KernelBuilder, convert
 from .context import LoweringContext
@@ -89,6 +90,20 @@ def transpose_b_view(view: NestView, host=None) -> tuple[NestView, object]:
     return copy, ws_op
 
 
+def grouped_tile_origin(kb: KernelBuilder, t: SSAValue, tiles_m: int, tiles_n: int,
+                        c: ws.WgmmaConfig | ms.MmaConfig) -> tuple[SSAValue, SSAValue]:
+    """The first row and column (m0, n0) of tile `t` of a tiles_m x tiles_n grid of
+    c.bm x c.bn tiles, walked column by column in groups of c.group_m tile rows so that
+    consecutive tiles share B in L2 (gpu.wgmma's and gpu.mma_sync's tile order)."""
+    group = c.group_m * tiles_n
+    first_m = kb.mul_i(kb.div_i(t, group), c.group_m)
+    rows = kb.min_i(kb.sub_i(tiles_m, first_m), c.group_m)
+    inner = kb.rem_i(t, group)
+    tm = kb.add_i(first_m, kb.v(arith.RemUIOp(inner, rows)))
+    tn = kb.v(arith.DivUIOp(inner, rows))
+    return kb.mul_i(tm, c.bm), kb.mul_i(tn, c.bn)
+
+
 class _Kernel:
     def __init__(self, view: NestView, p: ws.WgmmaProblem, c: ws.WgmmaConfig, grid: int, kb: KernelBuilder,
                  A: SSAValue, B: SSAValue, epilogue: Epilogue, split: int = 1):
@@ -136,15 +151,7 @@ class _Kernel:
             tile = kb.rem_i(tile, per_batch * p.batch)
             z = kb.div_i(tile, per_batch)
             t = kb.rem_i(tile, per_batch)
-            # group_m tile rows are walked column by column: consecutive tiles share B in L2
-            group = c.group_m * self.tiles_n
-            first_m = kb.mul_i(kb.div_i(t, group), c.group_m)
-            rows = kb.min_i(kb.sub_i(self.tiles_m, first_m), c.group_m)
-            inner = kb.rem_i(t, group)
-            tm = kb.add_i(first_m, kb.v(arith.RemUIOp(inner, rows)))
-            tn = kb.v(arith.DivUIOp(inner, rows))
-            self.m0 = kb.mul_i(tm, c.bm)
-            self.n0 = kb.mul_i(tn, c.bn)
+            self.m0, self.n0 = grouped_tile_origin(kb, t, self.tiles_m, self.tiles_n, c)
             coords = kb.delinearize(z, p.batch_extents) if p.batch_dims else []
             self.batch = dict(zip(p.batch_dims, coords))
             body()

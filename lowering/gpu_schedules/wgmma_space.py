@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import AnyFloat, BFloat16Type, Float16Type, Float32Type, MemRefType
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
-from .matmul_space import MatmulRoles
+from .matmul_space import MatmulRoles, TensorCoreProblem
 
 SWIZZLE_BYTES = 128
 TMA_STRIDE_ALIGN = 16
@@ -48,30 +48,14 @@ class TmaOperand:
 
 
 @dataclass(frozen=True)
-class WgmmaProblem:
-    batch_dims: tuple[int, ...]  # domain dims, in domain order
-    batch_extents: tuple[int, ...]
-    m: int
-    n: int
-    k: int
-    kind: str  # "f16" | "bf16" | "tf32" (f32 inputs, multiplied in TF32)
+class WgmmaProblem(TensorCoreProblem):
+    """kind "f16", "bf16" or "tf32"; each operand read by bulk copies as `a` and `b` say."""
+
     a: TmaOperand
     b: TmaOperand
     # tf32 reads B k-major only: an n-major B (stored K x N) is first copied to N x K
     # (a workspace; `b` then describes the copy)
     transpose_b: bool = False
-
-    @property
-    def batch(self) -> int:
-        return math.prod(self.batch_extents)
-
-    @property
-    def elem_bytes(self) -> int:
-        return 4 if self.kind == "tf32" else 2
-
-    @property
-    def flops(self) -> int:
-        return 2 * self.batch * self.m * self.n * self.k
 
 
 def _strides(t: MemRefType) -> list[int | None]:

@@ -15,6 +15,7 @@ import pytest
 import aicf
 
 from gpu_support import cp, gpu
+from test_cuda_graphs import CHAIN, _softmax  # softmax as five ops, one kernel each with fuse=False
 
 SIN = """
 func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
@@ -35,19 +36,6 @@ func.func @main(%x: tensor<3x500xf32>, %y: tensor<3x500xf32>) -> (tensor<3x500xf
 """
 
 
-# softmax written as its five ops, one kernel each (fuse=False): four intermediates
-CHAIN = """
-func.func @main(%x: tensor<256x1000xf32>) -> tensor<256x1000xf32> {
-  %m = aicf_tensor.reduce_max %x axes = [-1] keepdims : (tensor<256x1000xf32>) -> tensor<256x1xf32>
-  %d = aicf_tensor.sub %x, %m : (tensor<256x1000xf32>, tensor<256x1xf32>) -> tensor<256x1000xf32>
-  %e = aicf_tensor.exp %d : (tensor<256x1000xf32>) -> tensor<256x1000xf32>
-  %s = aicf_tensor.reduce_sum %e axes = [-1] keepdims : (tensor<256x1000xf32>) -> tensor<256x1xf32>
-  %y = aicf_tensor.div %e, %s : (tensor<256x1000xf32>, tensor<256x1xf32>) -> tensor<256x1000xf32>
-  func.return %y : tensor<256x1000xf32>
-}
-"""
-
-
 def _direct(exe):
     """The program's direct call: its single launch's, or its several launches'."""
     plan = exe._program._plan
@@ -55,12 +43,6 @@ def _direct(exe):
         return None
     single, direct = plan[4], plan[5]
     return single[-1] if single is not None else direct
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    x = x.astype(np.float64)
-    e = np.exp(x - x.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True)
 
 
 @gpu
@@ -92,26 +74,39 @@ def test_several_inputs_and_outputs_in_parameter_order():
     np.testing.assert_allclose(cp.asnumpy(p), x64 * y64, rtol=1e-6, atol=1e-6)
 
 
+# a program called from several threads at once, each on a stream of its own: source,
+# compile options, input shape, whether a thread scales its inputs by its seed + 1, the
+# float64 reference, its tolerances, calls a thread, threads
+THREADED = {
+    "one-kernel": (SIN, {}, (1024,), False, np.sin, dict(rtol=2e-6, atol=2e-6), 200, 8),
+    "several-kernels": (CHAIN, {"fuse": False}, (256, 1000), True, _softmax, dict(rtol=1e-5, atol=1e-7), 50, 6),
+}
+
+
 @gpu
 @pytest.mark.gpu
-def test_threads_calling_one_program_get_their_own_results():
-    exe = aicf.compile(SIN, target="cuda")
-    exe(cp.zeros(1024, np.float32))
+@pytest.mark.parametrize("case", list(THREADED))
+def test_threads_calling_one_program_get_their_own_results(case):
+    src, options, shape, scaled, reference, tol, calls, nthreads = THREADED[case]
+    exe = aicf.compile(src, target="cuda", **options)
+    exe(cp.zeros(shape, np.float32))
     assert _direct(exe) is not None
     errors: list[str] = []
 
     def worker(seed: int) -> None:
         rng = np.random.default_rng(seed)
         with cp.cuda.Stream(non_blocking=True) as s:
-            for _ in range(200):
-                host = rng.standard_normal(1024, dtype=np.float32)
+            for _ in range(calls):
+                host = rng.standard_normal(shape, dtype=np.float32)
+                if scaled:
+                    host = host * (seed + 1)
                 y = exe(cp.asarray(host))
                 s.synchronize()
-                if not np.allclose(cp.asnumpy(y), np.sin(host.astype(np.float64)), rtol=2e-6, atol=2e-6):
+                if not np.allclose(cp.asnumpy(y), reference(host.astype(np.float64)), **tol):
                     errors.append(f"thread {seed}: wrong result")
                     return
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(nthreads)]
     for t in threads:
         t.start()
     for t in threads:
@@ -166,33 +161,6 @@ def test_several_kernels_launch_directly_with_their_intermediates():
     assert len({y.data.ptr for _, y in results}) == len(results)
     for xs, y in results:
         np.testing.assert_allclose(cp.asnumpy(y), _softmax(xs), rtol=1e-5, atol=1e-7)
-
-
-@gpu
-@pytest.mark.gpu
-def test_threads_calling_a_several_kernel_program_get_their_own_results():
-    exe = aicf.compile(CHAIN, target="cuda", fuse=False)
-    exe(cp.zeros((256, 1000), np.float32))
-    assert _direct(exe) is not None
-    errors: list[str] = []
-
-    def worker(seed: int) -> None:
-        rng = np.random.default_rng(seed)
-        with cp.cuda.Stream(non_blocking=True) as s:
-            for _ in range(50):
-                host = rng.standard_normal((256, 1000), dtype=np.float32) * (seed + 1)
-                y = exe(cp.asarray(host))
-                s.synchronize()
-                if not np.allclose(cp.asnumpy(y), _softmax(host), rtol=1e-5, atol=1e-7):
-                    errors.append(f"thread {seed}: wrong result")
-                    return
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
 
 
 @gpu

@@ -18,7 +18,8 @@ from aicf.context import make_context
 from aicf.diagnostics import parse_module
 
 from gpu_support import cp, gpu
-from test_gpu_matmul import as_f64, check, make_operand, mm_program, reference
+from test_gpu_matmul import mm_program
+from test_gpu_wgmma import check_fused_mlp, f32_output_rel_err, run_and_check
 from test_mma_sync import mma_attrs
 
 CASES = [
@@ -43,16 +44,7 @@ CONFIGS = [
 
 
 def _run(prog, info, dt, seed):
-    rng = np.random.default_rng(seed)
-    a = make_operand(rng, info["a"], dt, False)
-    b = make_operand(rng, info["b"], dt, False)
-    c = cp.full(info["c"], 0xFFFF, dtype=np.uint16)
-    if dt == "f16":
-        c = c.view(np.float16)
-    prog(cp.asarray(a), cp.asarray(b), c)
-    cp.cuda.Device().synchronize()
-    out, ref = as_f64(cp.asnumpy(c), dt), reference(a, b, info)
-    check(out, ref, dt)
+    out, ref = run_and_check(prog, info, dt, seed)
     err = np.linalg.norm(out - ref) / np.linalg.norm(ref)
     assert err < 5e-3, err
 
@@ -92,21 +84,7 @@ def test_planned_mma_sync(dt, shape):
 @pytest.mark.gpu
 def test_mma_sync_f32_output():
     """f16 inputs, f32 output: the accumulator stored as is (relative error ~1e-7)."""
-    from aicf.backend.cuda.program import compile_cuda
-
-    text, info = mm_program(512, 768, 1024, dt="f16", attrs=mma_attrs(128, 128, 32, 64, 64, 4))
-    text = text.replace("%c: memref<512x768xf16>", "%c: memref<512x768xf32>").replace(
-        "outs(%c : memref<512x768xf16>)", "outs(%c : memref<512x768xf32>)")
-    prog = compile_cuda(parse_module(make_context(), text, "<mma_sync>"), "main", sync="full-sync")
-    rng = np.random.default_rng(3)
-    a = rng.standard_normal((512, 1024)).astype(np.float16)
-    b = rng.standard_normal((1024, 768)).astype(np.float16)
-    c = cp.full((512, 768), np.nan, dtype=np.float32)
-    prog(cp.asarray(a), cp.asarray(b), c)
-    ref = a.astype(np.float64) @ b.astype(np.float64)
-    out = cp.asnumpy(c).astype(np.float64)
-    assert not np.isnan(out).any()
-    assert np.linalg.norm(out - ref) / np.linalg.norm(ref) < 1e-5
+    assert f32_output_rel_err(mma_attrs(128, 128, 32, 64, 64, 4), "<mma_sync>") < 1e-5
 
 
 @gpu
@@ -159,19 +137,4 @@ def test_mma_sync_kernel_runs_on_tensor_cores(tmp_path):
 def test_fused_epilogue_one_kernel_and_exact(dt, shape):
     """matmul + bias + gelu + residual as one gpu.mma_sync_epilogue kernel (the
     intermediate never stored), every rounding step of the unfused program kept."""
-    import aicf
-    from aicf.profiling import profiler
-    from test_gpu_wgmma import MLP, _mlp_inputs, _mlp_reference
-
-    m, n, k = shape
-    exe = aicf.compile(MLP.format(m=m, n=n, k=k, dt=dt), target="cuda", force="gpu.mma_sync_epilogue", tune=False)
-    arrs, f64 = _mlp_inputs(m, n, k, dt)
-    dev = [cp.asarray(a) for a in arrs]
-    with profiler() as prof:
-        out = exe(*dev)
-    cp.cuda.Device().synchronize()
-    assert len(prof.records) == 1, [r.kernel for r in prof.records]
-    ref = _mlp_reference(*f64, dt)
-    got = as_f64(cp.asnumpy(out), dt)
-    ulp = 2.0**-10 if dt == "f16" else 2.0**-7
-    assert np.allclose(got, ref, rtol=4 * ulp, atol=4 * ulp * np.abs(ref).max()), np.abs(got - ref).max()
+    check_fused_mlp(dt, shape, force="gpu.mma_sync_epilogue", tune=False)
