@@ -11,7 +11,7 @@ for t in memcheck racecheck synccheck; do for f in "$@"; do echo "$t $f"; done; 
   xargs -P 6 -L 1 bash -c '
     t=$0; spec=$1; f=${spec%%::*}; k=""; [ "$spec" != "$f" ] && k=${spec#*::}
     log='"$out"'/runs/$t-$(basename $f .py).log
-    timeout 500 compute-sanitizer --tool $t --print-limit 20 \
+    timeout 500 compute-sanitizer --tool $t --target-processes all --print-limit 20 \
       python3 -m pytest -m gpu -q -p no:cacheprovider -x "$f" ${k:+-k "$k"} > "$log" 2>&1
     rc=$?
     errs=$(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$log" |
