@@ -71,6 +71,12 @@ def _tune():
     return TunePass
 
 
+def _split_reductions():
+    from aicf.passes.loop.split_reductions import SplitReductionsPass
+
+    return SplitReductionsPass
+
+
 def _lower_to_gpu():
     from aicf.lowering.loop_to_gpu import LowerToGpuPass
 
@@ -134,6 +140,7 @@ AICF_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "aicf-lower-to-loops": _lower_to_loops,
     "aicf-fold-constants": _fold_constants,
     "aicf-cleanup-reshapes": _cleanup_reshapes,
+    "aicf-split-reductions": _split_reductions,
     "aicf-lower-to-gpu": _lower_to_gpu,
     "aicf-expand-variance": _expand_variance,
     "aicf-fuse": _fuse,

@@ -657,16 +657,18 @@ class NestEmitter:
             out.append("  }")
         else:
             out += ["  " + s for s in body]
-        # convert the accumulators into the outputs
-        for k, buf in enumerate(self.out_bufs):
-            r = len(buf.shape)
-            odims = [f"o{d}" for d in range(r)]
+        # convert the accumulators into the outputs: the points the nest writes (its
+        # parallel dims through the output map), not the whole buffer, whose other
+        # elements are another nest's (a split's tail writes one partial of each output)
+        pdims = [d for d in range(self.ndims) if d not in nest.reduction_dims]
+        for k, (buf, m) in enumerate(zip(self.out_bufs, nest.output_maps)):
+            odims = map_indices(m, self.dims)
             lin = linear_index(odims, buf.shape)
             st = (f"{buf.ptr}[{buf.offset(odims)}] = "
                   f"{convert(f'{tmps[k]}[{lin}]', aattrs[k], buf.elt)};")  # fmt: skip
             pad = "  "
-            for d in range(r):
-                out.append(f"{pad}for (int64_t o{d} = 0; o{d} < {buf.shape[d]}; ++o{d})")
+            for d in pdims:
+                out.append(f"{pad}for (int64_t {self.dims[d]} = 0; {self.dims[d]} < {self.extents[d]}; ++{self.dims[d]})")
                 pad += "  "
             out.append(pad + st)
             out.append(f"  free({tmps[k]});")

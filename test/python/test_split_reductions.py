@@ -1,0 +1,133 @@
+"""aicf-split-reductions (passes/loop/split_reductions.py): a reduction nest the
+planner split becomes a partial nest over `split` chunks, a tail nest for the points
+past the last whole chunk, and a combine nest. The parts are plain nests, so their
+numerics are checked on the cpu target (schedules stripped and planned for the cpu
+after the split) against NumPy in float64; and a split the planner chose on the
+H100's description is checked to lower as nests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xdsl.dialects.builtin import ArrayAttr, StringAttr
+
+import aicf
+from aicf.compiler import run_pipeline
+from aicf.context import make_context
+from aicf.diagnostics import parse_module
+from aicf.dialects.loop import NestOp
+from aicf.dialects.schedule import SCHEDULE_ATTR, Schedule, schedule_of
+from aicf.passes.loop.split_reductions import split_reductions
+
+ROWS = dict(vec=1, mode="block", block=32, grid=1, split=1, unroll=1, minblocks=1)
+PER_OUTPUT = dict(vec=1, block=32, grid=1, split=1, unroll=1, minblocks=1)
+
+OPS = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}
+
+
+# the tensor level has no min or product reduction: their nests are a max's and a
+# sum's with the combiner changed
+COMBINER = {"min": ("max", "min"), "prod": ("sum", "mul")}
+
+
+def program(op: str, shape, axes, dtype: str, keepdims: bool) -> str:
+    op = COMBINER.get(op, (op,))[0]
+    rank = len(shape)
+    axes = sorted(a % rank for a in axes)
+    out = [1 if d in axes else n for d, n in enumerate(shape)] if keepdims else \
+        [n for d, n in enumerate(shape) if d not in axes]
+    t_in = f"tensor<{'x'.join(map(str, shape))}x{dtype}>"
+    t_out = f"tensor<{'x'.join(map(str, out))}x{dtype}>" if out else f"tensor<{dtype}>"
+    kd = " keepdims" if keepdims else ""
+    return (f"func.func @f(%x: {t_in}) -> {t_out} {{\n"
+            f"  %y = aicf_tensor.reduce_{op} %x axes = {axes}{kd} : ({t_in}) -> {t_out}\n"
+            f"  func.return %y : {t_out}\n}}\n")
+
+
+def split_and_run(text: str, kind: str, split: int, x: np.ndarray, combiner: str | None = None) -> np.ndarray:
+    m = parse_module(make_context(), text, "<test>")
+    run_pipeline(m, ["aicf-infer-shapes", "aicf-lower-to-loops"])
+    nests = [n for n in m.walk() if isinstance(n, NestOp) and n.reduction_dims]
+    assert len(nests) == 1
+    if combiner is not None:
+        nests[0].combiners = ArrayAttr([StringAttr(combiner)])
+    base = ROWS if kind == "gpu.rows" else PER_OUTPUT
+    nests[0].attributes[SCHEDULE_ATTR] = Schedule(kind, {
+        **base, "split": split, "combine": Schedule(kind, base), "tail": Schedule(kind, base)}).to_attr()
+    extent = nests[0].extents[nests[0].reduction_dims[0]]
+    split_reductions(m)
+    after = [n for n in m.walk() if isinstance(n, NestOp)]
+    assert len(after) == 2 + (extent % split != 0)  # partial, tail where needed, combine
+    for n in after:
+        del n.attributes[SCHEDULE_ATTR]
+    return aicf.compile(m, target="cpu")(x)
+
+
+CASES = [
+    # (op, shape, axes, keepdims, split): divisible and not (a tail), the outermost
+    # reduction dim of several, reductions over outer and inner axes
+    ("sum", (1000, 64), [0], False, 8),
+    ("sum", (1001, 63), [0], False, 7),
+    ("max", (6, 1001), [1], True, 4),
+    ("min", (5, 997), [-1], False, 13),
+    ("sum", (4, 30, 9), [1, 2], False, 3),
+    ("sum", (30, 4, 9), [0, 2], True, 4),
+    ("prod", (3, 40), [1], False, 6),
+    ("max", (17,), [0], False, 5),
+]
+
+
+@pytest.mark.parametrize("kind", ["gpu.per_output", "gpu.rows"])
+@pytest.mark.parametrize("op,shape,axes,keepdims,split", CASES)
+def test_split_matches_numpy(kind, op, shape, axes, keepdims, split):
+    rng = np.random.default_rng(len(shape) * 1000 + split)
+    x = rng.standard_normal(shape).astype(np.float32)
+    if op == "prod":
+        x = (1 + 0.01 * x).astype(np.float32)
+    got = split_and_run(program(op, shape, axes, "f32", keepdims), kind, split, x,
+                        COMBINER[op][1] if op in COMBINER else None)
+    want = OPS[op](x.astype(np.float64), axis=tuple(axes), keepdims=keepdims)
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("dtype", ["f16", "i32"])
+def test_split_in_the_accumulators_type(dtype):
+    """The partials are stored in the accumulator's type (f32 for an f16 sum), so the
+    split rounds the result once, as the unsplit nest does."""
+    rng = np.random.default_rng(3)
+    shape = (2003, 16)
+    if dtype == "i32":
+        x = rng.integers(-1000, 1000, shape).astype(np.int32)
+        want = x.astype(np.int64).sum(0)
+    else:
+        x = rng.standard_normal(shape).astype(np.float16)
+        want = x.astype(np.float64).sum(0)
+    got = split_and_run(program("sum", shape, [0], dtype, False), "gpu.per_output", 9, x)
+    if dtype == "i32":
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got.astype(np.float64), want, rtol=2e-3, atol=2e-2)
+
+
+def test_the_planner_splits_few_long_rows_and_the_parts_lower():
+    """On the H100's description, 8 rows of 2^20 halves are split: the partial nest
+    takes the planner's kernel parameters, the combine nest its nested schedule, and
+    each part lowers to its own kernel."""
+    text = program("max", (8, 1 << 20), [1], "f16", True)
+    m = parse_module(make_context(), text, "<test>")
+    run_pipeline(m, ["aicf-infer-shapes", "aicf-lower-to-loops", "aicf-plan{target=h100}"])
+    (nest,) = [n for n in m.walk() if isinstance(n, NestOp)]
+    s = schedule_of(nest)
+    assert s is not None and s["split"] > 1 and isinstance(s["combine"], Schedule)
+    run_pipeline(m, ["aicf-split-reductions"])
+    parts = [n for n in m.walk() if isinstance(n, NestOp)]
+    assert len(parts) == 2 + ("tail" in s.params)
+    partial = schedule_of(parts[0])
+    assert partial is not None and partial.kind == s.kind and partial["split"] == 1
+    assert {k: v for k, v in partial.params.items() if k != "split"} == \
+        {k: v for k, v in s.params.items() if k not in ("split", "combine", "tail", "est_ns")}
+    assert schedule_of(parts[-1]) == s["combine"]
+    run_pipeline(m, ["aicf-lower-to-gpu{target=h100}"])
+    kernels = [o for o in m.walk() if o.name == "aicf_gpu.kernel"]
+    assert len(kernels) == len(parts)
