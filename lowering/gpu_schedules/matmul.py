@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
     Float32Type,
+    Float64Type,
     IntegerAttr,
     MemRefType,
     StringAttr,
@@ -75,6 +76,15 @@ def problem_of_view(view: NestView, roles: cm.MatmulRoles, target: GpuTarget) ->
 
 def applies(view: NestView) -> bool:
     return roles_of(view) is not None
+
+
+def f64_reason(view: NestView) -> str | None:
+    """Why the kernel cannot run an f64 matmul: its tiles and accumulators are f32, so
+    it would round every f64 operand and product to f32 without a word."""
+    types = [*view.acc_types, *(o.type.get_element_type() for o in view.operands)]  # type: ignore[union-attr]
+    if any(isinstance(t, Float64Type) for t in types):
+        return "f64 operands: its shared tiles and accumulators are f32"
+    return None
 
 
 def refined_params(view: NestView, s: Schedule) -> dict:
@@ -335,6 +345,8 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     roles = roles_of(view)
     if roles is None:
         raise NotImplementedError("gpu.matmul_tiled needs a matmul-shaped nest")
+    if f64_reason(view):
+        raise NotImplementedError(f"gpu.matmul_tiled: {f64_reason(view)}")
     prob = problem_of_view(view, roles, lc.target)
     c = cm.candidate_from_params(refined_params(view, s), prob)
     bad = cm.check_candidate(c, prob)

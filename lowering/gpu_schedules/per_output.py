@@ -162,6 +162,13 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
         raise NotImplementedError(f"gpu.per_output block = {bs} > {lc.target.max_threads_per_block} threads")
     if S > 1 and s.get("combine") is None:
         raise NotImplementedError(f"gpu.per_output split = {S} needs a `combine` schedule for the second pass")
+    # a split stores each thread's vec partials of an output as one vector of the
+    # accumulator type (f32 for f16/bf16 outputs): the output's own width may not be
+    partial_bytes = [vec * element_bytes(t) for t in view.acc_types]
+    if S > 1 and vec > 1 and any(b not in gpu.VECTOR_ACCESS_BYTES for b in partial_bytes):
+        raise NotImplementedError(
+            f"gpu.per_output split = {S} stores vec = {vec} partials as one vector of "
+            f"{max(partial_bytes)} bytes; a vector access moves 4, 8 or 16")
     Mp, R = prod(Ep), prod(Er)
     if Mp == 0:
         return  # nothing to write

@@ -150,11 +150,36 @@ def is_gemv(view: NestView) -> bool:
     coalesced along n, so it competes with the matmul kernels by cost. (n = 1 is a row
     reduction: gpu.rows.)"""
     roles = matmul.roles_of(view)
-    if roles is None or view.extents[roles.m] != 1 or view.extents[roles.n] <= 1:
+    if roles is None:
+        return _is_vecmat(view)
+    if view.extents[roles.m] != 1 or view.extents[roles.n] <= 1:
         return False
     # B walked along n by consecutive threads: contiguous along n (not x @ W^T with W
     # stored n x k, where each thread's loads would be rows apart)
     return access_class(view.inputs[roles.b], roles.n, 2) == VECTOR
+
+
+def _is_vecmat(view: NestView) -> bool:
+    """A 1-D vector times a matrix (`v @ W`, NumPy's matmul of a 1-D left operand):
+    the GEMV above without its m dim. gpu.rows would take it (its reduction is the
+    domain's innermost dim) and walk W down its columns, a row apart per lane."""
+    from aicf.lowering.gpu_schedules.matmul_space import _bare_dims, _body_is_product
+
+    if len(view.inputs) != 2 or len(view.outputs) != 1 or list(view.combiners) != ["add"]:
+        return False
+    red = view.reduction_dims
+    if len(red) != 1 or (view.source is not None and not _body_is_product(view.source.body.block)):
+        return False
+    k = red[0]
+    out = _bare_dims(view.outputs[0].map)
+    ins = [_bare_dims(o.map) for o in view.inputs]
+    if not out or any(i is None or k not in i for i in ins):
+        return False
+    n = out[-1]
+    owners = [j for j in (0, 1) if n in ins[j]]  # type: ignore[operator]
+    if len(owners) != 1 or view.extents[n] <= 1:
+        return False
+    return access_class(view.inputs[owners[0]], n, 2) == VECTOR
 
 
 def body_math_mode(view: NestView) -> str:
@@ -229,6 +254,8 @@ def matmul_candidate(view: NestView, t: GpuTarget) -> Candidate:
     roles = matmul.roles_of(view)
     if roles is None:
         return Candidate("gpu.matmul_tiled", 10, reason="not a matmul (body a*b summed over one k)")
+    if matmul.f64_reason(view):
+        return Candidate("gpu.matmul_tiled", 10, reason=matmul.f64_reason(view))
     prob = matmul.problem_of_view(view, roles, t)
     if min(prob.m, prob.n, prob.k, prob.batch) == 0:
         return Candidate("gpu.matmul_tiled", 10, reason=f"matmul {prob.describe()} has an empty dim")

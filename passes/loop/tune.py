@@ -272,6 +272,18 @@ class TunePass(ModulePass):
     min_flops: int = MIN_FLOPS
     matmul_precision: str = ""  # as aicf-plan's: the candidates are the planner's
 
+    def __post_init__(self) -> None:
+        # checked when the pipeline is built, as aicf-plan's options: a bad value is an
+        # error of the pipeline, not an internal error once the pass runs
+        from aicf.math_precision import MATMUL_PRECISIONS
+
+        if self.top < 1 or self.reps < 1 or self.min_flops < 0:
+            raise ValueError(f"top and reps must be >= 1 and min_flops >= 0 "
+                             f"(top={self.top}, reps={self.reps}, min_flops={self.min_flops})")
+        if self.matmul_precision and self.matmul_precision not in MATMUL_PRECISIONS:
+            raise ValueError(f"matmul_precision must be one of {', '.join(MATMUL_PRECISIONS)}, "
+                             f"got '{self.matmul_precision}'")
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from aicf.math_precision import planning_precision
 
@@ -279,12 +291,8 @@ class TunePass(ModulePass):
             self._apply(op)
 
     def _apply(self, op: ModuleOp) -> None:
-        from aicf.errors import CompileError
         from aicf.target import resolve_gpu_target
 
-        if self.top < 1 or self.reps < 1 or self.min_flops < 0:
-            raise CompileError(f"aicf-tune: top and reps must be >= 1 and min_flops >= 0 "
-                               f"(top={self.top}, reps={self.reps}, min_flops={self.min_flops})")
         if not gpu_available():
             log.info("tune: no GPU, the planner's choices stand")
             return

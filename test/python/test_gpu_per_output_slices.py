@@ -75,6 +75,46 @@ def test_a_gemv_reading_b_across_rows_is_not_taken_from_the_matmul_kernels():
         assert c.tier == tier, src
 
 
+VECMAT = ("func.func @main(%a: tensor<{k}xf16>, %b: tensor<{b}xf16>) -> tensor<{c}xf16> {{\n"
+          "  %c = aicf_tensor.matmul %a, %b : (tensor<{k}xf16>, tensor<{b}xf16>) -> tensor<{c}xf16>\n"
+          "  func.return %c : tensor<{c}xf16>\n}}")
+
+
+@pytest.mark.parametrize("b,c,kind", [
+    ("4096x4096", "4096", "gpu.per_output"),  # v @ W: coalesced along n, as the 1 x k GEMV
+    ("3x4096x1024", "3x1024", "gpu.per_output"),  # v @ W per batch entry
+])
+def test_a_vector_times_a_matrix_is_planned_as_the_gemv(b, c, kind):
+    """NumPy's `v @ W` of a 1-D v has no m dim, so it was not seen as the GEMV:
+    gpu.rows took it (its k is the domain's innermost dim) and each lane read W a row
+    apart, down a column."""
+    from aicf.compiler import TENSOR_PIPELINE
+
+    mod = parse_module(make_context(), VECMAT.format(k=4096, b=b, c=c), "<vecmat>")
+    run_pipeline(mod, [*TENSOR_PIPELINE, "aicf-plan{target=h100}"])
+    (nest,) = [o for o in mod.walk() if isinstance(o, NestOp)]
+    s = nest.attributes["aicf.schedule"]
+    assert s.data["kind"].data == kind and s.data["slices"].value.data > 1, s
+
+
+def test_a_matrix_times_a_vector_stays_a_row_reduction():
+    """W @ v and v @ W^T read W along k: a warp per row (gpu.rows) reads it coalesced."""
+    from aicf.compiler import TENSOR_PIPELINE
+
+    mv = ("func.func @main(%w: tensor<1024x4096xf16>, %v: tensor<4096xf16>) -> tensor<1024xf16> {\n"
+          "  %c = aicf_tensor.matmul %w, %v : (tensor<1024x4096xf16>, tensor<4096xf16>) -> tensor<1024xf16>\n"
+          "  func.return %c : tensor<1024xf16>\n}")
+    vmt = ("func.func @main(%v: tensor<4096xf16>, %w: tensor<1024x4096xf16>) -> tensor<1024xf16> {\n"
+           "  %t = aicf_tensor.transpose %w perm = [1, 0] : (tensor<1024x4096xf16>) -> tensor<4096x1024xf16>\n"
+           "  %c = aicf_tensor.matmul %v, %t : (tensor<4096xf16>, tensor<4096x1024xf16>) -> tensor<1024xf16>\n"
+           "  func.return %c : tensor<1024xf16>\n}")
+    for src in (mv, vmt):
+        mod = parse_module(make_context(), src, "<mv>")
+        run_pipeline(mod, [*TENSOR_PIPELINE, "aicf-plan{target=h100}"])
+        (nest,) = [o for o in mod.walk() if isinstance(o, NestOp)]
+        assert nest.attributes["aicf.schedule"].data["kind"].data == "gpu.rows", src
+
+
 def test_the_planner_keeps_the_fold_within_a_blocks_shared_memory():
     """Four f64 column reductions of a wide f16 input: a sliced fold of 8-wide vectors
     would need 64 KiB of shared memory; the planner's pick fits 48 KiB."""
@@ -159,3 +199,18 @@ def test_column_sum_and_max(m, n, block, slices, split):
     s, t = run(mod, x)
     np.testing.assert_allclose(cp.asnumpy(s), x.astype(np.float64).sum(0), rtol=1e-5, atol=1e-4)
     np.testing.assert_array_equal(cp.asnumpy(t), x.max(0))
+
+
+@gpu
+@pytest.mark.gpu
+@pytest.mark.parametrize("k,n", [(4096, 4096), (1000, 1000), (77, 96)])
+def test_vector_times_matrix_on_the_gpu(k, n):
+    import aicf
+
+    rng = np.random.default_rng(k)
+    v = rng.standard_normal(k).astype(np.float16)
+    w = rng.standard_normal((k, n)).astype(np.float16)
+    exe = aicf.compile(VECMAT.format(k=k, b=f"{k}x{n}", c=n), target="cuda", tune=False, debug=True)
+    got = cp.asnumpy(exe(cp.asarray(v), cp.asarray(w))).astype(np.float64)
+    ref = v.astype(np.float64) @ w.astype(np.float64)
+    assert np.max(np.abs(got - ref)) <= 5e-3 * np.max(np.abs(ref))

@@ -46,3 +46,21 @@ func.func @tile_past_block(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: mem
   }
   func.return
 }
+
+// -----
+
+// The tiled kernel stages and accumulates in f32: an f64 matmul under it was rounded
+// to f32 throughout (relative errors ~1e-7 on the H100, where f64 gives ~1e-16),
+// without a word. The planner runs f64 matmuls on gpu.per_output (aicf-plan/matmul.mlir).
+func.func @f64(%a: memref<64x64xf64>, %b: memref<64x64xf64>, %c: memref<64x64xf64>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{'aicf_loop.nest' cannot be lowered to the GPU: gpu.matmul_tiled: f64 operands: its shared tiles and accumulators are f32}}
+  aicf_loop.nest domain = [64, 64, 64] iterators = [parallel, parallel, reduction]
+      ins(%a, %b : memref<64x64xf64>, memref<64x64xf64>) outs(%c : memref<64x64xf64>)
+      maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d2, d1), (d0, d1, d2) -> (d0, d1)] combiners = [add]
+      attrs = {aicf.schedule = {kind = "gpu.matmul_tiled", bm = 32, bn = 32, bk = 16, tm = 4, tn = 4}} {
+  ^bb0(%x: f64, %y: f64):
+    %p = arith.mulf %x, %y : f64
+    aicf_loop.yield %p : f64
+  }
+  func.return
+}

@@ -70,3 +70,21 @@ func.func @others(%x: memref<8x16xf32>, %v: memref<16xf32>, %y: memref<8x16xf32>
   }
   func.return
 }
+
+// -----
+
+// f64: the tiled kernel's tiles and accumulators are f32, so its guard refuses it,
+// forced or not (it rounded every operand and product to f32); gpu.per_output
+// accumulates in f64.
+// CHECK-LABEL: func.func @f64
+// CHECK: aicf.schedule = {kind = "gpu.per_output"
+func.func @f64(%a: memref<256x128xf64>, %b: memref<128x96xf64>, %c: memref<256x96xf64>) attributes {aicf.num_outputs = 1 : i64} {
+  aicf_loop.nest domain = [256, 96, 128] iterators = [parallel, parallel, reduction]
+      ins(%a, %b : memref<256x128xf64>, memref<128x96xf64>) outs(%c : memref<256x96xf64>)
+      maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d2, d1), (d0, d1, d2) -> (d0, d1)] combiners = [add] {
+  ^bb0(%x: f64, %w: f64):
+    %p = arith.mulf %x, %w : f64
+    aicf_loop.yield %p : f64
+  }
+  func.return
+}
