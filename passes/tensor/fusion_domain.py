@@ -62,6 +62,12 @@ def is_splat_constant(op: Operation) -> bool:
     return isinstance(op, t.ConstantOp) and op.is_splat()
 
 
+def is_leaf(op: Operation) -> bool:
+    """Values computed from nothing at any index (a splat constant, an iota): no group
+    is their home; each group that reads one computes it in its own nests."""
+    return isinstance(op, t.IotaOp) or is_splat_constant(op)
+
+
 def fusible_op(op: Operation) -> bool:
     """Ops a group may hold: elementwise ops and reductions over at least one axis,
     on static shapes. Matmul is its own kernel; layout ops stay outside."""
@@ -240,7 +246,7 @@ def analyze(ops: Sequence[Operation], outputs: Iterable[SSAValue], *, checked: b
     linear, not quadratic in the group's size)."""
     if not checked:
         for op in ops:
-            if not (fusible_op(op) or is_splat_constant(op)):
+            if not (fusible_op(op) or is_leaf(op)):
                 raise NotFusible(f"'{op.name}' cannot be fused")
     if prefix is not None:
         resumed = _resume(prefix, ops)
@@ -260,7 +266,7 @@ def _shape_and_axes(ops: Sequence[Operation]) -> tuple[tuple[int, ...], tuple[in
         return tuple(shape), tuple(axes)
     try:
         shape = rules.broadcast_shapes(
-            *(static_shape(op.results[0]) or () for op in ops if not is_splat_constant(op))
+            *(static_shape(op.results[0]) or () for op in ops if not is_leaf(op))
         )
     except rules.ShapeError as e:
         raise NotFusible(str(e)) from None
@@ -295,7 +301,7 @@ def _resume(prefix: GroupDomain, ops: Sequence[Operation]) -> GroupDomain | None
     else:
         try:
             shape = tuple(rules.broadcast_shapes(
-                prefix.shape, *(static_shape(op.results[0]) or () for op in new if not is_splat_constant(op))
+                prefix.shape, *(static_shape(op.results[0]) or () for op in new if not is_leaf(op))
             ))
         except rules.ShapeError as e:
             raise NotFusible(str(e)) from None
@@ -314,7 +320,7 @@ def _forward(dom: GroupDomain, ops: Sequence[Operation]) -> GroupDomain:
         rshape = static_shape(res)
         assert rshape is not None
         depth[res] = max((depth.get(o, 0) for o in op.operands), default=0)
-        if is_splat_constant(op):
+        if is_leaf(op):
             dom.maps[res] = None
             continue
         if isinstance(op, t.ReduceOp):
