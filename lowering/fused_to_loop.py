@@ -44,7 +44,7 @@ from math import prod
 
 from xdsl.builder import Builder
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import Float64Type, MemRefType, f32
+from xdsl.dialects.builtin import Float64Type, f32
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
@@ -53,7 +53,7 @@ from aicf.diagnostics import op_error
 from aicf.dialects import tensor as t
 from aicf.dialects.loop import Combiner, GroupOp, Iterator, NestOp, YieldOp
 from aicf.lowering.tensor_to_loop import scalar
-from aicf.lowering.tensor_to_loop.emitter import Emitter, elt_of
+from aicf.lowering.tensor_to_loop.emitter import Emitter, elt_of, identity_memref
 from aicf.lowering.tensor_to_loop.ops import IotaTable
 from aicf.passes.tensor.fusion_domain import (
     GroupDomain,
@@ -156,7 +156,7 @@ class _Lowering:
             elt = t.element_type(res.type)
             if isinstance(r, t.ReduceMeanOp):
                 elt = _mean_acc(elt)
-            alloc = memref.AllocOp([], [], MemRefType(elt, list(shape)))
+            alloc = memref.AllocOp([], [], identity_memref(elt, tuple(shape)))
             alloc.location = self.op.location
             ops.append(alloc)
             local.append(alloc.memref)

@@ -43,6 +43,7 @@ from aicf.dialects import tensor as t
 from aicf.lowering.tensor_to_loop.access import broadcast as broadcast_map
 
 ELEMENTWISE = (*t.UNARY_OPS, *t.BINARY_OPS, t.SelectOp, t.CastOp)
+_REDUCTIONS = frozenset({t.ReduceSumOp, t.ReduceMaxOp, t.ReduceMeanOp, t.ReduceVarOp})
 
 
 class NotFusible(Exception):
@@ -140,6 +141,11 @@ class GroupDomain:
     # the forward pass's state after the group's ops (`analyze(prefix=)` resumes it)
     depth: dict[SSAValue, int] = field(default_factory=dict)
     size: int = 0
+    # `inlined` per (nest kind, roots), kept by a domain resumed from this one: the ops
+    # added then come later in program order, so they are in no cone of earlier roots
+    # (a reduction chain's group is priced at each op it grows by: each level's cone
+    # is walked once, not once per op)
+    cones: dict[tuple, list[Operation]] = field(default_factory=dict)
 
     @property
     def kept(self) -> tuple[int, ...]:
@@ -165,10 +171,10 @@ class GroupDomain:
     def plan(self) -> list[Nest]:
         if not self.axes:
             return [Nest("full", list(self.full_outputs))]
-        nests = []
-        for level in sorted(set(self.levels.values())):
-            reds = [r.results[0] for r, lv in self.levels.items() if lv == level]
-            nests.append(Nest("reduce", reds, level))
+        by_level: dict[int, list[SSAValue]] = {}
+        for r, lv in self.levels.items():
+            by_level.setdefault(lv, []).append(r.results[0])
+        nests = [Nest("reduce", by_level[level], level) for level in sorted(by_level)]
         kept = [v for v in self.kept_outputs if not self.written_by_reduction(v)]
         if kept:
             nests.append(Nest("kept", kept))
@@ -182,6 +188,13 @@ class GroupDomain:
     def inlined(self, nest: Nest) -> list[Operation]:
         """The member ops a nest evaluates at each of its points: the elementwise cones
         of its roots, stopping at reductions (read from their buffers)."""
+        key = (nest.kind, *nest.roots)
+        cone = self.cones.get(key)
+        if cone is None:
+            cone = self.cones[key] = self._inlined(nest)
+        return cone
+
+    def _inlined(self, nest: Nest) -> list[Operation]:
         seen: dict[Operation, None] = {}  # ordered, with O(1) membership
         stack = [r.owner.operands[0] if nest.kind == "reduce" else r for r in nest.roots]
         if nest.kind == "reduce":
@@ -194,8 +207,9 @@ class GroupDomain:
             op = v.owner
             if op in seen:
                 continue
-            if isinstance(op, t.ReduceOp):
-                if isinstance(op, t.ReduceMeanOp):
+            kind = type(op)
+            if kind in _REDUCTIONS:  # (not isinstance: an ABC's check is slow on this hot path)
+                if kind is t.ReduceMeanOp:
                     seen[op] = None  # the division by the count is done on reading
                 continue
             seen[op] = None
@@ -308,7 +322,7 @@ def _resume(prefix: GroupDomain, ops: Sequence[Operation]) -> GroupDomain | None
     if shape != prefix.shape:
         return None
     dom = GroupDomain(shape, prefix.axes, dict(prefix.maps), dict(prefix.levels),
-                      depth=dict(prefix.depth), size=prefix.size)
+                      depth=dict(prefix.depth), size=prefix.size, cones=dict(prefix.cones))
     return _forward(dom, new)
 
 
