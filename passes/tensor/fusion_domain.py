@@ -192,6 +192,10 @@ class GroupDomain:
         cone = self.cones.get(key)
         if cone is None:
             cone = self.cones[key] = self._inlined(nest)
+            if nest.kind != "reduce" and len(nest.roots) == 1:
+                # the cone of one value: a walk from a later root that reaches it takes
+                # it whole (a growing chain's output is the next one's operand)
+                self.cones[("value", nest.roots[0])] = cone
         return cone
 
     def _inlined(self, nest: Nest) -> list[Operation]:
@@ -200,12 +204,17 @@ class GroupDomain:
         if nest.kind == "reduce":
             seen.update((r.owner, None) for r in nest.roots)  # type: ignore[misc]
         maps = self.maps  # the group's values: each is an op's result
+        cones = self.cones
         while stack:
             v = stack.pop()
             if v not in maps:
                 continue
             op = v.owner
             if op in seen:
+                continue
+            known = cones.get(("value", v))
+            if known is not None:  # (reductions end every walk: a cone is one whatever the start)
+                seen.update(dict.fromkeys(known))
                 continue
             kind = type(op)
             if kind in _REDUCTIONS:  # (not isinstance: an ABC's check is slow on this hot path)
