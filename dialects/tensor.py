@@ -773,7 +773,9 @@ class CastOp(TensorOp):
 @irdl_op_definition
 class IotaOp(TensorOp):
     """The index along dimension `dim` at every element of the (ranked, static) result
-    type, as `np.indices(shape)[dim]` in the result's element type.
+    type, as `np.indices(shape)[dim]` in the result's element type. A float type
+    rounds large indices as astype does; an integer type must hold every index (where
+    astype would wrap, the verifier names the extent).
 
     `%i = aicf_tensor.iota dim = 1 : tensor<4x8xi64>`
     """
