@@ -1,7 +1,8 @@
 """iota on the cpu target against NumPy: any extent (past the old 2^22 limit), fused
 with its consumers, in f16/bf16/i32/f32; the small index table it reads at any size;
-a located error for an integer type that cannot hold the indices; and the CUDA kernel
-of a fused iota compiles with nvcc where nvcc is on PATH (no GPU needed)."""
+a located error for an integer type that cannot hold the indices; the CUDA kernel of
+a fused iota compiles with nvcc where nvcc is on PATH (no GPU needed), and on a GPU
+(`python3 -m pytest -m gpu test/python/test_iota.py`) computes what NumPy does."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from aicf.context import make_context  # noqa: E402
 from aicf.diagnostics import parse_module  # noqa: E402
 from aicf.dialects.loop import NestOp  # noqa: E402
 
+from gpu_support import cp, gpu  # noqa: E402
 from test_cpu_numerics import ttype  # noqa: E402
 
 NVCC = shutil.which("nvcc")
@@ -150,3 +152,26 @@ def test_cuda_kernel_of_a_fused_long_iota_compiles(tmp_path):
     r = subprocess.run([NVCC, "-cubin", "-arch=sm_90", "-std=c++17", str(cu), "-o", str(tmp_path / "k.cubin")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-4000:]
+
+
+@gpu
+@pytest.mark.gpu
+def test_iota_on_cuda_past_2_22_fused_and_in_each_element_type():
+    n = 2**22 + 3
+    exe = aicf.compile(scaled_index_program(n), target="cuda")
+    x = np.random.default_rng(0).integers(-3, 4, n).astype(np.float32)
+    np.testing.assert_array_equal(cp.asnumpy(exe(cp.asarray(x))), np.arange(n, dtype=np.float64) * x + 1)
+    long = (2, 3000)
+    for dt in ("f16", "bf16", "i32", "f32"):
+        t = ttype(long, dt)
+        exe = aicf.compile(f"""func.func @f() -> {t} {{
+          %0 = aicf_tensor.iota dim = 1 : {t}
+          func.return %0 : {t}
+        }}""", target="cuda")
+        got = cp.asnumpy(exe())
+        want = np.indices(long)[1]
+        if dt == "bf16":
+            np.testing.assert_array_equal(from_bf16_bits(got), bf16_round(want))
+        else:
+            np.testing.assert_array_equal(got, want.astype(got.dtype))
+            assert got.dtype == {"f16": np.float16, "i32": np.int32, "f32": np.float32}[dt]
