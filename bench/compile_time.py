@@ -1,8 +1,10 @@
 """Compile time against program size on the cpu target (issue 10 item 11).
 
-Two programs of N ops:
+Three programs of N ops:
 - `fused`: an elementwise chain x -> sin -> mul c -> add x -> ... that aicf-fuse turns
   into few kernels (exercises the fusion pass's graph walk);
+- `reductions`: s -> sum(x * s, axis=-1, keepdims) repeated, a reduction every other
+  op (row groups of many reduction levels: the groups' buffers, nests and cones);
 - `unfused`: tanh(x @ w) repeated (matmuls do not fuse with each other: one nest each,
   exercises lowering, the C emitter and the C compiler).
 
@@ -13,6 +15,7 @@ process's CPU time (steadier than wall time on a shared machine), the C build or
 `--json FILE` writes them; `--profile FILE` writes a cProfile of the Python part.
 
     python bench/compile_time.py fused 500 1000 2000
+    python bench/compile_time.py reductions 1000 5000
     python bench/compile_time.py unfused 50 100 200 --target cuda
 """
 
@@ -42,6 +45,17 @@ def fused_chain(n: int) -> str:
         prev = f"%v{i}"
     lines += [f"  func.return {prev} : tensor<*xf32>", "}"]
     return "\n".join(lines).replace("sin %x : (tensor<*xf32>)", "sin %x : (tensor<64x64xf32>)")
+
+
+def reduction_chain(n: int) -> str:
+    lines = ["func.func @f(%x: tensor<64x64xf32>) -> tensor<*xf32> {"]
+    prev, prev_t = "%x", "tensor<64x64xf32>"
+    for i in range(0, n, 2):
+        lines.append(f"  %m{i} = aicf_tensor.mul %x, {prev} : (tensor<64x64xf32>, {prev_t}) -> tensor<*xf32>")
+        lines.append(f"  %s{i} = aicf_tensor.reduce_sum %m{i} axes = [-1] keepdims : (tensor<*xf32>) -> tensor<*xf32>")
+        prev, prev_t = f"%s{i}", "tensor<*xf32>"
+    lines += [f"  func.return {prev} : tensor<*xf32>", "}"]
+    return "\n".join(lines)
 
 
 def unfused_chain(n: int) -> str:
@@ -99,14 +113,14 @@ def measure(src: str, target: str = "cpu", profile: str | None = None) -> dict[s
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("program", choices=("fused", "unfused"))
+    p.add_argument("program", choices=("fused", "reductions", "unfused"))
     p.add_argument("sizes", type=int, nargs="+")
     p.add_argument("--target", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--json")
     p.add_argument("--profile", help="cProfile output of the last size")
     args = p.parse_args()
     os.environ["AICF_CACHE_DIR"] = tempfile.mkdtemp(prefix="aicf-bench-")  # cold
-    make = fused_chain if args.program == "fused" else unfused_chain
+    make = {"fused": fused_chain, "reductions": reduction_chain, "unfused": unfused_chain}[args.program]
     rows = []
     for n in args.sizes:
         r = {"program": args.program, "target": args.target, "ops": n,

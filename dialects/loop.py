@@ -115,9 +115,12 @@ class Combiner(str, Enum):
         raise ValueError("the `none` combiner has no identity")
 
 
-def _verify_in_bounds(i: int, m: AffineMap, t: MemRefType, extents: Sequence[int]) -> None:
+@functools.lru_cache(maxsize=4096)
+def _verify_in_bounds(i: int, m: AffineMap, t: MemRefType, extents: tuple[int, ...]) -> None:
     """Every index map #i produces over the domain lies inside the buffer of type t,
-    and every value the emitted code computes on the way fits its 64-bit integers."""
+    and every value the emitted code computes on the way fits its 64-bit integers.
+    (Memoised: a program repeats a few nests many times, and the interval analysis is
+    a good part of verifying one; a failure raises, so it is never kept.)"""
     if 0 in extents:  # an empty domain accesses nothing
         return
     box = [(0, e - 1) for e in extents]
@@ -541,7 +544,7 @@ class GroupOp(IRDLOperation):
 
     def __init__(self, shared: Sequence[int], body: Region):
         super().__init__(
-            properties={"shared": DenseArrayBase.from_list(i64, list(shared))},
+            properties={"shared": _i64_array(tuple(shared))},
             regions=[body],
         )
 
@@ -579,13 +582,15 @@ class GroupOp(IRDLOperation):
             v = op.memref
             if any(u.operation not in inside for u in v.uses):
                 return "a group-local buffer is used after the group"
-            sliced: set[int] = set()
-            for nest in self.nests:
-                for operand, m in zip((*nest.inputs, *nest.outputs), nest.maps):
-                    if operand is v:
-                        sliced |= {p for p, e in enumerate(m.results)
-                                   if isinstance(e, AffineDimExpr) and e.position < k}
-            out[v] = sliced
+            out[v] = set()
+        # one walk over the members' operands (not one per buffer: a group of n
+        # reductions has about n buffers and n members)
+        for nest in self.nests:
+            for operand, m in zip((*nest.inputs, *nest.outputs), nest.maps):
+                sliced = out.get(operand)
+                if sliced is not None:
+                    sliced |= {p for p, e in enumerate(m.results)
+                               if isinstance(e, AffineDimExpr) and e.position < k}
         return out
 
     def verify_(self) -> None:

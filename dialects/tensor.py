@@ -773,7 +773,9 @@ class CastOp(TensorOp):
 @irdl_op_definition
 class IotaOp(TensorOp):
     """The index along dimension `dim` at every element of the (ranked, static) result
-    type, as `np.indices(shape)[dim]` in the result's element type.
+    type, as `np.indices(shape)[dim]` in the result's element type. A float type
+    rounds large indices as astype does; an integer type must hold every index (where
+    astype would wrap, the verifier names the extent).
 
     `%i = aicf_tensor.iota dim = 1 : tensor<4x8xi64>`
     """
@@ -817,8 +819,17 @@ class IotaOp(TensorOp):
             raise VerifyException(
                 f"'{self.name}': dim {self.dim_value} is out of range for rank {len(shape)}"
             )
-        if element_type(self.result.type) == IntegerType(1):
+        elt = element_type(self.result.type)
+        if elt == IntegerType(1):
             raise VerifyException(f"'{self.name}': the result cannot be i1")
+        # NumPy's astype would wrap the large indices silently; a float type rounds them
+        # as astype does, but an integer type that cannot hold one is an error
+        if isinstance(elt, IntegerType) and shape[self.dim_value] - 1 > 2 ** (elt.width.data - 1) - 1:
+            raise VerifyException(
+                f"'{self.name}': dim {self.dim_value} has extent {shape[self.dim_value]}: its "
+                f"indices up to {shape[self.dim_value] - 1} do not fit {elt} (at most "
+                f"{2 ** (elt.width.data - 1) - 1})"
+            )
         super().verify_()
 
 

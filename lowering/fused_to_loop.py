@@ -44,7 +44,7 @@ from math import prod
 
 from xdsl.builder import Builder
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import Float64Type, MemRefType, f32
+from xdsl.dialects.builtin import Float64Type, f32
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
@@ -53,7 +53,8 @@ from aicf.diagnostics import op_error
 from aicf.dialects import tensor as t
 from aicf.dialects.loop import Combiner, GroupOp, Iterator, NestOp, YieldOp
 from aicf.lowering.tensor_to_loop import scalar
-from aicf.lowering.tensor_to_loop.emitter import Emitter, elt_of
+from aicf.lowering.tensor_to_loop.emitter import Emitter, elt_of, identity_memref
+from aicf.lowering.tensor_to_loop.ops import IotaTable
 from aicf.passes.tensor.fusion_domain import (
     GroupDomain,
     Nest,
@@ -70,8 +71,9 @@ def _mean_acc(elt: Attribute) -> Attribute:
 
 
 class _Lowering:
-    def __init__(self, op: t.FusedOp, dom: GroupDomain, ins: Sequence[SSAValue]):
+    def __init__(self, op: t.FusedOp, dom: GroupDomain, ins: Sequence[SSAValue], em: Emitter):
         self.op = op
+        self.em = em
         self.dom = dom
         self.block_args: dict[SSAValue, SSAValue] = dict(zip(op.body.block.args, ins))
         self.red_bufs: dict[Operation, SSAValue] = {}
@@ -154,7 +156,7 @@ class _Lowering:
             elt = t.element_type(res.type)
             if isinstance(r, t.ReduceMeanOp):
                 elt = _mean_acc(elt)
-            alloc = memref.AllocOp([], [], MemRefType(elt, list(shape)))
+            alloc = memref.AllocOp([], [], identity_memref(elt, tuple(shape)))
             alloc.location = self.op.location
             ops.append(alloc)
             local.append(alloc.memref)
@@ -222,6 +224,13 @@ class _Body:
         elif isinstance(op, t.ConstantOp):
             value = next(op.value.iter_values())  # a splat: its first element, not all of it
             r = scalar.constant(self.b, value, t.element_type(v.type))
+        elif isinstance(op, t.IotaOp):
+            vshape = static_shape(v)
+            assert vshape is not None
+            table = IotaTable(vshape[op.dim_value], t.element_type(v.type), low.em, low.op)
+            along = m.results[op.dim_value]
+            reads = [self.read(table.buf, AffineMap(len(shape), 0, (e,))) for e in table.reads(along)]
+            r = table.value(self.b, reads)
         elif isinstance(op, t.ReduceOp):
             r = self.read(low.red_bufs[op], m)
             if isinstance(op, t.ReduceMeanOp):
@@ -257,4 +266,4 @@ def lower_fused(
         dom = analyze(members, list(block.last_op.operands))  # type: ignore[union-attr]
     except NotFusible as e:
         raise op_error(op, f"cannot be lowered as one group: {e}") from None
-    _Lowering(op, dom, ins).lower(outs, em.builder)
+    _Lowering(op, dom, ins, em).lower(outs, em.builder)

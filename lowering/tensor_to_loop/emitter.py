@@ -48,6 +48,8 @@ class Emitter:
         self.builder = Builder(InsertPoint.at_end(block))
         self.func = func
         self.prefix = prefix
+        # IotaTable's tables, one per (extent, element type) in a function
+        self.iota_tables: dict[tuple[int, Attribute], SSAValue] = {}
 
     def nest(
         self,

@@ -12,8 +12,17 @@ from math import prod
 
 import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, Float64Type, TensorType, f32
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    Float64Type,
+    TensorType,
+    f32,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from aicf.dialects import shape_rules as rules
@@ -218,24 +227,57 @@ def lower_concatenate(
         offset += shape[axis]
 
 
-# lower_iota builds its index vector at compile time: a bound on the extent it takes
-MAX_IOTA_EXTENT = 1 << 22
+# Up to this extent an iota reads its values from one table in its element type (one
+# load per element); past it, from a table of about sqrt(extent) indices read twice.
+IOTA_DIRECT_EXTENT = 1024
+
+
+class IotaTable:
+    """Where the values of an iota of `extent` indices come from: nest bodies do not see
+    their indices, so a body reads index e from a constant table, either T[e] (T in the
+    element type) or, for a long dim, T[e floordiv B] * B + T[e mod B] (T = 0..B-1 in
+    i32, B*B >= extent), computed in i32 (i64 past 2^31) and converted like astype.
+    The table stays small (4*B bytes, B about sqrt(extent)), and the body is an
+    elementwise one, so it fuses with its consumers."""
+
+    def __init__(self, extent: int, elt: Attribute, em: Emitter, origin: Operation):
+        self.elt = elt
+        if extent <= IOTA_DIRECT_EXTENT:
+            self.split, telt, n = None, elt, extent
+        else:
+            self.split = 1 << ((extent - 1).bit_length() + 1) // 2
+            telt, n = i32, self.split
+            self.compute = i32 if extent - 1 < 2**31 else i64
+        tables, key = em.iota_tables, (n, telt)
+        if key not in tables:
+            vtype = TensorType(telt, [n])
+            data = np.ascontiguousarray(to_storage(np.arange(n), telt)).tobytes()
+            tables[key] = em.global_constant(DenseIntOrFPElementsAttr(vtype, BytesAttr(data)), origin)
+        self.buf: SSAValue = tables[key]
+
+    def reads(self, e: AffineExpr) -> list[AffineExpr]:
+        """The table indices the body reads for index `e`, in the order `value` takes them."""
+        if self.split is None:
+            return [e]
+        return [e // self.split, e % self.split]
+
+    def value(self, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        if self.split is None:
+            return args[0]
+        hi, lo = (scalar.convert(b, a, self.compute) for a in args)
+        scaled = b.insert(arith.MuliOp(hi, scalar.constant(b, self.split, self.compute))).result
+        index = b.insert(arith.AddiOp(scaled, lo)).result
+        return scalar.convert(b, index, self.elt)
 
 
 def lower_iota(op: t.IotaOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
-    """A constant vector 0..n-1 of the dim's extent (nest bodies do not see their
-    indices), broadcast into `out`; aicf-fold-view-copies lets readers use it in place."""
+    """One parallel nest over `out` whose body computes the index along the dim from
+    `IotaTable` reads."""
     shape, dim = shape_of(out), op.dim_value
-    if shape[dim] > MAX_IOTA_EXTENT:
-        from aicf.diagnostics import op_error
-
-        raise op_error(op, f"iota along dim {dim} of extent {shape[dim]}: extents above {MAX_IOTA_EXTENT} "
-                           "are not supported (the index vector is built as a constant at compile time)")
-    vtype = TensorType(elt_of(out), [shape[dim]])
-    index = to_storage(np.arange(shape[dim]), elt_of(out))
-    value = DenseIntOrFPElementsAttr(vtype, BytesAttr(np.ascontiguousarray(index).tobytes()))
-    along = AffineMap(len(shape), 0, (AffineExpr.dimension(dim),))
-    _copy_with_map(op, em.global_constant(value, op), along, out, em)
+    table = IotaTable(shape[dim], elt_of(out), em, op)
+    reads = table.reads(AffineExpr.dimension(dim))
+    maps = [AffineMap(len(shape), 0, (r,)) for r in reads]
+    em.parallel_nest(op, [table.buf] * len(reads), maps, out, lambda b, args: [table.value(b, args)])
 
 
 def lower_take(op: t.TakeOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:

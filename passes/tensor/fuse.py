@@ -14,8 +14,8 @@ not a flag. The groups it forms:
   the others (materialised), or its cheap elementwise producer chain is recomputed
   inside a consumer's group, whichever the cost model prefers.
 Matmul, layout ops (reshape, transpose, broadcast_to), non-splat constants and ops on
-dynamic shapes are never fused; splat constants are cloned into the groups that use
-them. A group of one op is not created.
+dynamic shapes are never fused; splat constants and iotas are cloned into the groups
+that use them. A group of one op is not created.
 
 Greedy, in program order: for each fusible op c and each fusible producer p of its
 operands, score merging p's group into c's group and recomputing p's chain inside c's
@@ -58,7 +58,7 @@ from aicf.passes.tensor.fusion_domain import (
     NotFusible,
     analyze,
     fusible_op,
-    is_splat_constant,
+    is_leaf,
 )
 
 _log = getLogger("fusion")
@@ -101,7 +101,7 @@ class _Fuser:
         self.containing: dict[Operation, set[Group]] = {}
         self.splats: set[Operation] = set()
         for op in block.ops:
-            if is_splat_constant(op):
+            if is_leaf(op):
                 self.splats.add(op)
                 continue
             g = Group([op], fusible_op(op))
@@ -399,7 +399,7 @@ class _Fuser:
         for op in g.ops:
             for o in op.operands:
                 owner = o.owner
-                if o not in mapper and isinstance(owner, Operation) and is_splat_constant(owner):
+                if o not in mapper and isinstance(owner, Operation) and is_leaf(owner):
                     mapper[o] = _clone_into(block, owner)
             new = op.clone(mapper)
             block.add_op(new)

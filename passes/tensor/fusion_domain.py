@@ -43,6 +43,7 @@ from aicf.dialects import tensor as t
 from aicf.lowering.tensor_to_loop.access import broadcast as broadcast_map
 
 ELEMENTWISE = (*t.UNARY_OPS, *t.BINARY_OPS, t.SelectOp, t.CastOp)
+_REDUCTIONS = frozenset({t.ReduceSumOp, t.ReduceMaxOp, t.ReduceMeanOp, t.ReduceVarOp})
 
 
 class NotFusible(Exception):
@@ -60,6 +61,12 @@ def static_shape(v: SSAValue) -> tuple[int, ...] | None:
 
 def is_splat_constant(op: Operation) -> bool:
     return isinstance(op, t.ConstantOp) and op.is_splat()
+
+
+def is_leaf(op: Operation) -> bool:
+    """Values computed from nothing at any index (a splat constant, an iota): no group
+    is their home; each group that reads one computes it in its own nests."""
+    return isinstance(op, t.IotaOp) or is_splat_constant(op)
 
 
 def fusible_op(op: Operation) -> bool:
@@ -134,6 +141,11 @@ class GroupDomain:
     # the forward pass's state after the group's ops (`analyze(prefix=)` resumes it)
     depth: dict[SSAValue, int] = field(default_factory=dict)
     size: int = 0
+    # `inlined` per (nest kind, roots), kept by a domain resumed from this one: the ops
+    # added then come later in program order, so they are in no cone of earlier roots
+    # (a reduction chain's group is priced at each op it grows by: each level's cone
+    # is walked once, not once per op)
+    cones: dict[tuple, list[Operation]] = field(default_factory=dict)
 
     @property
     def kept(self) -> tuple[int, ...]:
@@ -159,10 +171,10 @@ class GroupDomain:
     def plan(self) -> list[Nest]:
         if not self.axes:
             return [Nest("full", list(self.full_outputs))]
-        nests = []
-        for level in sorted(set(self.levels.values())):
-            reds = [r.results[0] for r, lv in self.levels.items() if lv == level]
-            nests.append(Nest("reduce", reds, level))
+        by_level: dict[int, list[SSAValue]] = {}
+        for r, lv in self.levels.items():
+            by_level.setdefault(lv, []).append(r.results[0])
+        nests = [Nest("reduce", by_level[level], level) for level in sorted(by_level)]
         kept = [v for v in self.kept_outputs if not self.written_by_reduction(v)]
         if kept:
             nests.append(Nest("kept", kept))
@@ -176,11 +188,23 @@ class GroupDomain:
     def inlined(self, nest: Nest) -> list[Operation]:
         """The member ops a nest evaluates at each of its points: the elementwise cones
         of its roots, stopping at reductions (read from their buffers)."""
+        key = (nest.kind, *nest.roots)
+        cone = self.cones.get(key)
+        if cone is None:
+            cone = self.cones[key] = self._inlined(nest)
+            if nest.kind != "reduce" and len(nest.roots) == 1:
+                # the cone of one value: a walk from a later root that reaches it takes
+                # it whole (a growing chain's output is the next one's operand)
+                self.cones[("value", nest.roots[0])] = cone
+        return cone
+
+    def _inlined(self, nest: Nest) -> list[Operation]:
         seen: dict[Operation, None] = {}  # ordered, with O(1) membership
         stack = [r.owner.operands[0] if nest.kind == "reduce" else r for r in nest.roots]
         if nest.kind == "reduce":
             seen.update((r.owner, None) for r in nest.roots)  # type: ignore[misc]
         maps = self.maps  # the group's values: each is an op's result
+        cones = self.cones
         while stack:
             v = stack.pop()
             if v not in maps:
@@ -188,8 +212,13 @@ class GroupDomain:
             op = v.owner
             if op in seen:
                 continue
-            if isinstance(op, t.ReduceOp):
-                if isinstance(op, t.ReduceMeanOp):
+            known = cones.get(("value", v))
+            if known is not None:  # (reductions end every walk: a cone is one whatever the start)
+                seen.update(dict.fromkeys(known))
+                continue
+            kind = type(op)
+            if kind in _REDUCTIONS:  # (not isinstance: an ABC's check is slow on this hot path)
+                if kind is t.ReduceMeanOp:
                     seen[op] = None  # the division by the count is done on reading
                 continue
             seen[op] = None
@@ -240,7 +269,7 @@ def analyze(ops: Sequence[Operation], outputs: Iterable[SSAValue], *, checked: b
     linear, not quadratic in the group's size)."""
     if not checked:
         for op in ops:
-            if not (fusible_op(op) or is_splat_constant(op)):
+            if not (fusible_op(op) or is_leaf(op)):
                 raise NotFusible(f"'{op.name}' cannot be fused")
     if prefix is not None:
         resumed = _resume(prefix, ops)
@@ -260,7 +289,7 @@ def _shape_and_axes(ops: Sequence[Operation]) -> tuple[tuple[int, ...], tuple[in
         return tuple(shape), tuple(axes)
     try:
         shape = rules.broadcast_shapes(
-            *(static_shape(op.results[0]) or () for op in ops if not is_splat_constant(op))
+            *(static_shape(op.results[0]) or () for op in ops if not is_leaf(op))
         )
     except rules.ShapeError as e:
         raise NotFusible(str(e)) from None
@@ -295,14 +324,14 @@ def _resume(prefix: GroupDomain, ops: Sequence[Operation]) -> GroupDomain | None
     else:
         try:
             shape = tuple(rules.broadcast_shapes(
-                prefix.shape, *(static_shape(op.results[0]) or () for op in new if not is_splat_constant(op))
+                prefix.shape, *(static_shape(op.results[0]) or () for op in new if not is_leaf(op))
             ))
         except rules.ShapeError as e:
             raise NotFusible(str(e)) from None
     if shape != prefix.shape:
         return None
     dom = GroupDomain(shape, prefix.axes, dict(prefix.maps), dict(prefix.levels),
-                      depth=dict(prefix.depth), size=prefix.size)
+                      depth=dict(prefix.depth), size=prefix.size, cones=dict(prefix.cones))
     return _forward(dom, new)
 
 
@@ -314,7 +343,7 @@ def _forward(dom: GroupDomain, ops: Sequence[Operation]) -> GroupDomain:
         rshape = static_shape(res)
         assert rshape is not None
         depth[res] = max((depth.get(o, 0) for o in op.operands), default=0)
-        if is_splat_constant(op):
+        if is_leaf(op):
             dom.maps[res] = None
             continue
         if isinstance(op, t.ReduceOp):

@@ -74,8 +74,9 @@ func.func @erf_gelu_tanh(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 
 // -----
 
-// iota becomes a constant vector 0..n-1 of its dim's extent (nest bodies do not see
-// their indices), broadcast into the result along the dim.
+// An iota along a dim of up to 1024 reads its values from a constant vector 0..n-1 in
+// its element type (nest bodies do not see their indices), broadcast along the dim;
+// iota-long-dim.mlir has longer dims.
 // CHECK:       memref.global{{.*}}sym_name = "iota_cst0", type = memref<3xi32>, initial_value = dense<[0, 1, 2]>
 // CHECK-LABEL: func.func @iota
 func.func @iota() -> tensor<2x3xi32> {

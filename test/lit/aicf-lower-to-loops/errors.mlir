@@ -32,11 +32,3 @@ func.func @foreign(%x: tensor<4xf32>) -> tensor<4xf32> {
   func.return %x : tensor<4xf32>
 }
 
-// -----
-
-// iota's index vector is built at compile time: a huge extent is refused, not a MemoryError
-func.func @huge_iota() -> tensor<68719476736xf32> {
-  // expected-error @+1 {{'aicf_tensor.iota' iota along dim 0 of extent 68719476736: extents above 4194304 are not supported}}
-  %0 = aicf_tensor.iota dim = 0 : tensor<68719476736xf32>
-  func.return %0 : tensor<68719476736xf32>
-}

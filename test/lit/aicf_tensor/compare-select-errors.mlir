@@ -58,6 +58,15 @@ func.func @iota_unranked() -> tensor<*xi32> {
 
 // -----
 
+// NumPy's astype would wrap index 2^31 to -2^31: an integer type must hold every index
+func.func @iota_extent_past_i32() -> tensor<2x2147483649xi32> {
+  // expected-error @+1 {{'aicf_tensor.iota' dim 1 has extent 2147483649: its indices up to 2147483648 do not fit i32 (at most 2147483647)}}
+  %0 = aicf_tensor.iota dim = 1 : tensor<2x2147483649xi32>
+  func.return %0 : tensor<2x2147483649xi32>
+}
+
+// -----
+
 func.func @erf_int(%x: tensor<4xi32>) -> tensor<*xi32> {
   // expected-error @+1 {{'aicf_tensor.erf' operand must be a float tensor, got tensor<4xi32>}}
   %0 = aicf_tensor.erf %x : (tensor<4xi32>) -> tensor<*xi32>
