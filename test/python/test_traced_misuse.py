@@ -116,6 +116,8 @@ def test_huge_constants_are_located_errors(shape, words):
     ((-3,), ValueError, ">= 0, got -3"),
     ((2**62,), ValueError, "more than can be allocated"),
     ((2**64,), ValueError, "more than int64 can count"),
+    # empty, but its strides overflow and NumPy could not make such an array
+    ((0, 2**62), ValueError, r"bytes \(nonzero extents\), more than can be allocated"),
 ])  # fmt: skip
 def test_tensor_spec_checks_its_shape(shape, error, words):
     """3.5 and "abc" raised xDSL's VerifyException from the tracer; 2^62 and 2^64
