@@ -9,6 +9,7 @@ its dtype, and it equals (and prints as) MLIR's spelling (`"f32"`, `"bf16"`);
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,14 @@ def dtype_of(dtype: Any) -> str:
     """MLIR's name of a dtype given as `"f32"`, `"float32"`, np.float32 or a np.dtype."""
     if isinstance(dtype, str) and dtype in SUPPORTED_DTYPES:
         return dtype
+    if isinstance(dtype, str) and re.fullmatch(r"[iuf][0-9]+", dtype.strip()):
+        # "i8" is MLIR's 8-bit integer here (as "i32" and "i1" are MLIR's), but NumPy
+        # reads it as 8 bytes: taken as NumPy's, cast(x, "i8") gave int64 silently
+        raise TypeError(
+            f"dtype {dtype!r} is ambiguous: NumPy reads it as a size in bytes, MLIR in "
+            "bits; write one of f16, bf16, f32, f64, i32, i64, bool, or a NumPy name "
+            "(\"int64\", np.float32)"
+        )
     try:
         name = np.dtype(dtype).name
     except TypeError:

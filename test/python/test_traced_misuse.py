@@ -322,3 +322,14 @@ def test_an_axis_out_of_range_is_a_located_error():
 
     with pytest.raises(CompileError, match=r"axis 7 is out of range for a tensor of rank 2"):
         aicf.jit(target="cpu")(lambda x: aicf.ops.reduce_sum(x, 7))(np.ones((4, 6), np.float32))
+
+
+@pytest.mark.parametrize("name", ["i8", "f8", "f4", "u8"])
+def test_dtype_names_in_bytes_are_refused(name):
+    """aicf's dtype names count bits, as MLIR's ("i32", "i1"), but NumPy reads "i8"
+    as 8 bytes: cast(x, "i8") gave int64 and TensorSpec(..., "f8") f64, silently."""
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: .*dtype '{name}' is ambiguous"):
+        aicf.jit(lambda x: aicf.ops.cast(x, name))(X4)
+    with pytest.raises(aicf.ArgumentError, match="ambiguous"):
+        aicf.TensorSpec((2,), name)
+    assert aicf.jit(lambda x: aicf.ops.cast(x, "i1"))(X4).dtype == np.bool_  # MLIR's names stay
