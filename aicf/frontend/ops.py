@@ -459,6 +459,17 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None) 
         raise located_error(
             T.ConstantOp.name, f"cannot broadcast a value of shape {array.shape} to {target}"
         ) from None
+    if dtype in ("i32", "i64") and array.dtype.kind in "iuO" and array.size:
+        # integers are exact: one out of range would wrap (full_like(i32, 2**40) was
+        # 0), where NumPy raises OverflowError; floats convert as astype does, and
+        # any nonzero value is true
+        low, high = (-(2**63), 2**63 - 1) if dtype == "i64" else (I32_MIN, I32_MAX)
+        try:
+            values = [int(v) for v in array.reshape(-1)]
+        except (TypeError, ValueError, OverflowError):
+            values = None
+        if values is not None and not all(low <= v <= high for v in values):
+            raise located_error(T.ConstantOp.name, f"a value of {value!r:.40} is out of {dtype} range")
     elt = T.dtype_from_name(dtype)
     if full.size > MAX_FOLD_ELEMENTS and array.size < full.size:
         # a constant is stored element by element (torch's full_like of an attention

@@ -333,3 +333,16 @@ def test_dtype_names_in_bytes_are_refused(name):
     with pytest.raises(aicf.ArgumentError, match="ambiguous"):
         aicf.TensorSpec((2,), name)
     assert aicf.jit(lambda x: aicf.ops.cast(x, "i1"))(X4).dtype == np.bool_  # MLIR's names stay
+
+
+@pytest.mark.parametrize("make, dtype", [
+    (lambda x: np.full_like(x.astype(np.int32), 2**40), "i32"),
+    (lambda x: aicf.ops.constant([1, 2**33], dtype="i32"), "i32"),
+    (lambda x: aicf.ops.constant(2**70, dtype="i64", shape=(2,)), "i64"),
+])  # fmt: skip
+def test_integer_constants_out_of_range_are_located_errors(make, dtype):
+    """full_like(an i32 tensor, 2**40) was 0 (wrapped); NumPy raises OverflowError."""
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: 'aicf_tensor.constant' .* is out of {dtype} range"):
+        aicf.jit(make)(X4)
+    ints = np.full_like(np.zeros(3, np.int32), 2**31 - 1)
+    np.testing.assert_array_equal(aicf.jit(lambda x: np.full_like(x.astype(np.int32), 2**31 - 1))(X4[:3]), ints)
