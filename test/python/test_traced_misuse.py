@@ -346,3 +346,17 @@ def test_integer_constants_out_of_range_are_located_errors(make, dtype):
         aicf.jit(make)(X4)
     ints = np.full_like(np.zeros(3, np.int32), 2**31 - 1)
     np.testing.assert_array_equal(aicf.jit(lambda x: np.full_like(x.astype(np.int32), 2**31 - 1))(X4[:3]), ints)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: x.reshape(2**64), "'aicf_tensor.reshape' an extent 18446744073709551616 is out of int64 range"),
+    (lambda x: np.transpose(x[None], (0, 2**64)), "'aicf_tensor.transpose' a perm entry .* is out of int64 range"),
+    (lambda x: np.array_split(x, 2**70), "numpy.array_split: 1180591620717411303424 sections .* too many"),
+    (lambda x: x + aicf.ops.constant([[1], [1, 2]]), "'aicf_tensor.constant' the value is no array"),
+    (lambda x: aicf.ops.attention(x[None], x[None], x[None], scale="a"), "'aicf_tensor.attention' scale must be a real number, got str"),
+])  # fmt: skip
+def test_unrepresentable_arguments_are_located_errors(fn, words):
+    """Each raised a raw ValueError or OverflowError (xDSL's i64 attribute, NumPy's
+    ragged array, float('a'), a list of 2**70 section sizes)."""
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
+        aicf.jit(fn)(X4)
