@@ -19,7 +19,7 @@ from xdsl.ir import SSAValue
 
 from aicf.dialects.shape_rules import size_problem
 from aicf.dialects.tensor import SUPPORTED_DTYPES, dtype_name, element_type, ranked_shape
-from aicf.errors import AicfError, ArgumentError, ArgumentValueError
+from aicf.errors import AicfError, ArgumentError, ArgumentValueError, CompileError
 
 if TYPE_CHECKING:
     from aicf.frontend.tracer import Tracer
@@ -33,6 +33,10 @@ _NUMPY_NAMES = {
     "bool": "i1",
     "bfloat16": "bf16",  # ml_dtypes / CuPy spelling
 }
+
+
+class _MissingAttribute(CompileError, AttributeError):
+    """An ndarray attribute a traced tensor does not have (Tensor.__getattr__)."""
 
 
 def dtype_of(dtype: Any) -> str:
@@ -453,6 +457,22 @@ class Tensor:
 
     def item(self, *args):
         return _api().no_value("item()")
+
+    def __getattr__(self, name: str):
+        # Reached only for attributes a Tensor lacks. An ndarray method or attribute
+        # (x.round(), x.cumsum(), x.view(...)) is a located error naming the user's line,
+        # not a bare AttributeError; it is an AttributeError too, so hasattr() and
+        # getattr(x, name, default) probing for it still answer as before.
+        if name.startswith("_") or not hasattr(np.ndarray, name):
+            raise AttributeError(f"'Tensor' object has no attribute {name!r}")
+        from aicf.frontend.tracer import located_error
+
+        e = located_error(None, f"ndarray.{name} has no aicf meaning on traced tensors (supported: "
+                                "aicf.frontend.numpy_api.UFUNCS and FUNCTIONS, and the Tensor methods)")
+        raise _MissingAttribute(str(e))
+
+    def __round__(self, ndigits=None):
+        return _api().no_meaning("round()")
 
     def tolist(self):
         return _api().no_value("tolist()")

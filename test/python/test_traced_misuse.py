@@ -5,6 +5,7 @@ silent wrong answer or a raw exception from inside aicf (issue 10's second attac
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import warnings
 
@@ -360,3 +361,21 @@ def test_unrepresentable_arguments_are_located_errors(fn, words):
     ragged array, float('a'), a list of 2**70 section sizes)."""
     with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
         aicf.jit(fn)(X4)
+
+
+@pytest.mark.parametrize("fn, name", [
+    (lambda x: x.round(), "ndarray.round"),
+    (lambda x: x.view(np.int32), "ndarray.view"),
+    (lambda x: x.cumsum(), "ndarray.cumsum"),
+    (lambda x: x + x.strides[0], "ndarray.strides"),
+    (lambda x: round(x), "round()"),
+])  # fmt: skip
+def test_ndarray_attributes_without_meaning_are_located_errors(fn, name):
+    """They raised a bare AttributeError (TypeError for round()) from inside the
+    tracer; item() and tolist() already said where."""
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {re.escape(name)} has no aicf meaning"):
+        aicf.jit(fn)(X4)
+    # probing still answers as for any missing attribute
+    assert aicf.jit(lambda x: x + hasattr(x, "strides") + (getattr(x, "device", None) is None))(X4)[0] == 1.5
+    with pytest.raises(AttributeError, match="no attribute 'no_such'"):
+        aicf.jit(lambda x: x.no_such)(X4)
