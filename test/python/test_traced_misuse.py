@@ -379,3 +379,29 @@ def test_ndarray_attributes_without_meaning_are_located_errors(fn, name):
     assert aicf.jit(lambda x: x + hasattr(x, "strides") + (getattr(x, "device", None) is None))(X4)[0] == 1.5
     with pytest.raises(AttributeError, match="no attribute 'no_such'"):
         aicf.jit(lambda x: x.no_such)(X4)
+
+
+def test_a_tensor_of_another_threads_trace_is_refused():
+    """A tensor of a trace under way in another thread, used where no trace is, added
+    its ops to that thread's program, unsynchronised; now a located error, and the
+    other trace is untouched."""
+    import threading
+
+    started, release, seen = threading.Event(), threading.Event(), {}
+
+    def slow(x):
+        seen["x"] = x
+        started.set()
+        release.wait(30)
+        return x * 3
+
+    worker = threading.Thread(target=lambda: seen.setdefault("out", aicf.jit(slow)(X4)))
+    worker.start()
+    try:
+        assert started.wait(30)
+        with pytest.raises(CompileError, match=rf"{here(1)}: error: .*used outside its trace .*another thread"):
+            seen["x"] + 1
+    finally:
+        release.set()
+        worker.join(30)
+    np.testing.assert_array_equal(seen["out"], X4 * 3)
