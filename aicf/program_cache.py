@@ -106,6 +106,25 @@ def _spec_fits(spec: list) -> bool:
         return False
 
 
+def _declared_outputs(record: dict) -> int | None:
+    """How many trailing arguments the entry's loop-level function declares as outputs
+    (its `aicf.num_outputs`), read from the text without parsing it; None when the
+    function is not found. Checks the record's input count on the cpu target (the
+    cuda host plan records its own), which nothing else does once a program may have
+    no outputs (every spec is then an input)."""
+    import re
+
+    text, entry = record.get("loop_module"), record.get("entry")
+    if not isinstance(text, str) or not isinstance(entry, str):
+        return None
+    for line in text.splitlines():
+        head = line.strip()
+        if head.startswith((f"func.func @{entry}(", f'func.func @"{entry}"(')):
+            found = re.search(r"aicf\.num_outputs = (\d+) : i64", head)
+            return int(found.group(1)) if found else 0
+    return None
+
+
 def record_problem(record: dict, target: str) -> str | None:
     """What makes `record` no entry of a program for `target`, or None: the fields and
     their types, and the argument specs against the entry's signature where the record
@@ -120,7 +139,7 @@ def record_problem(record: dict, target: str) -> str | None:
     if not is_list(specs, of=list) or not all(is_list(s, 4) and isinstance(s[0], str) and isinstance(s[1], str)
                                               and is_list(s[2], of=int) and isinstance(s[3], str) for s in specs):
         return "argument specs"
-    if not isinstance(nin, int) or not 0 <= nin < len(specs):
+    if not isinstance(nin, int) or not 0 <= nin <= len(specs):
         return "input count"
     if not all(_spec_fits(s) for s in specs):  # the dtype and shape the executable uses, against the type
         return "argument specs against their types"
@@ -139,6 +158,8 @@ def record_problem(record: dict, target: str) -> str | None:
                          c["source"])
         if took is None or int(took.group(1)) != len(specs) or took.group(2) != ", ".join(s[3] for s in specs):
             return "argument specs against the C function"
+        if _declared_outputs(record) != len(specs) - nin:
+            return "input count against the entry's outputs"
     else:
         c = record.get("cuda")
         plan = c.get("host_plan") if isinstance(c, dict) else None

@@ -75,7 +75,7 @@ from xdsl.dialects.builtin import (
     VectorType,
     i64,
 )
-from xdsl.ir import Attribute, Block, Dialect, OpResult, ParametrizedAttribute, Region, SSAValue
+from xdsl.ir import Attribute, Block, Dialect, Operation, OpResult, ParametrizedAttribute, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -476,6 +476,8 @@ class KernelOp(IRDLOperation):
                         f"index = 32 but parameter #{i} ({t}) has {n} elements: 32-bit "
                         "indices would wrap"
                     )
+        for op in self.body.walk():
+            _check_constant_access(op)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -766,6 +768,41 @@ class NamedBarrierOp(IRDLOperation):
             raise VerifyException(f"named barrier id must be in 1..15 (0 is __syncthreads'), got {i}")
         if t <= 0 or t % 32 or t > 1024:
             raise VerifyException(f"threads must be a positive multiple of 32 up to 1024, got {t}")
+
+
+def _constant_index(v: SSAValue) -> int | None:
+    if isinstance(v, OpResult) and isinstance(v.op, arith.ConstantOp) and isinstance(v.op.value, IntegerAttr):
+        return v.op.value.value.data
+    return None
+
+
+def _check_constant_access(op: Operation) -> None:
+    """An access of a buffer at constant indices lies inside it: the generated kernels
+    index through thread ids, but a hand-written one at `%c = arith.constant 5000` of
+    a memref<1024xf32> wrote past the buffer (an illegal address on the GPU). A vector
+    access also needs all its elements inside the row."""
+    from xdsl.dialects import memref as upstream_memref
+
+    if isinstance(op, upstream_memref.LoadOp | upstream_memref.StoreOp):
+        buf, indices, width = op.memref, op.indices, 1
+    elif isinstance(op, LoadVectorOp):
+        buf, indices, width = op.memref, op.indices, op.result.type.get_shape()[0]
+    elif isinstance(op, StoreVectorOp):
+        buf, indices, width = op.memref, op.indices, op.value.type.get_shape()[0]
+    else:
+        return
+    t = buf.type
+    consts = [_constant_index(i) for i in indices]
+    if not isinstance(t, MemRefType) or None in consts or len(consts) != t.get_num_dims():
+        return
+    shape = t.get_shape()
+    for k, (i, n) in enumerate(zip(consts, shape)):
+        last = i + (width - 1 if k == len(shape) - 1 else 0)
+        if n >= 0 and not (0 <= i and last < n):
+            from aicf.errors import VerifyAtOp
+
+            what = f"elements {i}..{last} of dimension {k} are" if last != i else f"index {i} of dimension {k} is"
+            raise VerifyAtOp(op, f"{what} outside {t} (extent {n})")
 
 
 def _check_vector_access(

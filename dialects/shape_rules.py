@@ -37,16 +37,22 @@ generated code indexes with int64 and allocates with size_t/ptrdiff_t."""
 
 
 def size_problem(shape: Sequence[int], element_bits: int) -> str | None:
-    """Why a static shape of `element_bits`-bit elements is too large, or None."""
+    """Why a static shape of `element_bits`-bit elements is too large, or None.
+
+    A zero extent does not excuse the others: the strides are products of the
+    extents, and NumPy refuses to create such an array (`0x2^62xf32` holds nothing,
+    yet its first stride is 2^64 bytes), so the nonzero extents are held to the
+    same bounds."""
     elements = 1
     for d in shape:
-        if d != DYN:
+        if d != DYN and d != 0:
             elements *= d
+    empty = " (nonzero extents)" if 0 in shape else ""
     if elements > INT64_MAX:
-        return f"has {elements} elements, more than int64 can count (at most {INT64_MAX})"
+        return f"has {elements} elements{empty}, more than int64 can count (at most {INT64_MAX})"
     nbytes = elements * max(element_bits, 8) // 8
     if nbytes > INT64_MAX:
-        return f"is {nbytes} bytes, more than can be allocated (at most {INT64_MAX})"
+        return f"is {nbytes} bytes{empty}, more than can be allocated (at most {INT64_MAX})"
     return None
 
 

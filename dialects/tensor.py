@@ -118,6 +118,9 @@ def dtype_from_name(name: str) -> Attribute:
 SUPPORTED_DTYPES = ("f16", "bf16", "f32", "f64", "i32", "i64", "i1")
 
 
+F32_MAX = 3.4028234663852886e38
+
+
 def is_float(t: Attribute) -> bool:
     return isinstance(t, AnyFloat)
 
@@ -1045,6 +1048,13 @@ class AttentionProperties:
 
         if not isinstance(self.scale.type, Float64Type) or not math.isfinite(self.scale_value):  # type: ignore[attr-defined]
             return f"scale must be a finite f64, got {self.scale}"
+        # scores of f32, f16 and bf16 operands are computed in f32: a scale past its
+        # range became inf there, and every output NaN (aicf-run: FAIL against the
+        # f64 reference, which kept it finite)
+        get_elt = getattr(self.q.type, "get_element_type", None)  # type: ignore[attr-defined]
+        elt = get_elt() if get_elt is not None else None
+        if elt is not None and not isinstance(elt, Float64Type) and abs(self.scale_value) > F32_MAX:  # type: ignore[attr-defined]
+            return f"scale {self.scale_value:g} overflows f32, in which the scores of {elt} operands are computed"  # type: ignore[attr-defined]
         return None
 
 

@@ -587,6 +587,8 @@ def _split(ary, sections, axis, func_name: str, exact: bool):
         k = int(sections)
         if k <= 0:
             raise located_error(None, f"{func_name}: number of sections must be > 0, got {k}")
+        if k > max(n, 1 << 20):  # every section is a slice op; 2**70 raised a raw OverflowError
+            raise located_error(None, f"{func_name}: {k} sections of an axis of extent {n} is too many")
         if exact and n % k:
             raise located_error(
                 None, f"{func_name}: {k} sections do not divide axis {ax} of extent {n} equally"

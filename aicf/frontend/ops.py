@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
 
 from aicf.dialects import tensor as T
 from aicf.dialects.shape_rules import FLOAT_RANK, promote_dtypes, size_problem
+from aicf.errors import AicfError
 from aicf.frontend.tensor import I32_MAX, I32_MIN, Tensor, dtype_bits, dtype_of
 from aicf.frontend.tracer import Tracer, current_tracer, located_error
 from aicf.passes.tensor.fold import MAX_FOLD_ELEMENTS
@@ -440,7 +441,10 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None) 
     """A constant tensor: `value` (array or scalar) as `dtype` (default: the array's,
     f32 for Python scalars), broadcast to `shape` if given (a splat)."""
     tracer = current_tracer()
-    array = np.asarray(value)
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError, OverflowError) as e:  # a ragged list, ...
+        raise located_error(T.ConstantOp.name, f"the value is no array: {e}") from None
     if dtype is None:
         dtype = "f32" if not isinstance(value, np.ndarray | np.generic) else array.dtype
     try:
@@ -459,6 +463,17 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None) 
         raise located_error(
             T.ConstantOp.name, f"cannot broadcast a value of shape {array.shape} to {target}"
         ) from None
+    if dtype in ("i32", "i64") and array.dtype.kind in "iuO" and array.size:
+        # integers are exact: one out of range would wrap (full_like(i32, 2**40) was
+        # 0), where NumPy raises OverflowError; floats convert as astype does, and
+        # any nonzero value is true
+        low, high = (-(2**63), 2**63 - 1) if dtype == "i64" else (I32_MIN, I32_MAX)
+        try:
+            values = [int(v) for v in array.reshape(-1)]
+        except (TypeError, ValueError, OverflowError):
+            values = None
+        if values is not None and not all(low <= v <= high for v in values):
+            raise located_error(T.ConstantOp.name, f"a value of {value!r:.40} is out of {dtype} range")
     elt = T.dtype_from_name(dtype)
     if full.size > MAX_FOLD_ELEMENTS and array.size < full.size:
         # a constant is stored element by element (torch's full_like of an attention
@@ -485,11 +500,14 @@ def _index(value: Any, what: str, op_name: str) -> int:
     if isinstance(value, bool):
         raise located_error(op_name, f"{what} must be an integer, got {value!r}")
     try:
-        return operator.index(value)
+        index = operator.index(value)
     except TypeError:
         raise located_error(
             op_name, f"{what} must be an integer, got {type(value).__name__} {value!r}"
         ) from None
+    if not -(2**63) <= index < 2**63:  # it becomes an i64 attribute (xDSL's raw ValueError)
+        raise located_error(op_name, f"{what} {index} is out of int64 range")
+    return index
 
 
 def _int_list(values: Any, what: str, op_name: str) -> list[int]:
@@ -576,7 +594,13 @@ def attention(q: Any, k: Any, v: Any, mask: Any = None, *, scale: float | None =
         if not isinstance(d, int):
             raise located_error(name, "the default scale 1 / sqrt(D) needs q's last extent to be static")
         scale = 1 / math.sqrt(d) if d else 1.0
-    props: dict = {"scale": FloatAttr(float(scale), f64)}
+    try:
+        scale = float(scale)  # a traced scale raises its own located error
+    except (TypeError, ValueError) as e:
+        if isinstance(e, AicfError):
+            raise
+        raise located_error(name, f"scale must be a real number, got {type(scale).__name__} {scale!r:.40}") from None
+    props: dict = {"scale": FloatAttr(scale, f64)}
     if causal:
         props["causal"] = UnitAttr()
     return tracer.emit(T.AttentionOp, operands, props)

@@ -9,6 +9,7 @@ its dtype, and it equals (and prints as) MLIR's spelling (`"f32"`, `"bf16"`);
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,7 @@ from xdsl.ir import SSAValue
 
 from aicf.dialects.shape_rules import size_problem
 from aicf.dialects.tensor import SUPPORTED_DTYPES, dtype_name, element_type, ranked_shape
-from aicf.errors import AicfError, ArgumentError, ArgumentValueError
+from aicf.errors import AicfError, ArgumentError, ArgumentValueError, CompileError
 
 if TYPE_CHECKING:
     from aicf.frontend.tracer import Tracer
@@ -34,10 +35,22 @@ _NUMPY_NAMES = {
 }
 
 
+class _MissingAttribute(CompileError, AttributeError):
+    """An ndarray attribute a traced tensor does not have (Tensor.__getattr__)."""
+
+
 def dtype_of(dtype: Any) -> str:
     """MLIR's name of a dtype given as `"f32"`, `"float32"`, np.float32 or a np.dtype."""
     if isinstance(dtype, str) and dtype in SUPPORTED_DTYPES:
         return dtype
+    if isinstance(dtype, str) and re.fullmatch(r"[iuf][0-9]+", dtype.strip()):
+        # "i8" is MLIR's 8-bit integer here (as "i32" and "i1" are MLIR's), but NumPy
+        # reads it as 8 bytes: taken as NumPy's, cast(x, "i8") gave int64 silently
+        raise TypeError(
+            f"dtype {dtype!r} is ambiguous: NumPy reads it as a size in bytes, MLIR in "
+            "bits; write one of f16, bf16, f32, f64, i32, i64, bool, or a NumPy name "
+            "(\"int64\", np.float32)"
+        )
     try:
         name = np.dtype(dtype).name
     except TypeError:
@@ -444,6 +457,22 @@ class Tensor:
 
     def item(self, *args):
         return _api().no_value("item()")
+
+    def __getattr__(self, name: str):
+        # Reached only for attributes a Tensor lacks. An ndarray method or attribute
+        # (x.round(), x.cumsum(), x.view(...)) is a located error naming the user's line,
+        # not a bare AttributeError; it is an AttributeError too, so hasattr() and
+        # getattr(x, name, default) probing for it still answer as before.
+        if name.startswith("_") or not hasattr(np.ndarray, name):
+            raise AttributeError(f"'Tensor' object has no attribute {name!r}")
+        from aicf.frontend.tracer import located_error
+
+        e = located_error(None, f"ndarray.{name} has no aicf meaning on traced tensors (supported: "
+                                "aicf.frontend.numpy_api.UFUNCS and FUNCTIONS, and the Tensor methods)")
+        raise _MissingAttribute(str(e))
+
+    def __round__(self, ndigits=None):
+        return _api().no_meaning("round()")
 
     def tolist(self):
         return _api().no_value("tolist()")

@@ -123,6 +123,11 @@ class Tracer:
             # closure, a list) would add ops to a program that is compiled already
             raise located_error(what, "a traced tensor used after its trace ended (it leaked out of the "
                                       "traced function); return it instead, or trace the code that uses it")
+        if self not in _active.tracers:
+            # a tensor of a trace under way in another thread: its ops would go into
+            # that thread's program, unsynchronised (xDSL's blocks are not thread-safe)
+            raise located_error(what, "a traced tensor used outside its trace (it belongs to a trace under "
+                                      "way in another thread); trace the code that uses it")
 
     def _append(self, op: Operation) -> None:
         op.location = _loc(*user_location())
@@ -255,18 +260,18 @@ def trace_function(fn: Callable[..., Any], example_args: Sequence[Any],
     _active.tracers.append(tracer)
     try:
         out = fn(*args)
+        results = list(out) if isinstance(out, (tuple, list)) else [out]
+        for i, r in enumerate(results):  # still on the stack: a returned number is a constant op
+            c = None if isinstance(r, Tensor) else as_result(r, tracer)
+            if c is not None:
+                results[i] = c
+            elif not isinstance(r, Tensor) or r.tracer is not tracer:
+                raise CompileError(
+                    f"{file}:{line}: error: {name} must return traced tensors, arrays or "
+                    f"numbers (or a tuple of them), got {type(r).__name__}"
+                )
     finally:
         _active.tracers.pop()
-    results = list(out) if isinstance(out, (tuple, list)) else [out]
-    for i, r in enumerate(results):
-        c = None if isinstance(r, Tensor) else as_result(r, tracer)
-        if c is not None:
-            results[i] = c
-        elif not isinstance(r, Tensor) or r.tracer is not tracer:
-            raise CompileError(
-                f"{file}:{line}: error: {name} must return traced tensors, arrays or "
-                f"numbers (or a tuple of them), got {type(r).__name__}"
-            )
     return tracer.finish(name, results, loc)
 
 

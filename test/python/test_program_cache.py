@@ -66,6 +66,21 @@ def test_a_second_compile_runs_no_pass(cache, monkeypatch):
     assert "cpu.nest" in again.explain()
 
 
+def test_a_program_without_outputs_is_cached_too(cache, monkeypatch):
+    """Its entry has as many inputs as argument specs: it was refused as corrupt
+    ("ignored (input count)") and the program compiled again on every process."""
+    src = "func.func @f(%x: tensor<4xf32>) {\n  func.return\n}\n"
+    aicf.compile(src, target="cpu")
+    assert entries(cache) == 1
+    compiler._CPU_MODULES.clear()
+
+    def no_pass(*args, **kwargs):
+        raise AssertionError("a cached program ran a pass")
+
+    monkeypatch.setattr(compiler, "run_pipeline", no_pass)
+    assert aicf.compile(src, target="cpu")(np.ones(4, np.float32)) == ()
+
+
 def test_a_cached_program_takes_strided_views(cache):
     aicf.compile(SRC, target="cpu")
     compiler._CPU_MODULES.clear()

@@ -5,6 +5,7 @@ silent wrong answer or a raw exception from inside aicf (issue 10's second attac
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import warnings
 
@@ -116,6 +117,8 @@ def test_huge_constants_are_located_errors(shape, words):
     ((-3,), ValueError, ">= 0, got -3"),
     ((2**62,), ValueError, "more than can be allocated"),
     ((2**64,), ValueError, "more than int64 can count"),
+    # empty, but its strides overflow and NumPy could not make such an array
+    ((0, 2**62), ValueError, r"bytes \(nonzero extents\), more than can be allocated"),
 ])  # fmt: skip
 def test_tensor_spec_checks_its_shape(shape, error, words):
     """3.5 and "abc" raised xDSL's VerifyException from the tracer; 2^62 and 2^64
@@ -320,3 +323,85 @@ def test_an_axis_out_of_range_is_a_located_error():
 
     with pytest.raises(CompileError, match=r"axis 7 is out of range for a tensor of rank 2"):
         aicf.jit(target="cpu")(lambda x: aicf.ops.reduce_sum(x, 7))(np.ones((4, 6), np.float32))
+
+
+@pytest.mark.parametrize("name", ["i8", "f8", "f4", "u8"])
+def test_dtype_names_in_bytes_are_refused(name):
+    """aicf's dtype names count bits, as MLIR's ("i32", "i1"), but NumPy reads "i8"
+    as 8 bytes: cast(x, "i8") gave int64 and TensorSpec(..., "f8") f64, silently."""
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: .*dtype '{name}' is ambiguous"):
+        aicf.jit(lambda x: aicf.ops.cast(x, name))(X4)
+    with pytest.raises(aicf.ArgumentError, match="ambiguous"):
+        aicf.TensorSpec((2,), name)
+    assert aicf.jit(lambda x: aicf.ops.cast(x, "i1"))(X4).dtype == np.bool_  # MLIR's names stay
+
+
+@pytest.mark.parametrize("make, dtype", [
+    (lambda x: np.full_like(x.astype(np.int32), 2**40), "i32"),
+    (lambda x: aicf.ops.constant([1, 2**33], dtype="i32"), "i32"),
+    (lambda x: aicf.ops.constant(2**70, dtype="i64", shape=(2,)), "i64"),
+])  # fmt: skip
+def test_integer_constants_out_of_range_are_located_errors(make, dtype):
+    """full_like(an i32 tensor, 2**40) was 0 (wrapped); NumPy raises OverflowError."""
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: 'aicf_tensor.constant' .* is out of {dtype} range"):
+        aicf.jit(make)(X4)
+    ints = np.full_like(np.zeros(3, np.int32), 2**31 - 1)
+    np.testing.assert_array_equal(aicf.jit(lambda x: np.full_like(x.astype(np.int32), 2**31 - 1))(X4[:3]), ints)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: x.reshape(2**64), "'aicf_tensor.reshape' an extent 18446744073709551616 is out of int64 range"),
+    (lambda x: np.transpose(x[None], (0, 2**64)), "'aicf_tensor.transpose' a perm entry .* is out of int64 range"),
+    (lambda x: np.array_split(x, 2**70), "numpy.array_split: 1180591620717411303424 sections .* too many"),
+    (lambda x: x + aicf.ops.constant([[1], [1, 2]]), "'aicf_tensor.constant' the value is no array"),
+    (lambda x: aicf.ops.attention(x[None], x[None], x[None], scale="a"), "'aicf_tensor.attention' scale must be a real number, got str"),
+])  # fmt: skip
+def test_unrepresentable_arguments_are_located_errors(fn, words):
+    """Each raised a raw ValueError or OverflowError (xDSL's i64 attribute, NumPy's
+    ragged array, float('a'), a list of 2**70 section sizes)."""
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
+        aicf.jit(fn)(X4)
+
+
+@pytest.mark.parametrize("fn, name", [
+    (lambda x: x.round(), "ndarray.round"),
+    (lambda x: x.view(np.int32), "ndarray.view"),
+    (lambda x: x.cumsum(), "ndarray.cumsum"),
+    (lambda x: x + x.strides[0], "ndarray.strides"),
+    (lambda x: round(x), "round()"),
+])  # fmt: skip
+def test_ndarray_attributes_without_meaning_are_located_errors(fn, name):
+    """They raised a bare AttributeError (TypeError for round()) from inside the
+    tracer; item() and tolist() already said where."""
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {re.escape(name)} has no aicf meaning"):
+        aicf.jit(fn)(X4)
+    # probing still answers as for any missing attribute
+    assert aicf.jit(lambda x: x + hasattr(x, "strides") + (getattr(x, "device", None) is None))(X4)[0] == 1.5
+    with pytest.raises(AttributeError, match="no attribute 'no_such'"):
+        aicf.jit(lambda x: x.no_such)(X4)
+
+
+def test_a_tensor_of_another_threads_trace_is_refused():
+    """A tensor of a trace under way in another thread, used where no trace is, added
+    its ops to that thread's program, unsynchronised; now a located error, and the
+    other trace is untouched."""
+    import threading
+
+    started, release, seen = threading.Event(), threading.Event(), {}
+
+    def slow(x):
+        seen["x"] = x
+        started.set()
+        release.wait(30)
+        return x * 3
+
+    worker = threading.Thread(target=lambda: seen.setdefault("out", aicf.jit(slow)(X4)))
+    worker.start()
+    try:
+        assert started.wait(30)
+        with pytest.raises(CompileError, match=rf"{here(1)}: error: .*used outside its trace .*another thread"):
+            seen["x"] + 1
+    finally:
+        release.set()
+        worker.join(30)
+    np.testing.assert_array_equal(seen["out"], X4 * 3)

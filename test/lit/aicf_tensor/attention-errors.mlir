@@ -89,3 +89,21 @@ func.func @missing_scale(%q: tensor<4x8xf32>) -> tensor<*xf32> {
   %0 = aicf_tensor.attention %q, %q, %q : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<*xf32>
   func.return %0 : tensor<*xf32>
 }
+
+// -----
+
+// A scale finite in f64 but not in f32, where the scores of f16/bf16/f32 operands are
+// computed: every output was NaN.
+func.func @scale_past_f32(%q: tensor<4x8xf16>) -> tensor<*xf16> {
+  // expected-error @+1 {{'aicf_tensor.attention' scale 1e+39 overflows f32, in which the scores of f16 operands are computed}}
+  %0 = aicf_tensor.attention %q, %q, %q scale = 1.0e39 : (tensor<4x8xf16>, tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<*xf16>
+  func.return %0 : tensor<*xf16>
+}
+
+// -----
+
+// f64 operands compute in f64: the same scale is valid there.
+func.func @scale_f64(%q: tensor<4x8xf64>) -> tensor<*xf64> {
+  %0 = aicf_tensor.attention %q, %q, %q scale = 1.0e39 : (tensor<4x8xf64>, tensor<4x8xf64>, tensor<4x8xf64>) -> tensor<*xf64>
+  func.return %0 : tensor<*xf64>
+}
