@@ -428,7 +428,26 @@ def _int_to_float(p: ScalarPrinter, op: Operation) -> None:
 
 @prints(arith.FPToSIOp, arith.FPToUIOp)
 def _float_to_int(p: ScalarPrinter, op: Operation) -> None:
-    p.define(op.results[0], f"({p.ctype(op.results[0].type)}){p.f(op.operands[0])}")
+    """Truncation toward zero, saturating: NaN is 0, values past the type's range its
+    bound (C leaves these undefined; PTX's cvt.rzi saturates so, as XLA and Rust
+    define it). The bounds are powers of two, exact in any float type."""
+    to = op.results[0].type
+    ct = p.ctype(to)
+    if not isinstance(to, IntegerType) or to.width.data == 1:
+        p.define(op.results[0], f"({ct}){p.f(op.operands[0])}")
+        return
+    bits = to.width.data
+    src = op.operands[0].type
+    lit = "" if isinstance(src, Float64Type) else "f"
+    x = p.f(op.operands[0])
+    if isinstance(op, arith.FPToUIOp):
+        hi, top, low, bottom = f"{float(2 ** bits)!r}{lit}", f"({ct}){2 ** bits - 1}u", f"-1.0{lit}", f"({ct})0"
+    else:
+        hi, top = f"{float(2 ** (bits - 1))!r}{lit}", f"({ct}){2 ** (bits - 1) - 1}"
+        low, bottom = f"-{float(2 ** (bits - 1))!r}{lit}", f"({ct})(-{2 ** (bits - 1) - 1} - 1)"
+        p.define(op.results[0], f"({x} != {x} ? ({ct})0 : {x} >= {hi} ? {top} : {x} < {low} ? {bottom} : ({ct}){x})")
+        return
+    p.define(op.results[0], f"({x} != {x} ? ({ct})0 : {x} >= {hi} ? {top} : {x} <= {low} ? {bottom} : ({ct}){x})")
 
 
 @prints(*_CASTS)

@@ -752,7 +752,8 @@ class ConstantOp(TensorOp):
 @irdl_op_definition
 class CastOp(TensorOp):
     """Elementwise conversion to the result's element type (round to nearest even;
-    float to int truncates toward zero, as numpy.astype).
+    float to int truncates toward zero, as numpy.astype, and saturates: NaN is 0, a
+    value past the type's range its bound, on every target, as XLA defines it).
 
     `%y = aicf_tensor.cast %x : (tensor<4xf32>) -> tensor<4xf16>`
     """

@@ -90,14 +90,26 @@ def bf16_value(bits) -> np.ndarray:
 
 def to_storage(value, elt: Attribute) -> np.ndarray:
     """`value` rounded to element type `elt` (NumPy's astype rules: nearest even,
-    float to int truncates), as `storage_dtype(elt)`."""
+    float to int truncates, saturating), as `storage_dtype(elt)`."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         if isinstance(elt, BFloat16Type):
             return bf16_bits(value)
         if elt == IntegerType(1):
             return -np.asarray(value).astype(np.bool_).astype(np.int8)
-        return np.asarray(value).astype(storage_dtype(elt))
+        value = np.asarray(value)
+        if isinstance(elt, IntegerType) and value.dtype.kind == "f":
+            return _saturated(value, storage_dtype(elt))
+        return value.astype(storage_dtype(elt))
+
+
+def _saturated(value: np.ndarray, dtype) -> np.ndarray:
+    """Float to int as the compiled code does it (backend/cstyle.py): truncation, NaN to
+    0, values past the range to its bounds (NumPy leaves these undefined)."""
+    info = np.iinfo(dtype)
+    hi, lo = float(info.max) + 1.0, float(info.min)  # 2^(n-1) and -2^(n-1), exact
+    inside = np.where(np.isnan(value) | (value >= hi) | (value < lo), 0, value).astype(dtype)
+    return np.where(value >= hi, info.max, np.where(value < lo, info.min, inside)).astype(dtype)
 
 
 def dense_storage(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
@@ -147,9 +159,12 @@ class Precision:
     def round(self, value, elt: Attribute) -> np.ndarray:
         """`value` rounded to element type `elt`, back in the compute dtype."""
         if isinstance(elt, IntegerType):
+            value = np.asarray(value)
+            if value.dtype.kind == "f" and elt != IntegerType(1):
+                return _saturated(value, storage_dtype(elt)).astype(self.compute_dtype(elt))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                return np.asarray(value).astype(self.compute_dtype(elt))
+                return value.astype(self.compute_dtype(elt))
         return self.load(to_storage(value, elt), elt)
 
 

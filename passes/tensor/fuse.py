@@ -64,6 +64,11 @@ from aicf.passes.tensor.fusion_domain import (
 _log = getLogger("fusion")
 
 
+
+# readers of one tensor a sibling merge looks ahead to (2000 readers of one value
+# took over 10 minutes trying every pair; siblings are alike, the window loses little)
+SIBLING_WINDOW = 8
+
 class Group:
     """A kernel in the making: ops in program order. An op belongs to one group as its
     home (the group that computes it for everybody else) and may be recomputed in
@@ -319,7 +324,9 @@ class _Fuser:
 
     def run_siblings(self) -> None:
         """Horizontal fusion: groups reading the same tensor run as one kernel when
-        that pays (one read of the shared input, one launch less)."""
+        that pays (one read of the shared input, one launch less). Each step merges the
+        first reader with the best of the next SIBLING_WINDOW, so n readers cost
+        O(n * window) priced merges, not O(n^2)."""
         values = [*self.block.args, *(r for op in self.block.ops for r in op.results)]
         for v in values:
             readers = [self.home[u.operation] for u in v.uses if u.operation in self.home]
@@ -327,7 +334,7 @@ class _Fuser:
             while len(readers) > 1:
                 first, rest = readers[0], readers[1:]
                 options = [
-                    (c, x) for c in rest
+                    (c, x) for c in rest[:SIBLING_WINDOW]
                     if (x := self.try_merge(first, c)) is not None and x.score > 0
                 ]  # fmt: skip
                 if not options:

@@ -63,6 +63,39 @@ def test_fusion_work_is_linear_in_the_chain(monkeypatch):
     assert big <= 4.6 * small, (small, big)
 
 
+def siblings(n: int) -> str:
+    """n ops that all read one input (their results all returned): sibling fusion's
+    worst case."""
+    lines = [f"  %c{i} = aicf_tensor.constant dense<{i}.0> : tensor<4xf32>\n"
+             f"  %y{i} = aicf_tensor.add %x, %c{i} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>" for i in range(n)]
+    types = ", ".join(["tensor<4xf32>"] * n)
+    rets = ", ".join(f"%y{i}" for i in range(n))
+    return f"func.func @main(%x: tensor<4xf32>) -> ({types}) {{\n" + "\n".join(lines) + \
+        f"\n  func.return {rets} : {types}\n}}\n"
+
+
+def test_sibling_fusion_prices_a_window_of_readers_not_every_pair(monkeypatch):
+    """120 readers of one value took 28 s (every pair of sibling groups priced, each
+    at the growing group's size; 2000 did not finish in 10 minutes)."""
+    def merges(n: int) -> int:
+        count = [0]
+        try_merge = fuse._Fuser.try_merge
+
+        def counting(self, p, c):
+            count[0] += 1
+            return try_merge(self, p, c)
+
+        monkeypatch.setattr(fuse._Fuser, "try_merge", counting)
+        module = parse_module(make_context(), siblings(n), "siblings.mlir")
+        passes = pipeline_for("cpu")
+        run_pipeline(module, passes[: passes.index("aicf-fuse{target=cpu}") + 1])
+        monkeypatch.undo()
+        return count[0]
+
+    small, big = merges(50), merges(200)
+    assert 0 < small <= 50 * fuse.SIBLING_WINDOW and big <= 4.5 * small, (small, big)
+
+
 def function_lengths(c: str) -> list[int]:
     """Lines of each top-level C function definition."""
     lengths, start = [], None
