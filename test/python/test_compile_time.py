@@ -49,11 +49,16 @@ def fusion_work(n: int, monkeypatch) -> int:
 
     monkeypatch.setattr(fuse._Fuser, "cost", counting_cost)
     monkeypatch.setattr(fuse._Fuser, "preds", counting_preds)
-    module = parse_module(make_context(), fused_chain(n), "chain.mlir")
-    passes = pipeline_for("cpu")
-    run_pipeline(module, passes[: passes.index("aicf-fuse{target=cpu}") + 1])
+    fuse_only(fused_chain(n))
     monkeypatch.undo()
     return work[0]
+
+
+def fuse_only(text: str) -> None:
+    """The cpu pipeline up to aicf-fuse, on `text`."""
+    module = parse_module(make_context(), text, "program.mlir")
+    passes = pipeline_for("cpu")
+    run_pipeline(module, passes[: passes.index("aicf-fuse{target=cpu}") + 1])
 
 
 def test_fusion_work_is_linear_in_the_chain(monkeypatch):
@@ -86,9 +91,7 @@ def test_sibling_fusion_prices_a_window_of_readers_not_every_pair(monkeypatch):
             return try_merge(self, p, c)
 
         monkeypatch.setattr(fuse._Fuser, "try_merge", counting)
-        module = parse_module(make_context(), siblings(n), "siblings.mlir")
-        passes = pipeline_for("cpu")
-        run_pipeline(module, passes[: passes.index("aicf-fuse{target=cpu}") + 1])
+        fuse_only(siblings(n))
         monkeypatch.undo()
         return count[0]
 
