@@ -452,7 +452,13 @@ def _float_to_int(p: ScalarPrinter, op: Operation) -> None:
     define it). The bounds are powers of two, exact in any float type."""
     to = op.results[0].type
     ct = p.ctype(to)
-    if not isinstance(to, IntegerType) or to.width.data == 1:
+    if isinstance(to, IntegerType) and to.width.data == 1:
+        # truncated and saturated into i1's range, [0, 1] unsigned and [-1, 0] signed
+        # (true is -1); NaN is false. C's (bool)x is x != 0: 0.5 was true
+        x = p.f(op.operands[0])
+        p.define(op.results[0], f"{x} >= 1.0" if isinstance(op, arith.FPToUIOp) else f"{x} <= -1.0")
+        return
+    if not isinstance(to, IntegerType):
         p.define(op.results[0], f"({ct}){p.f(op.operands[0])}")
         return
     bits = to.width.data

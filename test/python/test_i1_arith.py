@@ -69,6 +69,27 @@ def test_trunci_to_i1_keeps_the_low_bit():
     np.testing.assert_array_equal(got, (x & 1).astype(bool))
 
 
+@pytest.mark.parametrize("op", ["fptosi", "fptoui"])
+def test_float_to_i1_truncates_and_saturates(op):
+    """As every float to int cast: toward zero, then into the type's range (i1's is
+    [-1, 0] signed, [0, 1] unsigned), NaN to 0."""
+    text = f"""func.func @f(%x: memref<8xf32>, %y: memref<8xi1>) attributes {{aicf.num_outputs = 1 : i64}} {{
+  aicf_loop.nest domain = [8] iterators = [parallel]
+      ins(%x : memref<8xf32>) outs(%y : memref<8xi1>)
+      maps = [(d0) -> (d0), (d0) -> (d0)] combiners = [none] {{
+  ^bb0(%a : f32):
+    %c = arith.{op} %a : f32 to i1
+    aicf_loop.yield %c : i1
+  }}
+  func.return
+}}"""
+    x = np.array([0.5, -0.5, 1.0, -1.0, 2.5, -2.5, np.nan, 0.0], np.float32)
+    lo, hi = (-1, 0) if op == "fptosi" else (0, 1)
+    want = np.clip(np.trunc(np.nan_to_num(x)), lo, hi) != 0
+    got = aicf.compile(parse_module(make_context(), text, "<test>"), target="cpu")(x)
+    np.testing.assert_array_equal(got, want)
+
+
 REDUCE = """func.func @f(%x: memref<8x4096xi1>, %y: memref<8xi1>) attributes {aicf.num_outputs = 1 : i64} {
   aicf_loop.nest domain = [8, 4096] iterators = [parallel, reduction]
       ins(%x : memref<8x4096xi1>) outs(%y : memref<8xi1>)
