@@ -314,6 +314,15 @@ def _float_binary(p: ScalarPrinter, op: Operation) -> None:
 _WRAPPING = (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.ShLIOp)
 
 
+def is_i1(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 1
+
+
+def signed_value(p: ScalarPrinter, v: SSAValue) -> str:
+    """`v` as the signed integer arith reads it: an i1's true is -1 (C's bool is 1)."""
+    return f"(-(int){p.n(v)})" if is_i1(v.type) else p.n(v)
+
+
 @prints(*_IBIN)
 def _int_binary(p: ScalarPrinter, op: Operation) -> None:
     a, b = op.operands
@@ -323,6 +332,9 @@ def _int_binary(p: ScalarPrinter, op: Operation) -> None:
         # (`x + 1 > x` folds to true), so wrap through the unsigned type, as NumPy does
         ut = p.unsigned_of(t)
         p.define(op.results[0], f"({p.ctype(t)})(({ut}){p.n(a)} {_IBIN[type(op)]} ({ut}){p.n(b)})")
+        return
+    if isinstance(op, arith.AddiOp) and is_i1(t):  # modulo 2; C's bool saturates 1 + 1 to 1
+        p.define(op.results[0], f"{p.n(a)} ^ {p.n(b)}")
         return
     p.define(op.results[0], f"{p.n(a)} {_IBIN[type(op)]} {p.n(b)}")
 
@@ -356,6 +368,9 @@ def _unsigned_minmax(p: ScalarPrinter, op: Operation) -> None:
 @prints(arith.MinSIOp, arith.MaxSIOp)
 def _signed_minmax(p: ScalarPrinter, op: Operation) -> None:
     a, b = op.operands
+    if is_i1(a.type):  # true is -1: the signed max of two i1 is their and, the min their or
+        p.define(op.results[0], f"{p.n(a)} {'|' if isinstance(op, arith.MinSIOp) else '&'} {p.n(b)}")
+        return
     f = p.lang.imin if isinstance(op, arith.MinSIOp) else p.lang.imax
     p.define(op.results[0], f"{f}({p.n(a)}, {p.n(b)})")
 
@@ -390,6 +405,8 @@ def _cmpf(p: ScalarPrinter, op: arith.CmpfOp) -> None:
 def _cmpi(p: ScalarPrinter, op: arith.CmpiOp) -> None:
     key = CMPI_NAMES[op.predicate.value.data]
     a, b = p.n(op.lhs), p.n(op.rhs)
+    if key.startswith("s"):
+        a, b = signed_value(p, op.lhs), signed_value(p, op.rhs)
     if key.startswith("u"):
         ut = p.unsigned_of(op.lhs.type)
         a, b = f"({ut}){a}", f"({ut}){b}"
@@ -417,6 +434,8 @@ def _float_cast(p: ScalarPrinter, op: arith.ExtFOp | arith.TruncFOp) -> None:
 @prints(arith.SIToFPOp, arith.UIToFPOp)
 def _int_to_float(p: ScalarPrinter, op: Operation) -> None:
     x, src, to = p.n(op.operands[0]), op.operands[0].type, op.results[0].type
+    if isinstance(op, arith.SIToFPOp):
+        x = signed_value(p, op.operands[0])
     if isinstance(op, arith.UIToFPOp):
         x = f"({p.unsigned_of(src)}){x}"
     if isinstance(to, HALF_TYPES):
@@ -433,7 +452,13 @@ def _float_to_int(p: ScalarPrinter, op: Operation) -> None:
     define it). The bounds are powers of two, exact in any float type."""
     to = op.results[0].type
     ct = p.ctype(to)
-    if not isinstance(to, IntegerType) or to.width.data == 1:
+    if isinstance(to, IntegerType) and to.width.data == 1:
+        # truncated and saturated into i1's range, [0, 1] unsigned and [-1, 0] signed
+        # (true is -1); NaN is false. C's (bool)x is x != 0: 0.5 was true
+        x = p.f(op.operands[0])
+        p.define(op.results[0], f"{x} >= 1.0" if isinstance(op, arith.FPToUIOp) else f"{x} <= -1.0")
+        return
+    if not isinstance(to, IntegerType):
         p.define(op.results[0], f"({ct}){p.f(op.operands[0])}")
         return
     bits = to.width.data
@@ -452,7 +477,11 @@ def _float_to_int(p: ScalarPrinter, op: Operation) -> None:
 
 @prints(*_CASTS)
 def _int_cast(p: ScalarPrinter, op: Operation) -> None:
-    p.define(op.results[0], f"({p.ctype(op.results[0].type)}){p.n(op.operands[0])}")
+    x, to = op.operands[0], op.results[0].type
+    if is_i1(to) and not is_i1(x.type):  # the low bit (a C bool is x != 0)
+        p.define(op.results[0], f"({p.ctype(to)})({p.n(x)} & 1)")
+        return
+    p.define(op.results[0], f"({p.ctype(to)}){signed_value(p, x) if isinstance(op, arith.ExtSIOp | arith.IndexCastOp) else p.n(x)}")
 
 
 @prints(*_UCASTS)

@@ -116,8 +116,17 @@ class _Call:
     @property
     def key(self) -> _Key:
         if self._key is None:
-            self._key = _Key((self.names, self.treedef, tuple(self.specs), self.static))
+            self._key = _Key((self.names, self.treedef, tuple(self.specs), self.static,
+                              tuple(_types_of(v) for _, v in self.static)))
         return self._key
+
+
+def _types_of(value: Any) -> Any:
+    """The types in a static value: 2 == 2.0 == True and hash alike, but a function
+    may trace differently on each (a * 2.0 is a float array; it got a * 2's ints)."""
+    if isinstance(value, tuple):
+        return (tuple, tuple(_types_of(v) for v in value))
+    return type(value)
 
 
 class _Key:
@@ -359,7 +368,7 @@ class JitFunction:
             return f"{self._name}: no specialisation compiled yet"
         parts = []
         for key, (exe, _) in entries:
-            names, _, specs, static = key.parts
+            names, _, specs, static, _ = key.parts
             shapes = ", ".join(f"{s.dtype}{list(s.shape)}" for s in specs)
             statics = "".join(f", {n}={v!r}" for n, v in static)
             parts.append(f"# {self._name}({shapes}{statics})\n{exe.explain()}")

@@ -623,7 +623,10 @@ def _triangle(m, k, lower: bool, func_name: str):
     rows, cols = x.shape[-2:]
     row = ops.iota([rows, cols], 0)
     col = ops.iota([rows, cols], 1)
-    shifted = row + _index(k, "k", func_name)
+    # a diagonal past either edge keeps (or drops) all as the edge does; clamping keeps
+    # NumPy's unbounded k out of the i32 index arithmetic
+    k = max(-rows, min(cols, _index(k, "k", func_name)))
+    shifted = row + k
     keep = shifted >= col if lower else shifted <= col
     return ops.where(keep, x, 0)
 

@@ -255,6 +255,8 @@ def combine(kb: KernelBuilder, kind: str, a: SSAValue, b: SSAValue) -> SSAValue:
     """Fold two accumulator values with a nest combiner (NaN-propagating max/min, as
     NumPy's reductions)."""
     is_float = isinstance(a.type, AnyFloat)
+    if a.type == IntegerType(1):  # the nest's i1 folds: or for add and max, and for mul and min
+        return kb.v(arith.OrIOp(a, b) if kind in ("add", "max") else arith.AndIOp(a, b))
     if kind == "add":
         return kb.v(arith.AddfOp(a, b) if is_float else arith.AddiOp(a, b))
     if kind == "mul":
@@ -276,11 +278,11 @@ def convert(kb: KernelBuilder, value: SSAValue, to: Attribute) -> SSAValue:
             return kb.v(arith.TruncFOp(value, to))
         return kb.v(arith.ExtFOp(value, to))
     if isinstance(src, IntegerType) and isinstance(to, AnyFloat):
-        return kb.v(arith.SIToFPOp(value, to))
+        return kb.v(arith.UIToFPOp(value, to) if src.width.data == 1 else arith.SIToFPOp(value, to))  # true is 1
     if isinstance(src, AnyFloat) and isinstance(to, IntegerType):
         return kb.v(arith.FPToSIOp(value, to))
     if isinstance(src, IntegerType) and isinstance(to, IntegerType):
         if src.width.data > to.width.data:
             return kb.v(arith.TruncIOp(value, to))
-        return kb.v(arith.ExtSIOp(value, to))
+        return kb.v(arith.ExtUIOp(value, to) if src.width.data == 1 else arith.ExtSIOp(value, to))
     raise NotImplementedError(f"convert {src} to {to}")

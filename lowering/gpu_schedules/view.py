@@ -276,6 +276,8 @@ def collapse(view: NestView) -> NestView:
 def identity_of(kind: str, t: Attribute) -> float | int:
     if isinstance(t, AnyFloat):
         return Combiner(kind).identity(True)
+    if t.width.data == 1:  # false for or (add, max), true for and (mul, min), as combine folds i1
+        return int(kind in ("mul", "min"))
     return Combiner(kind).identity(False, t.width.data)  # type: ignore[attr-defined]
 
 

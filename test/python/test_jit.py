@@ -327,3 +327,16 @@ def test_jit_takes_a_partial_and_a_callable_object():
     x = np.arange(3, dtype=np.float32)
     np.testing.assert_array_equal(aicf.jit(functools.partial(lambda x, k: x * k, k=4))(x), x * 4)
     np.testing.assert_array_equal(aicf.jit(Scale())(x), x * 2)
+
+
+def test_equal_static_values_of_other_types_are_other_specialisations():
+    """2 == 2.0 == True, with one hash, but a function traces each its own way: a * 2.0
+    is a float array as NumPy's, not the int array a * 2 compiled first."""
+    a = np.array([7, -7, 5], np.int32)
+    f = aicf.jit(lambda a, n: a * n, static_argnums=1)
+    g = aicf.jit(lambda a, t: a * t[0], static_argnums=1)  # the types inside a tuple too
+    for n in (2, 2.0, True):
+        for got in (f(a, n), g(a, (n,))):
+            np.testing.assert_array_equal(got, a * n)
+            assert got.dtype.kind == (a * n).dtype.kind, (n, got.dtype)
+    assert f.num_compilations == g.num_compilations == 3

@@ -339,3 +339,13 @@ def test_astype_casting_follows_numpy():
     assert aicf.jit(lambda x: x.astype(np.int32))(x).dtype == np.int32  # unsafe, the default
     with pytest.raises(aicf.CompileError, match="cannot cast f32 to i32 under casting='safe'"):
         aicf.jit(lambda x: x.astype(np.int32, casting="safe"))(x)
+
+
+@pytest.mark.parametrize("func", [np.tril, np.triu])
+@pytest.mark.parametrize("k", [10**12, -10**12, 2**31, -(2**31) - 1, 4, -3, 5, -4])
+def test_triangle_diagonal_past_the_edges(func, k):
+    """NumPy takes any k: one past i32 range keeps or drops the whole matrix, as a
+    diagonal just past the edge does (it was an i32-range error)."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) + 1
+    got = aicf.jit(lambda a: func(a, k))(x)
+    np.testing.assert_array_equal(got, func(x, k))
