@@ -258,7 +258,8 @@ class JitFunction:
         where = f"{self._name}: argument '{name}'"
         if isinstance(leaf, np.integer | np.bool_):  # as Python's: weak, i32 if it fits
             leaf = leaf.item()
-        if isinstance(leaf, bool | int | float | complex):
+        # a NumPy scalar is strong (NEP 50): np.float64 subclasses float but is an f64
+        if isinstance(leaf, bool | int | float | complex) and not isinstance(leaf, np.generic):
             try:
                 spec = scalar_spec(leaf)
             except TypeError as e:

@@ -67,7 +67,8 @@ def dtype_of(dtype: Any) -> str:
 class TensorSpec:
     """An example argument by shape and dtype only: `TensorSpec((4, 8), "f32")`.
     A None extent is dynamic (`?`). `weak` marks a Python scalar argument: it takes the
-    dtype of the tensors it meets (JAX's weak typing; see README)."""
+    dtype of the tensors it meets (JAX's weak typing; see README). A NumPy float scalar
+    (np.float64, np.float32) is strong, a 0-d array of its dtype, as NumPy 2 takes it."""
 
     shape: tuple[int | None, ...]
     dtype: str

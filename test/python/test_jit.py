@@ -340,3 +340,17 @@ def test_equal_static_values_of_other_types_are_other_specialisations():
             np.testing.assert_array_equal(got, a * n)
             assert got.dtype.kind == (a * n).dtype.kind, (n, got.dtype)
     assert f.num_compilations == g.num_compilations == 3
+
+
+def test_numpy_float_scalars_are_strong_python_floats_weak():
+    """NumPy 2 (NEP 50): an np.float64 argument is an f64 (np.float64 subclasses float;
+    taken as a weak Python float it was rounded to f32: 1e300 became inf, 0 * inf nan);
+    a Python float stays weak, and the f32 array keeps its type."""
+    x = np.arange(3, dtype=np.float32)
+    f = aicf.jit(lambda a, s: a * s)
+    strong = f(x, np.float64(1e300))
+    assert strong.dtype == np.float64
+    np.testing.assert_array_equal(strong, x * np.float64(1e300))
+    weak = f(x, 0.5)
+    assert weak.dtype == np.float32
+    np.testing.assert_array_equal(weak, x * np.float32(0.5))
