@@ -452,7 +452,7 @@ def _float_to_int(p: ScalarPrinter, op: Operation) -> None:
     define it). The bounds are powers of two, exact in any float type."""
     to = op.results[0].type
     ct = p.ctype(to)
-    if isinstance(to, IntegerType) and to.width.data == 1:
+    if is_i1(to):
         # truncated and saturated into i1's range, [0, 1] unsigned and [-1, 0] signed
         # (true is -1); NaN is false. C's (bool)x is x != 0: 0.5 was true
         x = p.f(op.operands[0])
@@ -462,17 +462,18 @@ def _float_to_int(p: ScalarPrinter, op: Operation) -> None:
         p.define(op.results[0], f"({ct}){p.f(op.operands[0])}")
         return
     bits = to.width.data
-    src = op.operands[0].type
-    lit = "" if isinstance(src, Float64Type) else "f"
+    lit = "" if isinstance(op.operands[0].type, Float64Type) else "f"
     x = p.f(op.operands[0])
     if isinstance(op, arith.FPToUIOp):
-        hi, top, low, bottom = f"{float(2 ** bits)!r}{lit}", f"({ct}){2 ** bits - 1}u", f"-1.0{lit}", f"({ct})0"
+        # in range through the unsigned type: (int32_t)x is undefined past 2^31
+        ut = p.unsigned_of(to)
+        hi, top, low, bottom = f"{float(2 ** bits)!r}{lit}", f"({ct})({ut}){2 ** bits - 1}u", f"0.0{lit}", f"({ct})0"
+        inside = f"({ct})({ut}){x}"
     else:
         hi, top = f"{float(2 ** (bits - 1))!r}{lit}", f"({ct}){2 ** (bits - 1) - 1}"
         low, bottom = f"-{float(2 ** (bits - 1))!r}{lit}", f"({ct})(-{2 ** (bits - 1) - 1} - 1)"
-        p.define(op.results[0], f"({x} != {x} ? ({ct})0 : {x} >= {hi} ? {top} : {x} < {low} ? {bottom} : ({ct}){x})")
-        return
-    p.define(op.results[0], f"({x} != {x} ? ({ct})0 : {x} >= {hi} ? {top} : {x} <= {low} ? {bottom} : ({ct}){x})")
+        inside = f"({ct}){x}"
+    p.define(op.results[0], f"({x} != {x} ? ({ct})0 : {x} >= {hi} ? {top} : {x} < {low} ? {bottom} : {inside})")
 
 
 @prints(*_CASTS)

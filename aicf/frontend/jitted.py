@@ -347,6 +347,7 @@ class JitFunction:
         with self._lock:
             self.num_compilations += 1
             self._cache[key] = entry
+            self._last = None  # the shortcut skips move_to_end: only the newest entry may take it
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
                 self._last = None

@@ -19,12 +19,13 @@ from aicf import profiling as _profiler
 
 
 def own_outputs_call(direct, specs: list, nin: int, program, record: bool, cp):
-    """`fn(arrays, stream) -> outputs | None` for `direct`, a _DirectLaunch of one
-    kernel over the inputs, the outputs and constants; None when the plan is not that
-    (intermediates, several launches, no output). `cp`: CuPy (its errors and current
-    stream)."""
-    if len(direct.launches) != 1 or direct.intermediates or not direct.outs:
+    """`fn(arrays, stream) -> outputs | None` for `direct`, the _DirectLaunch of a
+    single-launch plan (one kernel over the inputs and outputs); None for a program
+    without outputs. `cp`: CuPy (its errors and current stream)."""
+    if not direct.outs:
         return None
+    # a single-launch plan (program.py `_make_plan`): no intermediates, no constants
+    assert len(direct.launches) == 1 and not direct.intermediates
     fptr, grid, block, smem, slots, cells, _, params_ptr = direct.launches[0]
     ns: dict = {
         "ndarray": direct.ndarray, "alloc": direct.alloc, "launch": direct.launch, "lock": direct.lock,
@@ -57,11 +58,6 @@ def own_outputs_call(direct, specs: list, nin: int, program, record: bool, cp):
     nout = len(direct.outs)
     for j, n in enumerate(direct.nbytes):
         lines.append(f"    m{j} = alloc({n})")
-    # the constants' cells are written once, here; the general direct call writes
-    # every cell under the same lock, constants included, with the same values
-    for c, s in enumerate(slots):
-        if s >= nin + nout:
-            cells[c] = direct.base[s]
     lines.append("    with lock:")
     for c, s in enumerate(slots):
         if s < nin:

@@ -254,8 +254,8 @@ def matmul_candidate(view: NestView, t: GpuTarget) -> Candidate:
     roles = matmul.roles_of(view)
     if roles is None:
         return Candidate("gpu.matmul_tiled", 10, reason="not a matmul (body a*b summed over one k)")
-    if matmul.f64_reason(view):
-        return Candidate("gpu.matmul_tiled", 10, reason=matmul.f64_reason(view))
+    if why := matmul.f64_reason(view):
+        return Candidate("gpu.matmul_tiled", 10, reason=why)
     prob = matmul.problem_of_view(view, roles, t)
     if min(prob.m, prob.n, prob.k, prob.batch) == 0:
         return Candidate("gpu.matmul_tiled", 10, reason=f"matmul {prob.describe()} has an empty dim")

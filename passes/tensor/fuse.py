@@ -64,10 +64,10 @@ from aicf.passes.tensor.fusion_domain import (
 _log = getLogger("fusion")
 
 
-
 # readers of one tensor a sibling merge looks ahead to (2000 readers of one value
 # took over 10 minutes trying every pair; siblings are alike, the window loses little)
 SIBLING_WINDOW = 8
+
 
 class Group:
     """A kernel in the making: ops in program order. An op belongs to one group as its

@@ -49,3 +49,24 @@ def test_fused_cast_saturates_too():
     x = np.array([np.inf, 2e9, -2e9, np.nan], np.float32)
     y = np.array([1.0, 2e9, -2e9, 1.0], np.float32)
     assert aicf.compile(text, target="cpu")(x, y).tolist() == [2147483647, 2147483647, -2147483648, 0]
+
+
+def test_fptoui_keeps_values_past_the_signed_range():
+    """arith.fptoui to i32 (hand-written: the tensor level casts signed): 3e9 is the
+    unsigned 3000000000, stored as i32 bits; negatives and NaN are 0, past 2^32 the
+    unsigned maximum. The in-range conversion goes through uint32_t, (int32_t)3e9
+    being undefined in C (and 0x7fffffff on the GPU)."""
+    text = """func.func @f(%x: memref<6xf32>, %y: memref<6xi32>) attributes {aicf.num_outputs = 1 : i64} {
+  aicf_loop.nest domain = [6] iterators = [parallel]
+      ins(%x : memref<6xf32>) outs(%y : memref<6xi32>)
+      maps = [(d0) -> (d0), (d0) -> (d0)] combiners = [none] {
+  ^bb0(%a : f32):
+    %c = arith.fptoui %a : f32 to i32
+    aicf_loop.yield %c : i32
+  }
+  func.return
+}"""
+    x = np.array([3e9, -5.0, np.nan, 1e10, 7.9, 4294967040.0], np.float32)
+    got = aicf.compile(text, target="cpu")(x)
+    want = np.array([3000000000, 0, 0, 4294967295, 7, 4294967040], np.uint64).astype(np.uint32).view(np.int32)
+    np.testing.assert_array_equal(got, want)
