@@ -218,6 +218,17 @@ def test_a_repeated_call_is_served_while_its_entry_lives_and_compiled_again_afte
     assert f.num_compilations == 3 and len(f._cache) == 1
 
 
+def test_the_last_call_shortcut_keeps_the_lru_order(fake_compile):
+    """A call served by the last-call shortcut is still the most recently used: after
+    a, a, b, a, the entry c evicts is b's."""
+    f = aicf.jit(lambda x: -x, cache_size=2)
+    a, b, c = rand(1), rand(2), rand(3)
+    f(a), f(a), f(b), f(a), f(c)
+    assert f.num_compilations == 3
+    f(a)
+    assert f.num_compilations == 3
+
+
 def test_explain_delegates_to_each_specialisation():
     @aicf.jit(static_argnames="axis")
     def f(x, axis):
