@@ -20,6 +20,20 @@ sys.path.insert(0, str(Path(__file__).parent))
 from run import bench  # noqa: E402
 
 
+def softmax(x):
+    """The small cases' softmax over the last axis, as aicf ops (for aicf.jit)."""
+    import aicf
+
+    e = aicf.ops.exp(x - aicf.ops.reduce_max(x, axis=-1, keepdims=True))
+    return e / aicf.ops.reduce_sum(e, axis=-1, keepdims=True)
+
+
+def rowsum(x):
+    import aicf
+
+    return aicf.ops.reduce_sum(x, axis=-1)
+
+
 def kernel_us(fn, reps: int) -> dict[str, float]:
     """Median device time per call of each kernel name over `reps` back-to-back calls."""
     import torch
@@ -50,13 +64,6 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=200)
     args = ap.parse_args()
     rng = np.random.default_rng(0)
-
-    def softmax(x):
-        e = aicf.ops.exp(x - aicf.ops.reduce_max(x, axis=-1, keepdims=True))
-        return e / aicf.ops.reduce_sum(e, axis=-1, keepdims=True)
-
-    def rowsum(x):
-        return aicf.ops.reduce_sum(x, axis=-1)
 
     def gemv(x, w):
         return x @ w
