@@ -9,7 +9,8 @@ follows the dtype's rounding and how much the program can amplify it.
 
 Hypothesis settings: the `ci` profile (derandomized, few examples: CI stays
 reproducible and within its time) is the default; AICF_FUZZ_PROFILE=fuzz runs many
-more examples with fresh randomness, e.g.
+more examples with fresh randomness (AICF_FUZZ_EXAMPLES sets how many, 200 by
+default), e.g.
 
     AICF_FUZZ_PROFILE=fuzz python3 -m pytest -q test/python/test_fuzz_programs.py
 """
@@ -32,7 +33,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "fuzz",
-    max_examples=200,
+    max_examples=int(os.environ.get("AICF_FUZZ_EXAMPLES", "200")),
     deadline=None,
     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
     suppress_health_check=list(HealthCheck),

@@ -14,6 +14,7 @@ Run on the GPU machine: `python3 -m pytest -m gpu test/python/test_gpu_kernels.p
 from __future__ import annotations
 
 import math
+import zlib
 
 import numpy as np
 import pytest
@@ -242,7 +243,7 @@ def ulp_diff_f32(out: np.ndarray, ref: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("case", elementwise_cases(), ids=lambda c: f"{c[3]}-{'x'.join(map(str, c[0]))}")
 def test_elementwise_sin(case):
     shape, a_shape, b_shape, dt, strided = case
-    rng = np.random.default_rng(hash(str(case)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(str(case).encode()))
     prog = compile_text(elementwise_program(*case))
     x, xh = make_input(rng, shape, dt, strided)
     a, ah = make_input(rng, a_shape, dt, False)
@@ -271,7 +272,7 @@ def test_elementwise_sin(case):
 @pytest.mark.parametrize("case", reduction_cases(), ids=lambda c: f"{c[2]}-{c[3]}-{'x'.join(map(str, c[0]))}-ax{c[1]}")
 def test_reduction(case):
     shape, axes, kind, dt, strided = case
-    rng = np.random.default_rng(hash(str(case)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(str(case).encode()))
     prog = compile_text(reduction_program(*case))
     x, xh = make_input(rng, shape, dt, strided)
     out_shape = [e for i, e in enumerate(shape) if i not in axes]
@@ -285,7 +286,10 @@ def test_reduction(case):
     if kind == "max":
         np.testing.assert_array_equal(out, ref)
     elif dt == "f32":
-        err = np.linalg.norm(out - ref) / max(np.linalg.norm(ref), 1e-30)
+        # relative to the sum of magnitudes: a sum of centred inputs can cancel to ~0,
+        # where no f32 order of summation is close relative to the result itself
+        scale = np.abs(xs).sum(axis=tuple(axes))
+        err = np.linalg.norm(out - ref) / max(np.linalg.norm(scale), 1e-30)
         assert err < 1e-5, err
     else:
         tol = 2.0 ** -8 if dt == "f16" else 2.0 ** -6
