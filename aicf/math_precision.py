@@ -1,4 +1,5 @@
-"""Math precision modes: which special functions may run approximate, and when.
+"""Math precision modes: which special functions (and division) may run approximate,
+and when.
 
 Bodies compute in f32 (f16 and bf16 values are widened, and every tensor op's result
 is rounded back to its type: `arith.truncf`). A special function whose result is only
@@ -73,6 +74,11 @@ APPROXIMATIONS: dict[str, Approximation] = {
     # absolute in the exponent; |x| < 89 where the result is finite in f32)
     "math.exp": Approximation(-17.0, 2, 1, "ex2.approx.f32(x * log2 e)"),
     "math.exp2": Approximation(-22.0, 1, 1, "ex2.approx.f32"),
+    # div.full.f32: 2 f32 ulp over the full range (PTX ISA); MUFU.RCP and a few FMULs
+    # with operand scaling, no slow path. The correctly rounded division takes one
+    # (a call out of the loop) for a zero or tiny numerator: an f16 softmax whose
+    # exponentials round to 0 ran 1.4x slower on such rows (bench/softmax_inputs_probe.py)
+    "arith.divf": Approximation(-22.0, 4, 1, "div.full.f32"),
 }
 
 

@@ -308,7 +308,19 @@ def _constant(p: ScalarPrinter, op: arith.ConstantOp) -> None:
 @prints(*_FBIN)
 def _float_binary(p: ScalarPrinter, op: Operation) -> None:
     a, b = op.operands
+    if is_approximate(op):
+        p.define(op.results[0], _approx_spelling(p, op).format(p.n(a), p.n(b)))
+        return
     p.define_float(op.results[0], f"{p.f(a)} {_FBIN[type(op)]} {p.f(b)}")
+
+
+def _approx_spelling(p: ScalarPrinter, op: Operation) -> str:
+    """The target's math = "approx" form of an op marked `afn` (f32 only)."""
+    spelling = p.lang.approx_f32.get(op.name)
+    if spelling is None or not isinstance(op.results[0].type, Float32Type):
+        raise op_error(op, f"has no approximate {p.lang.name} form on {op.results[0].type} (math = "
+                           f"\"approx\" covers {', '.join(sorted(p.lang.approx_f32)) or 'nothing'} on f32)")
+    return spelling
 
 
 _WRAPPING = (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.ShLIOp)
@@ -495,11 +507,7 @@ def _int_zero_extend(p: ScalarPrinter, op: Operation) -> None:
 def _libm_call(p: ScalarPrinter, op: Operation) -> None:
     r = op.results[0]
     if is_approximate(op):
-        spelling = p.lang.approx_f32.get(op.name)
-        if spelling is None or not isinstance(r.type, Float32Type):
-            raise op_error(op, f"has no approximate {p.lang.name} form on {r.type} (math = "
-                               f"\"approx\" covers {', '.join(sorted(p.lang.approx_f32)) or 'nothing'} on f32)")
-        p.define(r, spelling.format(p.n(op.operands[0])))
+        p.define(r, _approx_spelling(p, op).format(p.n(op.operands[0])))
         return
     if isinstance(op, mth.RsqrtOp):
         p.libm("sqrt", op)  # checks the type

@@ -174,6 +174,25 @@ def bench(fn, reps: int, warmup: int = 3, inner: int = 10) -> float:
     return float(np.median(times))
 
 
+def interleaved(ours, ref, reps: int, rounds: int = 7) -> tuple[float, float, list[float]]:
+    """`bench` of ours and of the reference in alternating rounds: the medians of each
+    and the sorted per-round ratios ref/ours. The lent host drifts 30-50% between
+    minutes, which decides host-bound calls (~10 us) more than either side does; in
+    alternation the drift falls on both alike, where two single passes minutes apart
+    can differ by that much."""
+    a, r = [], []
+    for _ in range(rounds):
+        a.append(bench(ours, reps))
+        r.append(bench(ref, reps))
+    return float(np.median(a)), float(np.median(r)), sorted(ri / ai for ai, ri in zip(a, r))
+
+
+def ratio_check(ratios: list[float]) -> dict:
+    """What a row reports of `interleaved`'s ratios."""
+    return {"ratio_median": float(np.median(ratios)), "ratio_min": ratios[0], "ratio_max": ratios[-1],
+            "rounds": len(ratios)}
+
+
 def kernel_ms(prog, *arrays) -> float:
     """GPU time of one call's kernels alone (aicf.profiler: events around each launch)."""
     import cupy as cp
@@ -308,17 +327,18 @@ def fused_rows(args, rows, row, rng, reps, have_torch, torch, copy_ms, copy_gbps
     exe = softmax.executable(xs)
     nk, names = kernel_count(exe, xs)
     ours = bench(lambda: exe(xs), reps)
-    refs = {}
+    refs, rc = {}, {}
     if have_torch:
         tx = torch.as_tensor(xs, device="cuda")
         refs.update(torch_refs(have_torch, torch, args, reps, lambda t: torch.softmax(t, dim=-1), tx))
+        ours, refs["torch"], ratios = interleaved(lambda: exe(xs), lambda: torch.softmax(tx, dim=-1), reps)
+        rc = ratio_check(ratios)
         del tx
-    t = refs.get("torch")
     row("aicf.jit softmax(axis=-1) 4096x1000 f32", ours, refs, nbytes=2 * xs.size * 4,
         check={"kernels": nk, "rel_err": err, "kernel_only_ms": kernel_ms(getattr(exe, "_program", exe), xs),
-               "schedule": schedules_of(exe)},
-        target={"text": "1 kernel, >= torch eager, rel err < 1e-5",
-                "met": bool(nk == 1 and err < 1e-5 and (t is None or t / ours >= 1.0))})
+               **rc, "schedule": schedules_of(exe)},
+        target={"text": "1 kernel, >= torch eager (median of interleaved rounds), rel err < 1e-5",
+                "met": bool(nk == 1 and err < 1e-5 and (not rc or rc["ratio_median"] >= 1.0))})
     del xs, out, ref
 
     # aicf.jit two-layer MLP forward on the cuda target
@@ -473,17 +493,22 @@ def main(argv=None) -> int:
         ref2 = cp.sum(xs2.astype(cp.float64), axis=-1)
         err = max(err, float(cp.linalg.norm(out.astype(cp.float64) - ref2) / cp.linalg.norm(ref2)))
         del xs2, ref, ref2
-        ours = bench(lambda: prog(xs, out), reps)
         kms = kernel_ms(prog, xs, out)
-        refs = {"cupy_sum": bench(lambda: cp.sum(xs, axis=-1), reps)}
+        ref_fns = {"cupy_sum": lambda: cp.sum(xs, axis=-1)}
         if have_torch:
             tx = torch.as_tensor(xs, device="cuda")
-            refs["torch_sum"] = bench(lambda: torch.sum(tx, dim=-1), reps)
+            ref_fns["torch_sum"] = lambda: torch.sum(tx, dim=-1)
+        key = ref_key if ref_key in ref_fns else "cupy_sum"
+        # the target's reference alternates with ours (the bar is their ratio); the other once
+        ours, ref_ms, ratios = interleaved(lambda: prog(xs, out), ref_fns[key], reps)
+        refs = {k: (ref_ms if k == key else bench(f, reps)) for k, f in ref_fns.items()}
         nbytes = m * nn * 4 + m * 4
-        key = ref_key if ref_key in refs else "cupy_sum"
-        ratio = refs[key] / ours
-        row(f"sum(axis=-1) {m}x{nn} f32", ours, refs, nbytes=nbytes, check={"rel_err": err, "kernel_only_ms": kms, "schedule": re.findall(r"// \w+: (\S+ \S+ \S+ \S+)", prog.source)},
-            target={"text": f">={need}x {key.replace('_', '.')}, rel err < 1e-5", "met": bool(ratio >= need and err < 1e-5)})
+        ratio = float(np.median(ratios))
+        row(f"sum(axis=-1) {m}x{nn} f32", ours, refs, nbytes=nbytes,
+            check={"rel_err": err, "kernel_only_ms": kms, **ratio_check(ratios),
+                   "schedule": re.findall(r"// \w+: (\S+ \S+ \S+ \S+)", prog.source)},
+            target={"text": f">={need}x {key.replace('_', '.')} (median of interleaved rounds), rel err < 1e-5",
+                    "met": bool(ratio >= need and err < 1e-5)})
         del xs, out
 
     # --- transpose (issue 7: >= 85% of copy bandwidth, >= 1.0x torch.compile) ------------

@@ -140,3 +140,44 @@ def test_f16_chain_matches_float64_per_op():
     bound = 0.5 * (2.0 ** -11 * (np.abs(x.astype(np.float64)) + 1) + 2.0 ** -11) + 2.0 ** -12
     assert (err <= bound).all(), f"worst excess {np.max(err - bound)} at x = {x[np.argmax(err - bound)]}"
     assert "math=approx" in exe.source
+
+
+DIVIDE = """
+func.func @main(%x: tensor<{n}x{dt}>, %y: tensor<{n}x{dt}>) -> tensor<{n}x{dt}> {{
+  %q = aicf_tensor.div %x, %y : (tensor<{n}x{dt}>, tensor<{n}x{dt}>) -> tensor<{n}x{dt}>
+  func.return %q : tensor<{n}x{dt}>
+}}
+"""
+
+
+@gpu
+@pytest.mark.gpu
+@pytest.mark.parametrize("dt", ["f16", "bf16"])
+def test_approx_division_within_one_step(dt):
+    """a / b rounded to f16/bf16 runs as div.full.f32 (2 f32 ulp): every finite value of
+    the type over divisors of every magnitude (subnormal, huge, negative, zero) is at
+    most one step from the correctly rounded quotient, with IEEE's inf and NaN."""
+    import aicf
+
+    bits, vals = all_values(dt)
+    tiny = float(np.float16(6e-8)) if dt == "f16" else 2.0 ** -133
+    big = 65504.0 if dt == "f16" else 3.0e38
+    divisors = [1.0, 3.0, -7.0, 0.1, 1e-3, -2.5, tiny, big, 0.0, -0.0]
+    x = np.tile(vals, len(divisors))
+    y = np.repeat(divisors, vals.size)
+    n = x.size
+    exe = aicf.compile(DIVIDE.format(n=n, dt=dt), target="cuda")
+    assert "math=approx" in exe.source and "aicf_div_full(" in exe.source
+    # bf16 arrays go in and come out as their 16-bit patterns
+    to_dev = (lambda v: cp.asarray(v.astype(np.float16))) if dt == "f16" else (
+        lambda v: cp.asarray(round_to(v, "bf16")))
+    out = cp.asnumpy(exe(to_dev(x), to_dev(y))).view(np.uint16)
+    yr = y.astype(np.float16).astype(np.float64) if dt == "f16" else from_bf16(round_to(y, "bf16")).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ref = x / yr
+    nan_ref = np.isnan(ref)
+    out_vals = out.view(np.float16).astype(np.float64) if dt == "f16" else from_bf16(out).astype(np.float64)
+    assert (np.isnan(out_vals) == nan_ref).all(), "NaN where float64 has none (or the reverse)"
+    d = steps(out[~nan_ref], ref[~nan_ref], dt)
+    worst = int(np.argmax(d))
+    assert d.max() <= 1, f"{d.max()} steps at {x[~nan_ref][worst]} / {yr[~nan_ref][worst]}"

@@ -134,6 +134,17 @@ def test_f16_argument_rounded_to_half_types_is_approximate(t, fn):
     assert mark_approximate(ops) == 1 and is_approximate(op)
 
 
+@pytest.mark.parametrize("t", [Float16Type(), BFloat16Type()])
+def test_division_rounded_to_half_types_is_approximate(t):
+    """a / b rounded to f16/bf16 may take div.full.f32 (2 f32 ulp); an f32 quotient
+    (or one also used as f32) stays correctly rounded."""
+    ops, op = _body(t, fn=lambda x: arith.DivfOp(x, x))
+    assert math_mode(ops) == APPROX and mark_approximate(ops) == 1 and is_approximate(op)
+    assert math_mode(_body(t, uses=("trunc", "f32"), fn=lambda x: arith.DivfOp(x, x))[0]) == PRECISE
+    assert math_mode(_body(Float32Type(), uses=("f32",), fn=lambda x: arith.DivfOp(x, x),
+                           arg=Float32Type())[0]) == PRECISE
+
+
 @pytest.mark.parametrize("arg", [BFloat16Type(), Float32Type()])
 def test_sin_of_unbounded_argument_keeps_precise(arg):
     """sin/cos's bound holds for |x| < 2^19: a bf16 or f32 argument may be larger."""

@@ -11,6 +11,8 @@
 // CHECK: = aicf_tanh_approx(
 // CHECK: = aicf_ex2_approx({{.*}} * 1.44269502f);
 // CHECK: = aicf_ex2_approx(
+// CHECK: = aicf_div_full({{.*}}, {{.*}});
+// CHECK: = {{.*}} / {{.*}};
 // CHECK: = sinf(
 aicf_gpu.kernel @approx(%x : memref<1024xf16>, %y : memref<1024xf16>) grid = [4, 1, 1] block = [256, 1, 1] smem = 0 bounds = [256, 4] index = 32 {
   %t = aicf_gpu.thread_id x
@@ -24,7 +26,9 @@ aicf_gpu.kernel @approx(%x : memref<1024xf16>, %y : memref<1024xf16>) grid = [4,
   %th = math.tanh %k fastmath<afn> : f32
   %e = math.exp %th fastmath<afn> : f32
   %e2 = math.exp2 %e fastmath<afn> : f32
-  %p = math.sin %e2 : f32
+  %q = arith.divf %e2, %a fastmath<afn> : f32
+  %q2 = arith.divf %q, %a : f32
+  %p = math.sin %q2 : f32
   %r = arith.truncf %p : f32 to f16
   memref.store %r, %y[%t] : memref<1024xf16>
   aicf_gpu.return
