@@ -2,7 +2,8 @@
 (backend/cuda/fast_call.py), on stand-ins for CuPy's arrays, pool and launch (no GPU
 here): what must hold is that it launches only on arrays the plan takes (dtype, shape,
 contiguity, alignment), writes each argument's pointer into the kernel's parameter
-cell in the kernel's order, hands back fresh outputs, and declines (None) whatever it
+cell in the kernel's order, hands back fresh outputs (or the outputs it was given),
+and declines (None) whatever it
 does not take, so the program's general call decides."""
 
 from __future__ import annotations
@@ -89,6 +90,17 @@ def test_launch_writes_pointers_in_parameter_order_and_returns_fresh_outputs():
     assert program.records == []
 
 
+def test_outputs_given_are_written_and_returned_without_allocating():
+    direct, specs, program, launched, allocs = make(slots=(2, 1, 0))
+    fast = own_outputs_call(direct, specs, 2, program, record=False, cp=CP)
+    x0, x1 = FakeArray((4, 8), np.float32, 0x100), FakeArray((4, 8), np.float32, 0x200)
+    out = FakeArray((4, 8), np.float32, 0x300)
+    assert fast((x0, x1, out), STREAM) is out
+    assert launched[0]["cells"] == [0x300, 0x200, 0x100] and allocs == []
+    # right after an input's last byte is not an overlap
+    assert fast((x0, x1, FakeArray((4, 8), np.float32, 0x180)), STREAM) is not None
+
+
 def test_several_outputs_come_back_as_a_tuple_and_the_event_is_recorded():
     outs = (((4, 8), np.float32), ((4,), np.float16))
     direct, specs, program, launched, allocs = make(slots=(0, 1, 2), nin=1, outs=outs, align=(1,))
@@ -101,7 +113,10 @@ def test_several_outputs_come_back_as_a_tuple_and_the_event_is_recorded():
 
 @pytest.mark.parametrize("bad", [
     lambda x: (x,),                                              # too few arguments
-    lambda x: (x, x, x),                                         # outputs given: the general call
+    lambda x: (x, x, x),                                         # an output that is an input
+    lambda x: (x, FakeArray((4, 8), np.float32, 0x1000), FakeArray((4, 8), np.float32, 0x1040)),  # overlaps
+    lambda x: (x, FakeArray((4, 8), np.float32, 0x1000), FakeArray((8, 4), np.float32, 0x2000)),  # out shape
+    lambda x: (x, FakeArray((4, 8), np.float32, 0x1000), np.zeros((4, 8), np.float32)),  # out type
     lambda x: (FakeArray((4, 8), np.float64, 0x100), x),         # dtype
     lambda x: (FakeArray((8, 4), np.float32, 0x100), x),         # shape
     lambda x: (FakeArray((4, 8), np.float32, 0x100, contiguous=False), x),
