@@ -268,6 +268,33 @@ def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = (), ma
             f"aicf-lower-to-gpu{{target={gpu}}}", "aicf-swizzle-smem", "aicf-lower-smem-layouts"]
 
 
+def forced_kinds(force: str | Sequence[str], target: str) -> tuple[str, ...]:
+    """compile's (and jit's) `force` as a tuple of known schedule kind names of the
+    target's side; a TypeError or ArgumentError for anything else."""
+    if isinstance(force, str):
+        force = (force,)
+    if not isinstance(force, list | tuple) or not all(isinstance(f, str) for f in force):
+        raise TypeError(f"aicf.compile: force takes schedule kind names (str), got {force!r}")
+    kinds = tuple(k.strip() for f in force for k in f.split(",") if k.strip())
+    _check_forced(kinds, target)
+    return kinds
+
+
+def check_options(fuse, debug, tune, matmul_precision) -> None:
+    """compile's (and jit's) other options, checked before any work."""
+    if not isinstance(fuse, bool | np.bool_):
+        raise ArgumentError(f"aicf.compile: fuse must be True or False, got {fuse!r}")
+    if debug is not None and not isinstance(debug, bool | np.bool_):
+        raise ArgumentError(f"aicf.compile: debug must be True, False or None, got {debug!r}")
+    if tune is not None:
+        tune_pass(tune)  # a bad value fails here, before any work (on any target)
+    from aicf.math_precision import MATMUL_PRECISIONS
+
+    if matmul_precision is not None and matmul_precision not in MATMUL_PRECISIONS:
+        raise ArgumentError(f"matmul_precision must be one of {', '.join(MATMUL_PRECISIONS)}, "
+                            f"got {matmul_precision!r}")
+
+
 def _check_forced(force: tuple[str, ...], target: str) -> None:
     """Schedule kind names, checked before they are written into a pipeline's text (a
     quote or brace in one would make another pipeline)."""
@@ -856,14 +883,9 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     `proposer_timeout_s`. Forcing "cpu.external" / "gpu.external" takes a correct one
     even when slower.
     """
-    if isinstance(force, str):
-        force = (force,)
-    if not isinstance(force, list | tuple) or not all(isinstance(f, str) for f in force):
-        raise TypeError(f"aicf.compile: force takes schedule kind names (str), got {force!r}")
-    force = tuple(k.strip() for f in force for k in f.split(",") if k.strip())
     if target not in TARGETS:
         raise CompileError(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")
-    _check_forced(force, target)
+    force = forced_kinds(force, target)
     kopts = kernel_options(src, kernels, proposer, gate)
     from aicf.kernels import registry
 
@@ -877,19 +899,12 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     cached = _CPU_MODULES.get(key) if key is not None else None
     if key is not None:
         _cache_log.debug("compiled cpu module %s", "hit" if cached is not None else "miss")
-    if not isinstance(fuse, bool | np.bool_):
-        raise ArgumentError(f"aicf.compile: fuse must be True or False, got {fuse!r}")
+    check_options(fuse, debug, tune, matmul_precision or None)
     fuse = bool(fuse)
-    if debug is not None and not isinstance(debug, bool | np.bool_):
-        raise ArgumentError(f"aicf.compile: debug must be True, False or None, got {debug!r}")
     debug = _debug_default() if debug is None else bool(debug)
-    if tune is not None:
-        tune_pass(tune)  # a bad value fails here, before any work (on any target)
-    from aicf.math_precision import MATMUL_PRECISIONS, get_float32_matmul_precision
+    from aicf.math_precision import get_float32_matmul_precision
 
     precision = matmul_precision or get_float32_matmul_precision()
-    if precision not in MATMUL_PRECISIONS:
-        raise ArgumentError(f"matmul_precision must be one of {', '.join(MATMUL_PRECISIONS)}, got {precision!r}")
     pkey = None
     # external kernels (files, a proposer, registered ones) make the result depend on
     # more than the program text: such compiles are not kept

@@ -56,14 +56,14 @@ DEFAULT_CACHE_SIZE = 64
 """Specialisations a jitted function keeps (compiled programs stay mapped while kept)."""
 
 
-def _compile(module: ModuleOp, target: str):
+def _compile(module: ModuleOp, target: str, options: dict):
     """aicf.compile, imported late (the compiler imports the front end's package)."""
     import aicf
 
     compile_ = getattr(aicf, "compile", None)
     if compile_ is None:
         raise AicfError("aicf.compile is not available in this build")
-    return compile_(module, target=target)
+    return compile_(module, target=target, **options)
 
 
 def _describe(call: _Call) -> str:
@@ -155,8 +155,10 @@ class JitFunction:
     def __init__(self, fn: Callable[..., Any], target: str = "cpu",
                  static_argnums: int | Iterable[int] | None = None,
                  static_argnames: str | Iterable[str] | None = None,
-                 cache_size: int = DEFAULT_CACHE_SIZE):  # fmt: skip
-        from aicf.compiler import TARGETS
+                 cache_size: int = DEFAULT_CACHE_SIZE, fuse: bool = True,
+                 force: str | Iterable[str] = (), tune: bool | str | None = None,
+                 matmul_precision: str | None = None, debug: bool | None = None):  # fmt: skip
+        from aicf.compiler import TARGETS, check_options, forced_kinds
 
         if not callable(fn):
             raise ArgumentError(f"aicf.jit expects a function, got {type(fn).__name__} {fn!r}")
@@ -164,6 +166,15 @@ class JitFunction:
             raise ArgumentError(f"aicf.jit: unknown target {target!r} (expected one of {', '.join(TARGETS)})")
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise ArgumentError(f"aicf.jit: cache_size must be an int >= 0, got {cache_size!r}")
+        try:  # at the decorator, not at the first call
+            check_options(fuse, debug, tune, matmul_precision or None)
+            force = forced_kinds(list(force) if isinstance(force, Iterable) and not isinstance(force, str)
+                                 else force, target)
+        except (ArgumentError, TypeError) as e:
+            raise ArgumentError(str(e).replace("aicf.compile", "aicf.jit")) from None
+        # aicf.compile's options, passed on each compile
+        self.compile_options = dict(fuse=bool(fuse), force=force, tune=tune,
+                                    matmul_precision=matmul_precision or None, debug=debug)
         functools.update_wrapper(self, fn)
         self.fn = fn
         self._name = _name_of(fn)
@@ -341,7 +352,7 @@ class JitFunction:
         start = time.perf_counter()
         module, out_def = self._trace(call)
         traced = time.perf_counter()
-        entry = (_compile(module, self.target), out_def)
+        entry = (_compile(module, self.target, self.compile_options), out_def)
         _compile_log.info("jit %s: traced in %.1f ms, compiled in %.1f ms", self._qualname,
                           (traced - start) * 1e3, (time.perf_counter() - traced) * 1e3)  # fmt: skip
         with self._lock:
@@ -429,9 +440,17 @@ class JitFunction:
 def jit(fn: Callable[..., Any] | None = None, *, target: str = "cpu",
         static_argnums: int | Iterable[int] | None = None,
         static_argnames: str | Iterable[str] | None = None,
-        cache_size: int = DEFAULT_CACHE_SIZE):  # fmt: skip
+        cache_size: int = DEFAULT_CACHE_SIZE, fuse: bool = True,
+        force: str | Iterable[str] = (), tune: bool | str | None = None,
+        matmul_precision: str | None = None, debug: bool | None = None):  # fmt: skip
     """Decorator: compile `fn` for `target` ("cpu" or "cuda") on its first call with
-    each new specialisation (see the module docstring).
+    each new specialisation (see the module docstring). `fuse`, `force`, `tune`,
+    `matmul_precision` and `debug` are aicf.compile's, checked here and passed to each
+    compile (`matmul_precision=None`: aicf.set_float32_matmul_precision's at that
+    specialisation's first call), e.g.
+
+        @aicf.jit(target="cuda", force="gpu.cublas_gemm")
+        def mlp(x, w): ...
 
     bf16 arrays: pass an `ml_dtypes.bfloat16` array or its bits as uint16 (a torch
     bf16 tensor as `x.view(torch.uint16)`); bf16 results are uint16 bits, which a
@@ -441,7 +460,8 @@ def jit(fn: Callable[..., Any] | None = None, *, target: str = "cpu",
         y.view(ml_dtypes.bfloat16)   # array([3], dtype=bfloat16); y.dtype is uint16
     """
     options = dict(target=target, static_argnums=static_argnums,
-                   static_argnames=static_argnames, cache_size=cache_size)  # fmt: skip
+                   static_argnames=static_argnames, cache_size=cache_size, fuse=fuse, force=force,
+                   tune=tune, matmul_precision=matmul_precision, debug=debug)  # fmt: skip
     if fn is None:
         return lambda f: JitFunction(f, **options)
     return JitFunction(fn, **options)

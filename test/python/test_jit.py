@@ -11,6 +11,7 @@ import pytest
 from trace_support import line_of
 
 import aicf
+from aicf.errors import ArgumentError
 from aicf.frontend import jitted as jit_module
 
 RNG = np.random.default_rng(3)
@@ -37,7 +38,7 @@ class _Fake:
 def fake_compile(monkeypatch):
     compiled = []
 
-    def compile_(module, target):
+    def compile_(module, target, options):
         compiled.append(module)
         return _Fake(module)
 
@@ -365,3 +366,32 @@ def test_numpy_float_scalars_are_strong_python_floats_weak():
     weak = f(x, 0.5)
     assert weak.dtype == np.float32
     np.testing.assert_array_equal(weak, x * np.float32(0.5))
+
+
+def test_compile_options_reach_each_compile():
+    """force / fuse go to aicf.compile: the forced kind is the one that runs, and an
+    unfused function runs every op as its own nest; results unchanged."""
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((64, 48), np.float32), rng.standard_normal((48, 32), np.float32)
+
+    def f(x, w):
+        return np.tanh(x @ w) + 1.0
+
+    picks = {}
+    for kw in ({}, {"force": "cpu.nest"}, {"force": ["cpu.nest"], "fuse": False}):
+        j = aicf.jit(f, **kw)
+        np.testing.assert_allclose(j(x, w), np.tanh(x.astype(np.float64) @ w) + 1.0, rtol=1e-5, atol=1e-5)
+        text = j.executable(x, w).explain()
+        picks[str(kw)] = [line.split()[1] for line in text.splitlines() if line.lstrip().startswith("->")]
+    assert picks["{}"][0] == "cpu.blas_gemm"
+    assert picks["{'force': 'cpu.nest'}"][0] == "cpu.nest"
+    assert len(picks["{'force': ['cpu.nest'], 'fuse': False}"]) > len(picks["{'force': 'cpu.nest'}"])
+
+
+@pytest.mark.parametrize("kw", [
+    {"force": "gpu.nope"}, {"force": "gpu.cublas_gemm"}, {"force": 5}, {"fuse": "yes"},
+    {"tune": "sometimes"}, {"matmul_precision": "low"}, {"debug": 3},
+])
+def test_bad_compile_options_fail_at_the_decorator(kw):
+    with pytest.raises(ArgumentError, match="force|fuse|tune|matmul_precision|debug"):
+        aicf.jit(lambda x: x + 1, **kw)
