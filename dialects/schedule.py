@@ -156,8 +156,11 @@ register_kind(ScheduleKind(
     "copies (TMA) into a ring of swizzled shared buffers guarded by mbarriers; "
     "bm/64 consumer warpgroups multiply them with wgmma (f32 accumulation)",
 ))
+# a fused epilogue's body may run approximate math (aicf/math_precision.py), as the
+# elementwise kinds' bodies
+EPILOGUE_PARAMS = {"math": _math}
 register_kind(ScheduleKind(
-    "gpu.wgmma_epilogue", "gpu", "group", WGMMA_PARAMS,
+    "gpu.wgmma_epilogue", "gpu", "group", {**WGMMA_PARAMS, **EPILOGUE_PARAMS},
     "a matmul and its elementwise consumer (aicf-fuse-epilogue's group) as one gpu.wgmma "
     "kernel whose epilogue applies the consumer to the accumulators before storing",
 ))
@@ -176,7 +179,7 @@ register_kind(ScheduleKind(
     "in XOR-swizzled shared memory, ldmatrix fragments, mma.sync m16n8k16 (f32 accumulation)",
 ))
 register_kind(ScheduleKind(
-    "gpu.mma_sync_epilogue", "gpu", "group", MMA_SYNC_PARAMS,
+    "gpu.mma_sync_epilogue", "gpu", "group", {**MMA_SYNC_PARAMS, **EPILOGUE_PARAMS},
     "a matmul and its elementwise consumer (aicf-fuse-epilogue's group) as one gpu.mma_sync "
     "kernel whose epilogue applies the consumer to the accumulators before storing",
 ))

@@ -39,6 +39,7 @@ from xdsl.ir import SSAValue
 from aicf.dialects import gpu
 from aicf.dialects import gpu_async as ga
 from aicf.dialects.schedule import Schedule
+from aicf.math_precision import APPROX, mark_approximate
 
 from . import mma_sync_space as ms
 from . import wgmma_space as ws
@@ -634,6 +635,8 @@ def build_group(group, name: str, s: Schedule, lc: LoweringContext) -> None:
     A, B, out = epilogue_outputs(kernel, mm, ep, t, p.n)
     _Kernel(mm, p, c, grid, kb, A, B, out).run()
     kb.add(gpu.ReturnOp())
+    if s.get("math") == APPROX:
+        mark_approximate(kernel.walk())
     lc.add_kernel(kernel)
     lc.launch(kernel, [o.host for o in params])
 

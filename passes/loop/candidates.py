@@ -469,13 +469,17 @@ def wgmma_epilogue_candidates(group: GroupOp, t: GpuTarget) -> list[Candidate] |
     out = [Candidate("gpu.members", 0, Schedule("gpu.members", {}), members_cost, reason=f"{kinds}, one by one")]
     out_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.outputs)
     in_bytes = sum(element_bytes(o.type.get_element_type()) for o in ep.inputs if o.host is not found[2])
-    # the body's work per element, plus a load of each operand other than the matmul's
-    body = body_instructions(ep) + sum(1 for o in ep.inputs if o.host is not found[2])
+    # the body's work per element (approximate where its results only round to f16 or
+    # bf16), plus a load of each operand other than the matmul's
+    math = body_math_mode(ep)
+    extra = {"math": math} if math == APPROX else {}
+    body = body_instructions(ep, math) + sum(1 for o in ep.inputs if o.host is not found[2])
     # a precise division calls a slow path, around which the consumer warps keep their
-    # accumulators (measured, GpuTarget.epilogue_division_instructions)
-    body += t.epilogue_division_instructions * sum(1 for op in _body_ops(ep) if op.name == "arith.divf")
+    # accumulators (measured, GpuTarget.epilogue_division_instructions); div.full has none
+    body += t.epilogue_division_instructions * sum(
+        1 for op in _body_ops(ep) if op.name == "arith.divf" and not (math == APPROX and may_approximate(op)))
     scalar = not wgmma.stores_pairs(mm, ep.outputs)
-    out.insert(0, _mma_sync_epilogue_candidate(mm, t, out_bytes + in_bytes, scalar, body))
+    out.insert(0, _mma_sync_epilogue_candidate(mm, t, out_bytes + in_bytes, scalar, body, extra))
     alone = wgmma_candidate(mm, t)
     if not alone.applies:
         out.insert(0, Candidate("gpu.wgmma_epilogue", 0, reason=f"the matmul: {alone.reason}"))
@@ -486,7 +490,7 @@ def wgmma_epilogue_candidates(group: GroupOp, t: GpuTarget) -> list[Candidate] |
     best = ranked[0]
 
     def point(e) -> Schedule:
-        return _with_cost("gpu.wgmma_epilogue", e.params(), e.total)
+        return _with_cost("gpu.wgmma_epilogue", {**e.params(), **extra}, e.total)
 
     out.insert(0, Candidate("gpu.wgmma_epilogue", 0, point(best), best.total,
                             alternatives=[f"{e.short()}: {e.total * 1e6:.1f}us" for e in ranked[:6] if e.feasible],
@@ -495,7 +499,7 @@ def wgmma_epilogue_candidates(group: GroupOp, t: GpuTarget) -> list[Candidate] |
 
 
 def _mma_sync_epilogue_candidate(mm: NestView, t: GpuTarget, out_bytes: int, scalar_stores: bool,
-                                 body: float) -> Candidate:
+                                 body: float, extra: dict) -> Candidate:
     """gpu.mma_sync with the group's elementwise consumer applied in its epilogue."""
     kind = "gpu.mma_sync_epilogue"
     alone = mma_sync_candidate(mm, t)
@@ -509,7 +513,7 @@ def _mma_sync_epilogue_candidate(mm: NestView, t: GpuTarget, out_bytes: int, sca
         return Candidate(kind, 0, reason=f"no feasible tile: {best.reason}")
 
     def point(e) -> Schedule:
-        return _with_cost(kind, e.params(), e.total)
+        return _with_cost(kind, {**e.params(), **extra}, e.total)
 
     return Candidate(kind, 0, point(best), best.total,
                      alternatives=[f"{e.short()}: {e.total * 1e6:.1f}us" for e in ranked[:6] if e.feasible],
