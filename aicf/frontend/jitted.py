@@ -267,6 +267,11 @@ class JitFunction:
             return np.asarray(leaf, dtype=np.float32 if spec.dtype == "f32" else np.int32), spec
         if isinstance(leaf, np.generic):
             leaf = np.asarray(leaf)
+        if isinstance(leaf, np.matrix):  # traced as a plain array, `x * x` was not its product
+            raise ArgumentError(
+                f"{where}: a numpy.matrix: its `*`, `**` and reductions are matrix algebra, "
+                "which the traced function would not follow; pass np.asarray(x)"
+            )
         leaf = as_array(leaf, self.target, where)
         if not (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
             raise ArgumentError(
