@@ -67,12 +67,15 @@ def _unsafe(st: os.stat_result, what: str) -> str | None:
 
 
 def untrusted(path: Path, what: str) -> str | None:
-    """Why the file at `path` may not be trusted (another user's, or one that others
-    may rewrite), or None; the cache's rule, for files aicf finds without being told."""
+    """Why the file at `path` may not be trusted (another user's, one that others may
+    rewrite, or one in a folder where others may put another file under its name), or
+    None; the cache's rule, for files aicf finds without being told. `path` should be
+    resolved (no links): what is checked is then what is read."""
     try:
-        return _unsafe(path.stat(), what)
+        why = _unsafe(path.stat(), what)
     except OSError as e:
         return f"{what} cannot be read ({e.strerror or e})"
+    return why or _unsafe_parents(path)
 
 
 def _private_dir(path: Path) -> str | None:
