@@ -34,8 +34,10 @@ import functools
 import numbers
 import inspect
 import logging
+import os
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -51,6 +53,18 @@ from aicf.logs import getLogger
 
 _cache_log = getLogger("cache")
 _compile_log = getLogger("compile")
+
+_live: weakref.WeakSet = weakref.WeakSet()  # the JitFunctions, whose locks a fork resets
+
+
+def _reset_locks_after_fork() -> None:
+    # a fork while another thread holds a function's lock copies it held by a thread
+    # the child does not have: the child's next call would wait forever
+    for f in list(_live):
+        f._lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_reset_locks_after_fork)
 
 DEFAULT_CACHE_SIZE = 64
 """Specialisations a jitted function keeps (compiled programs stay mapped while kept)."""
@@ -173,6 +187,7 @@ class JitFunction:
         self.num_compilations = 0
         self._cache: OrderedDict[tuple, tuple[Any, pytree.TreeDef]] = OrderedDict()
         self._lock = threading.Lock()
+        _live.add(self)
         self._fast: dict[tuple, tuple] = {}  # _fast_key -> the _cache key it stands for
         # (fast key, executable, out_def) of the last plain-array call: a loop calling
         # with the same shapes finds it without the lock and the two lookups (~1-2 us of
