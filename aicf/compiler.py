@@ -197,10 +197,12 @@ def kernel_options(src, kernels, proposer: str | None, gate) -> KernelOptions:
         beside = Path(str(src).strip()).with_suffix(".kernels.json")
         if beside.exists() and beside.resolve() not in {Path(p).resolve() for p in paths}:
             # found, not named: in a shared folder anyone could have put it there, and its
-            # kernels are compiled and run as the caller
-            why = disk_cache.untrusted(beside, "it")
+            # kernels are compiled and run as the caller. The file checked is the one
+            # read: resolved first (a link could be re-pointed in between).
+            real = beside.resolve()
+            why = disk_cache.untrusted(real, "it")
             if why is None:
-                paths.append(beside)
+                paths.append(real)
             else:
                 warnings.warn(f"aicf: not reading the kernels file {beside} beside the program: {why} "
                               "(name it in kernels= to use it anyway)", RuntimeWarning, stacklevel=3)
@@ -875,7 +877,7 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     tensor cores); default: `aicf.set_float32_matmul_precision`'s, "highest".
     External kernels (aicf/kernels/): `kernels` names `*.kernels.json` files to register
     (a `NAME.kernels.json` beside a `NAME.mlir` source is read too, when it is the
-    caller's and only they may write it; kernels registered
+    caller's and only they may write it or its folders, sticky ones aside; kernels registered
     with `aicf.kernels.register` always take part); `proposer` is a command asked for
     kernels per subgraph (default: $AICF_PROPOSER); every such kernel runs only if the
     gate admits it (correct on its test cases and faster than the compiler's own);

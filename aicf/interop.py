@@ -7,7 +7,8 @@ are returned as they are; any other object with `__dlpack__` becomes a NumPy arr
 when it is on a CUDA device and the target is cuda. An array on a device the target
 cannot read, or one DLPack cannot export (a torch tensor that requires grad, a dtype
 NumPy lacks), raises ArgumentError naming the argument, its device and its layout.
-Anything else is returned unchanged for the caller's own checks.
+A masked array is refused (its mask would be ignored). Anything else is returned
+unchanged for the caller's own checks.
 """
 
 from __future__ import annotations
@@ -50,6 +51,11 @@ def describe(a: Any) -> str:
 
 def as_array(a: Any, target: str, where: str) -> Any:
     """`a` as an array the `target` ("cpu" or "cuda") takes; see the module docstring."""
+    if isinstance(a, np.ma.MaskedArray):  # its data alone would be read: a silent wrong answer
+        raise ArgumentError(
+            f"{where}: a numpy.ma.MaskedArray: the compiled program reads every element and "
+            "would ignore its mask; pass x.filled(value) (or np.asarray(x) for the raw data)"
+        )
     if isinstance(a, np.ndarray | np.generic) or (target == "cuda" and _is_cupy(a)):
         return a
     if not hasattr(a, "__dlpack__"):

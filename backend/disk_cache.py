@@ -8,7 +8,10 @@ depends on (source, flags, compiler version, host CPU or GPU arch), made by the 
 
 Loading a cached file runs its code, so the cache must hold only what this user built:
 - The root and the target directory must be directories owned by the current user and
-  not writable by group or others; the ones we create are 0700. A directory that fails
+  not writable by group or others; the ones we create are 0700. The root is used by
+  its real path (symbolic links resolved), and each directory above it must be
+  root's or the user's and not writable by others unless sticky (/tmp): otherwise
+  another user could swap the checked directory for theirs before a load. A directory that fails
   this (or cannot be created: not a directory, no permission) is not used: a warning
   names it and the process falls back to a fresh private directory of its own (the
   cache is an optimisation, so the program still runs; it just rebuilds). A predictable
@@ -64,12 +67,15 @@ def _unsafe(st: os.stat_result, what: str) -> str | None:
 
 
 def untrusted(path: Path, what: str) -> str | None:
-    """Why the file at `path` may not be trusted (another user's, or one that others
-    may rewrite), or None; the cache's rule, for files aicf finds without being told."""
+    """Why the file at `path` may not be trusted (another user's, one that others may
+    rewrite, or one in a folder where others may put another file under its name), or
+    None; the cache's rule, for files aicf finds without being told. `path` should be
+    resolved (no links): what is checked is then what is read."""
     try:
-        return _unsafe(path.stat(), what)
+        why = _unsafe(path.stat(), what)
     except OSError as e:
         return f"{what} cannot be read ({e.strerror or e})"
+    return why or _unsafe_parents(path)
 
 
 def _private_dir(path: Path) -> str | None:
@@ -97,15 +103,38 @@ def _fallback_root() -> Path:
     return d
 
 
+def _unsafe_parents(path: Path) -> str | None:
+    """Why another user could move the directory `path` away, or put something else
+    under its name, between our check of an entry and its load (a parent they own or
+    may write, other than a sticky one such as /tmp), or None."""
+    for d in path.parents:
+        try:
+            st = d.stat()
+        except OSError as e:
+            return f"its parent {d} cannot be read ({e.strerror or e})"
+        if st.st_uid not in (0, os.geteuid()):
+            return f"its parent {d} is owned by another user (uid {st.st_uid})"
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX:
+            return f"its parent {d} is writable by group or others (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
 def directory(target: str) -> Path:
-    """The private cache directory of `target` (created on first use)."""
-    base = root()
+    """The private cache directory of `target` (created on first use), as a path
+    without symbolic links: a link to the cache (or a parent another user may
+    write) could be re-pointed after an entry is checked and before it is loaded."""
+    given = root()
+    base = Path(os.path.realpath(given))
     for d in (base, base / target):
         why = _private_dir(d)
+        if why is None and d == base:
+            why = _unsafe_parents(base)
+            if why is None and os.path.realpath(base) != str(base):  # a link made since
+                why = "it became a symbolic link"
         if why is not None:
             fallback = _fallback_root() / target
             _warn_once(
-                f"aicf: not using the cache directory {d} (AICF_CACHE_DIR={base}): {why}; "
+                f"aicf: not using the cache directory {d} (AICF_CACHE_DIR={given}): {why}; "
                 f"building into the private directory {fallback.parent} instead"
             )
             fallback.mkdir(mode=0o700, exist_ok=True)

@@ -69,6 +69,7 @@ from xdsl.dialects.builtin import (
     MemRefLayoutAttr,
     MemRefType,
     NoneAttr,
+    StridedLayoutAttr,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
@@ -803,6 +804,31 @@ def _check_constant_access(op: Operation) -> None:
 
             what = f"elements {i}..{last} of dimension {k} are" if last != i else f"index {i} of dimension {k} is"
             raise VerifyAtOp(op, f"{what} outside {t} (extent {n})")
+    flat = _static_element_offset(t, consts) if width > 1 else None
+    if flat is not None and flat % width:
+        from aicf.errors import VerifyAtOp
+
+        raise VerifyAtOp(
+            op, f"a vector<{width}> access at element {flat} of {t} is not aligned to its width "
+            "(buffers start aligned, so this is a misaligned address on the GPU)"
+        )
+
+
+def _static_element_offset(t: MemRefType, indices: Sequence[int]) -> int | None:
+    """The element offset of `indices` from the buffer's aligned start, where the layout
+    fixes it (none or static strides); swizzled and padded buffers check their runs in
+    _check_laid_out_vector."""
+    lay = t.layout
+    if isinstance(lay, NoneAttr):
+        base = 0
+    elif isinstance(lay, StridedLayoutAttr) and isinstance(lay.offset, IntAttr):
+        base = lay.offset.data
+    else:
+        return None
+    strides = t.get_strides()
+    if strides is None or None in strides:
+        return None
+    return base + sum(i * s for i, s in zip(indices, strides))
 
 
 def _check_vector_access(

@@ -411,6 +411,16 @@ class ReluOp(UnaryOp):
     name = "aicf_tensor.relu"
     FLOAT_ONLY: ClassVar[bool] = False
 
+    def verify_(self) -> None:
+        # max(x, 0) is refused on i1 (aicf_tensor.max); relu lowered to arith.maxsi,
+        # which reads true as -1: every output false, where folding gave x
+        if element_type(self.input.type) == IntegerType(1):
+            raise VerifyException(
+                f"'{self.name}': arithmetic on i1 (bool) tensors is not defined; "
+                "cast them to an integer or float type first"
+            )
+        super().verify_()
+
 
 @irdl_op_definition
 class GeluOp(UnaryOp):

@@ -34,8 +34,10 @@ import functools
 import numbers
 import inspect
 import logging
+import os
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -51,6 +53,18 @@ from aicf.logs import getLogger
 
 _cache_log = getLogger("cache")
 _compile_log = getLogger("compile")
+
+_live: weakref.WeakSet = weakref.WeakSet()  # the JitFunctions, whose locks a fork resets
+
+
+def _reset_locks_after_fork() -> None:
+    # a fork while another thread holds a function's lock copies it held by a thread
+    # the child does not have: the child's next call would wait forever
+    for f in list(_live):
+        f._lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_reset_locks_after_fork)
 
 DEFAULT_CACHE_SIZE = 64
 """Specialisations a jitted function keeps (compiled programs stay mapped while kept)."""
@@ -184,6 +198,7 @@ class JitFunction:
         self.num_compilations = 0
         self._cache: OrderedDict[tuple, tuple[Any, pytree.TreeDef]] = OrderedDict()
         self._lock = threading.Lock()
+        _live.add(self)
         self._fast: dict[tuple, tuple] = {}  # _fast_key -> the _cache key it stands for
         # (fast key, executable, out_def) of the last plain-array call: a loop calling
         # with the same shapes finds it without the lock and the two lookups (~1-2 us of
@@ -278,6 +293,11 @@ class JitFunction:
             return np.asarray(leaf, dtype=np.float32 if spec.dtype == "f32" else np.int32), spec
         if isinstance(leaf, np.generic):
             leaf = np.asarray(leaf)
+        if isinstance(leaf, np.matrix):  # traced as a plain array, `x * x` was not its product
+            raise ArgumentError(
+                f"{where}: a numpy.matrix: its `*`, `**` and reductions are matrix algebra, "
+                "which the traced function would not follow; pass np.asarray(x)"
+            )
         leaf = as_array(leaf, self.target, where)
         if not (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
             raise ArgumentError(

@@ -34,10 +34,18 @@ def compiler() -> str:
 
 
 def _run(cmd: list[str], timeout: float | None = None) -> subprocess.CompletedProcess:
+    # the output goes to files, not pipes: a process forked (by another thread) while
+    # the compiler runs holds a pipe's write end, and the read waited for EOF until it
+    # exited; the wait for the compiler's exit does not depend on anyone else
     try:
-        # LC_ALL=C: the compiler's messages in plain ASCII, the same on every machine
-        return subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=timeout,
-                              env={**os.environ, "LC_ALL": "C"})
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            # LC_ALL=C: the compiler's messages in plain ASCII, the same on every machine
+            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, check=False,
+                                  timeout=timeout, env={**os.environ, "LC_ALL": "C"})
+            out.seek(0)
+            err.seek(0)
+            return subprocess.CompletedProcess(cmd, proc.returncode, out.read().decode(errors="replace"),
+                                               err.read().decode(errors="replace"))
     except subprocess.TimeoutExpired:
         raise CompileError(f"the C compiler `{cmd[0]}` did not finish in {timeout:g} s") from None
     except OSError as e:

@@ -94,9 +94,16 @@ def _hold_openmp_runtime() -> None:
             continue
 
 
+_modules: weakref.WeakSet = weakref.WeakSet()  # the live CpuModules, whose locks a fork resets
+
+
 def _serial_after_fork() -> None:
     for omp in _openmp:
         omp.omp_set_num_threads(1)
+    # a fork while another thread builds a variant copies the module's lock held by a
+    # thread the child does not have: the child's next call of that module waited forever
+    for m in list(_modules):
+        m._lock = threading.Lock()
 
 
 os.register_at_fork(after_in_child=_serial_after_fork)
@@ -147,6 +154,7 @@ class CpuModule:
         self._variants: dict[tuple[str, tuple[bool, ...]], ctypes._CFuncPtr] = {}
         self._libs: list[ctypes.CDLL] = []
         self._lock = threading.Lock()
+        _modules.add(self)
         weakref.finalize(self, _close_all, self._libs)
         self._libs.append(_build_and_load(self.source, self.flags, self.linked))
 

@@ -341,3 +341,65 @@ def test_unloading_every_library_keeps_the_openmp_runtime(tmp_path):
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
+
+
+RACE = textwrap.dedent(
+    """
+    import ctypes, os, sys
+    from aicf.backend import disk_cache
+    from aicf.backend.c import build
+    link, theirs = sys.argv[1:]
+    checked = disk_cache.lookup
+
+    def lookup(*args):
+        found = checked(*args)
+        if found is not None:  # the other user wins the race: the link is theirs now
+            os.unlink(link)
+            os.symlink(theirs, link)
+        return found
+
+    disk_cache.lookup = lookup
+    lib = build.build_shared_library("int aicf_answer(void) { return 42; }\\n")
+    assert ctypes.CDLL(str(lib)).aicf_answer() == 42
+    """
+)
+
+
+def test_a_cache_reached_through_a_link_is_loaded_from_what_was_checked(tmp_path):
+    """AICF_CACHE_DIR a symbolic link (one another user made in /tmp, pointing at our
+    own cache, passes every check on the directory): the entry was checked through
+    the link and loaded through it again, so re-pointing the link in between loaded
+    their library. The cache is now used by its real path."""
+    mine, theirs, link = tmp_path / "mine", tmp_path / "theirs", tmp_path / "link"
+    mine.mkdir(mode=0o700)
+    link.symlink_to(mine)
+    assert build(link).returncode == 0
+    (lib,) = entries(mine)
+    (theirs / "c").mkdir(parents=True)
+    plant(theirs / "c" / lib.name, tmp_path)
+    marker = tmp_path / "marker"
+    proc = subprocess.run(
+        [sys.executable, "-c", RACE, str(link), str(theirs)],
+        env={**os.environ, "AICF_CACHE_DIR": str(link), "PLANTED_MARKER": str(marker)},
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert not marker.exists(), "the library loaded was not the one checked"
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_cache_under_a_directory_others_can_write_is_not_used(tmp_path):
+    """Whoever may write a parent of the cache (not sticky, as /tmp is) can rename the
+    checked cache away and put theirs in its place before a load."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    proc = build(shared / "cache")
+    assert proc.returncode == 0, proc.stderr
+    assert f"its parent {shared} is writable by group or others" in proc.stderr
+    assert not Path(proc.stdout.strip()).is_relative_to(shared)
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    proc = build(sticky / "cache")
+    assert proc.returncode == 0, proc.stderr
+    assert Path(proc.stdout.strip()).is_relative_to(sticky), proc.stderr

@@ -56,3 +56,66 @@ def test_forked_child_runs_after_a_parallel_run(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == "ok"
+
+
+HELD = textwrap.dedent(
+    """
+    import os, threading, time
+    import numpy as np
+    import aicf
+    from aicf.backend.c import build
+
+    exe = aicf.compile('''
+    func.func @f(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+      %0 = aicf_tensor.sin %x : (tensor<8x8xf32>) -> tensor<8x8xf32>
+      func.return %0 : tensor<8x8xf32>
+    }''', target="cpu")
+    jitted = aicf.jit(lambda x: x * 2)
+    x = np.linspace(-3, 3, 128, dtype=np.float32).reshape(8, 16)[:, ::2]  # strided: a variant
+    held, release = threading.Event(), threading.Event()
+
+    def hold():  # as a thread building a variant or a specialisation does
+        with exe._program.cmodule._lock, jitted._lock:
+            held.set()
+            release.wait(60)
+
+    def compile_slowly(done):  # the compiler is still running at the fork
+        done.append(build._run(["sh", "-c", "sleep 1; echo built"]).stdout)
+
+    holder, done = threading.Thread(target=hold), []
+    holder.start()
+    held.wait(60)
+    compiling = threading.Thread(target=compile_slowly, args=(done,))
+    compiling.start()
+    time.sleep(0.3)
+    pid = os.fork()
+    if pid == 0:
+        ok = np.allclose(exe(x), np.sin(x.astype(np.float64)), atol=1e-6) and jitted(x)[0, 0] == -6
+        time.sleep(5)  # still alive while the parent's compile finishes
+        os._exit(0 if ok else 3)
+    start = time.monotonic()
+    compiling.join(60)
+    waited = time.monotonic() - start
+    release.set()
+    holder.join(60)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, status
+    assert done == ["built\\n"] and waited < 4, (done, waited)
+    print("ok")
+    """
+)
+
+
+def test_a_fork_while_other_threads_compile_blocks_neither_process(tmp_path):
+    """A fork while another thread held a lock (a C module building a strided variant,
+    a jitted function's cache) left the child waiting forever for a lock no thread of
+    its own held; and a compiler running at the fork kept its output pipe open in the
+    child, so the parent's compile waited for the child's exit."""
+    script = tmp_path / "held.py"
+    script.write_text(HELD)
+    proc = subprocess.run(
+        [sys.executable, str(script)], env={**os.environ, "AICF_CACHE_DIR": str(tmp_path / "cache")},
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "ok"

@@ -106,10 +106,14 @@ def test_kernels_file_beside_the_program(isolated, tmp_path):
     assert [k.name for k in registry.registered()] == ["softmax_of_log"]
 
 
-@pytest.mark.parametrize("how", ["group-writable", "another user's"])
+@pytest.mark.parametrize("how", ["group-writable", "another user's", "in a folder others may write"])
 def test_a_kernels_file_beside_the_program_that_others_control_is_not_read(isolated, tmp_path, how):
     # its source would be compiled and run as the caller: in a shared folder (/tmp)
-    # anyone could have put it there
+    # anyone could have put it there; in one that is not sticky, they could also
+    # rename ours away after the check and put theirs under its name
+    if how == "in a folder others may write":
+        tmp_path = tmp_path / "shared"
+        tmp_path.mkdir()
     beside = tmp_path / "prog.kernels.json"
     (tmp_path / "prog.mlir").write_text(softmax_log(64, 256))
     beside.write_text(json.dumps({"kernels": [{
@@ -118,6 +122,9 @@ def test_a_kernels_file_beside_the_program_that_others_control_is_not_read(isola
     if how == "group-writable":
         beside.chmod(0o664)
         says = "writable by group or others"
+    elif how == "in a folder others may write":
+        tmp_path.chmod(0o777)
+        says = f"its parent {tmp_path} is writable by group or others"
     else:
         if os.geteuid() != 0:
             pytest.skip("changing a file's owner needs root")

@@ -405,3 +405,21 @@ def test_a_tensor_of_another_threads_trace_is_refused():
         release.set()
         worker.join(30)
     np.testing.assert_array_equal(seen["out"], X4 * 3)
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_ndarray_subclasses_whose_values_differ_are_refused(tmp_path):
+    """A masked array's mask was ignored (np.sum of [1, --, 3] gave 6, NumPy 4) and a
+    np.matrix was traced as a plain array (x * x gave the squares, NumPy the matrix
+    product): silent wrong answers. A memmap is a plain array and is taken."""
+    masked = np.ma.masked_array(X4, mask=[0, 1, 0, 0])
+    with pytest.raises(ArgumentError, match="argument 'x': a numpy.ma.MaskedArray: .* ignore its mask"):
+        aicf.jit(lambda x: np.sum(x))(masked)
+    exe = aicf.compile(IDENTITY, target="cpu")
+    with pytest.raises(ArgumentError, match=r"argument #0 \('%x'\) of @f: a numpy.ma.MaskedArray"):
+        exe(masked)
+    with pytest.raises(ArgumentError, match="argument 'x': a numpy.matrix: its `\\*`"):
+        aicf.jit(lambda x: x * x)(np.matrix([[1.0, 2.0], [3.0, 4.0]], np.float32))
+    mapped = np.memmap(tmp_path / "x.bin", dtype=np.float32, mode="w+", shape=(4,))
+    mapped[:] = X4
+    np.testing.assert_array_equal(aicf.jit(lambda x: x * 2)(mapped), X4 * 2)

@@ -258,3 +258,13 @@ func.func @neg_of_bools(%x: tensor<4xi1>) -> tensor<4xi1> {
   %0 = aicf_tensor.neg %x : (tensor<4xi1>) -> tensor<4xi1>
   func.return %0 : tensor<4xi1>
 }
+
+// -----
+
+// max(x, 0), refused on i1 as max is: it lowered to arith.maxsi, which reads true as
+// -1, so every output was false (and folding gave x)
+func.func @relu_of_bools(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'aicf_tensor.relu' arithmetic on i1 (bool) tensors is not defined; cast them to an integer or float type first}}
+  %0 = aicf_tensor.relu %x : (tensor<4xi1>) -> tensor<4xi1>
+  func.return %0 : tensor<4xi1>
+}
