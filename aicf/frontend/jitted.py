@@ -123,9 +123,13 @@ class _Call:
 
 def _types_of(value: Any) -> Any:
     """The types in a static value: 2 == 2.0 == True and hash alike, but a function
-    may trace differently on each (a * 2.0 is a float array; it got a * 2's ints)."""
+    may trace differently on each (a * 2.0 is a float array; it got a * 2's ints).
+    A float also by its repr: -0.0 == 0.0, but x / s is -inf for one, inf for the
+    other (the second call got the first's program)."""
     if isinstance(value, tuple):
         return (tuple, tuple(_types_of(v) for v in value))
+    if isinstance(value, float | complex | np.floating | np.complexfloating):
+        return (type(value), repr(value))
     return type(value)
 
 

@@ -365,3 +365,16 @@ def test_numpy_float_scalars_are_strong_python_floats_weak():
     weak = f(x, 0.5)
     assert weak.dtype == np.float32
     np.testing.assert_array_equal(weak, x * np.float32(0.5))
+
+
+def test_static_zeros_of_either_sign_are_other_specialisations():
+    """-0.0 == 0.0 with one hash, but x / s is -inf for one and inf for the other: the
+    second call got the first's program."""
+    x = np.ones(3, np.float32)
+    f = aicf.jit(lambda a, s: a / s, static_argnames="s")
+    g = aicf.jit(lambda a, t: a * t[0], static_argnums=1)  # inside a tuple too
+    with np.errstate(divide="ignore"):
+        for s in (0.0, -0.0, np.float32(-0.0)):
+            np.testing.assert_array_equal(f(x, s=s), x / s)
+            assert np.array_equal(np.signbit(g(x, (s,))), np.signbit(x * s)), s
+    assert f.num_compilations == g.num_compilations == 3
