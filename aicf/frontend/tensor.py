@@ -39,6 +39,17 @@ class _MissingAttribute(CompileError, AttributeError):
     """An ndarray attribute a traced tensor does not have (Tensor.__getattr__)."""
 
 
+class _Unsized(CompileError, TypeError):
+    """len() of or iteration over a 0-d traced tensor: located, and a TypeError as
+    NumPy's "len() of unsized object", so code probing for a length still works."""
+
+
+def _unsized(what: str) -> _Unsized:
+    from aicf.frontend.tracer import located_error
+
+    return _Unsized(str(located_error(None, what)))
+
+
 def dtype_of(dtype: Any) -> str:
     """MLIR's name of a dtype given as `"f32"`, `"float32"`, np.float32 or a np.dtype."""
     if isinstance(dtype, str) and dtype in SUPPORTED_DTYPES:
@@ -268,6 +279,11 @@ class Tensor:
         assert shape is not None
         return tuple(None if d < 0 else d for d in shape)
 
+    @shape.setter
+    def shape(self, value) -> None:
+        # NumPy's in-place reshape (x.shape = (n, -1)): an AttributeError without a line
+        _api().immutable(f"assigning shape {value!r} (use x = x.reshape(...))")
+
     @property
     def dtype(self) -> TracedDType:
         """The element type: NumPy reads it as its dtype (`np.zeros(n, dtype=x.dtype)`,
@@ -300,7 +316,7 @@ class Tensor:
 
     def __len__(self) -> int:
         if not self.shape or self.shape[0] is None:
-            raise TypeError("len() of a 0-d or dynamically sized traced tensor")
+            raise _unsized("len() of a 0-d or dynamically sized traced tensor")
         return self.shape[0]
 
     def __repr__(self) -> str:
@@ -448,7 +464,7 @@ class Tensor:
     def __iter__(self):
         # as NumPy and JAX: the sub-tensors along the first axis
         if not self.shape:
-            raise TypeError("iteration over a 0-d traced tensor")
+            raise _unsized("iteration over a 0-d traced tensor")
         if self.shape[0] is None:
             return _api().no_value("iteration over a dynamic extent")
         return (self[i] for i in range(self.shape[0]))
@@ -471,6 +487,14 @@ class Tensor:
         e = located_error(None, f"ndarray.{name} has no aicf meaning on traced tensors (supported: "
                                 "aicf.frontend.numpy_api.UFUNCS and FUNCTIONS, and the Tensor methods)")
         raise _MissingAttribute(str(e))
+
+    def __copy__(self):
+        return self  # immutable, as JAX's tracers
+
+    def __deepcopy__(self, memo):
+        # a deep copy copied the tracer and its program: its ops went to a program no
+        # one compiles, and returning it said "got Tensor"
+        return self
 
     def __round__(self, ndigits=None):
         return _api().no_meaning("round()")

@@ -405,3 +405,43 @@ def test_a_tensor_of_another_threads_trace_is_refused():
         release.set()
         worker.join(30)
     np.testing.assert_array_equal(seen["out"], X4 * 3)
+
+
+def test_len_and_iteration_of_a_0d_tensor_are_located_type_errors():
+    """A bare TypeError without the user's line; still a TypeError, as NumPy's "len() of
+    unsized object", for code that probes for a length."""
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: len\(\) of a 0-d") as info:
+        aicf.jit(lambda x: x * len(x.sum()))(X4)
+    assert isinstance(info.value, TypeError)
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: iteration over a 0-d") as info:
+        aicf.jit(lambda x: sum(x.sum()))(X4)
+    assert isinstance(info.value, TypeError)
+
+
+def test_assigning_a_shape_is_a_located_error():
+    """NumPy's in-place reshape (x.shape = ...) raised AttributeError "property 'shape'
+    of 'Tensor' object has no setter" from inside aicf."""
+
+    def f(x):
+        x.shape = (2, 2)
+        return x
+
+    with pytest.raises(CompileError, match=rf"{here(-3)}: error: assigning shape \(2, 2\) .* tensors are immutable"):
+        aicf.jit(f)(X4)
+
+
+def test_a_copied_tensor_is_the_tensor():
+    """copy.deepcopy copied the tracer with its program, and returning the copy said
+    "must return traced tensors ..., got Tensor"."""
+    import copy
+
+    got = aicf.jit(lambda x: (copy.deepcopy(x) * 2, copy.copy(x) + 1))(X4)
+    np.testing.assert_array_equal(got[0], X4 * 2)
+    np.testing.assert_array_equal(got[1], X4 + 1)
+
+
+def test_a_dtype_option_names_the_dtype():
+    """sum(dtype=np.float64) said "dtype=an array of shape <attribute 'shape' of
+    'numpy.generic' objects>": a NumPy scalar type has a shape attribute."""
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: numpy.sum: dtype=<class 'numpy.float64'> is not"):
+        aicf.jit(lambda x: x.sum(dtype=np.float64))(X4)
