@@ -6,7 +6,8 @@ are returned as they are; any other object with `__dlpack__` becomes a NumPy arr
 (`np.from_dlpack`) when its memory is on the CPU, or a CuPy array (`cupy.from_dlpack`)
 when it is on a CUDA device and the target is cuda. An array on a device the target
 cannot read, or one DLPack cannot export (a torch tensor that requires grad, a dtype
-NumPy lacks), raises ArgumentError naming the argument, its device and its layout.
+NumPy lacks), raises ArgumentError naming the argument, its device and its layout;
+so does a NumPy masked array (its mask would be ignored).
 Anything else is returned unchanged for the caller's own checks.
 """
 
@@ -50,17 +51,22 @@ def describe(a: Any) -> str:
 
 def as_array(a: Any, target: str, where: str) -> Any:
     """`a` as an array the `target` ("cpu" or "cuda") takes; see the module docstring."""
+    if isinstance(a, np.ma.MaskedArray):
+        # its data would be read with the masked elements as they are (JAX refuses one)
+        raise ArgumentError(f"{where}: a NumPy masked array; its mask would be ignored: pass "
+                            "x.filled(value), or x.data for the values underneath")
     if isinstance(a, np.ndarray | np.generic) or (target == "cuda" and _is_cupy(a)):
         return a
     if not hasattr(a, "__dlpack__"):
         return a
     try:
         device_type, device_id = a.__dlpack_device__()
+        device_type = int(device_type)
     except Exception as e:
         raise ArgumentError(
             f"{where}: cannot read the DLPack device of {describe(a)}: {e}"
         ) from None
-    device = f"{_DEVICE_NAMES.get(int(device_type), f'device type {int(device_type)}')}:{device_id}"
+    device = f"{_DEVICE_NAMES.get(device_type, f'device type {device_type}')}:{device_id}"
     if device_type == _CPU:
         take = np.from_dlpack
     elif target == "cuda" and device_type in (_CUDA, _CUDA_MANAGED):
