@@ -441,6 +441,9 @@ class Executable:
         from xdsl.dialects.builtin import ArrayAttr
 
         from aicf.kernels.gate import GateConfig
+
+        if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+            raise ArgumentError(f"explain: top must be an int >= 0, got {top!r}")
         from aicf.kernels.planning import Options
         from aicf.passes.loop.plan import explain_module
         from aicf.target import resolve_target

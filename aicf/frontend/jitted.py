@@ -221,6 +221,13 @@ class JitFunction:
                         f"{self._name}: static argument '{name}' must be hashable, got "
                         f"{type(value).__name__} (use a tuple for a list)"
                     ) from None
+                try:  # the cache compares it with the keys of earlier calls
+                    bool(value == value)
+                except Exception as e:  # noqa: BLE001 - whatever its __eq__ raised
+                    raise ArgumentError(
+                        f"{self._name}: static argument '{name}' must compare equal as a bool "
+                        f"(its == raised {type(e).__name__}: {e})"
+                    ) from None
                 static.append((name, value))
             else:
                 dynamic.append(value)
@@ -398,8 +405,14 @@ class JitFunction:
         return tuple(key)
 
     def __call__(self, *args: Any, **kwargs: Any):
-        if is_tracing():
-            return self.fn(*args, **kwargs)  # nested jit: inline into the outer trace
+        if is_tracing():  # nested jit: inline into the outer trace
+            try:
+                self._sig.bind(*args, **kwargs)
+            except TypeError as e:  # as the outer call says it, at the caller's line
+                from aicf.frontend.tracer import located_error
+
+                raise ArgumentError(str(located_error(None, f"{self._name}: {e}"))) from None
+            return self.fn(*args, **kwargs)
         fast = None if kwargs else self._fast_key(args)
         hit = None
         last = self._last

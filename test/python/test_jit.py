@@ -378,3 +378,40 @@ def test_static_zeros_of_either_sign_are_other_specialisations():
             np.testing.assert_array_equal(f(x, s=s), x / s)
             assert np.array_equal(np.signbit(g(x, (s,))), np.signbit(x * s)), s
     assert f.num_compilations == g.num_compilations == 3
+
+
+def test_a_nested_call_with_wrong_arguments_is_named_at_its_line():
+    """Inlined into the outer trace, the jitted function was called as it was: Python's
+    TypeError from inside jitted.py, without the caller's line."""
+    inner = aicf.jit(lambda a: a * 2)
+    x = np.ones(3, np.float32)
+    with pytest.raises(aicf.ArgumentError) as err:
+        aicf.jit(lambda a: inner(a, a))(x)  # NESTED-CALL
+    assert str(err.value).startswith(f"{__file__}:{line_of(__file__, 'NESTED-CALL')}: error: <lambda>: too many")
+
+
+class _ArrayEq:
+    """Hashable, but == gives an array (as a wrapper of NumPy arrays might)."""
+
+    def __hash__(self):
+        return 1
+
+    def __eq__(self, other):
+        return np.array([True, False])
+
+
+def test_a_static_value_without_a_bool_equality_is_an_argument_error():
+    """The cache compared it with the earlier key: NumPy's raw ValueError ("truth value
+    of an array is ambiguous") from the cache lookup, on the second call."""
+    f = aicf.jit(lambda a, k: a, static_argnums=1)
+    x = np.ones(3, np.float32)
+    for _ in range(2):
+        with pytest.raises(aicf.ArgumentError, match="static argument 'k' must compare equal as a bool"):
+            f(x, _ArrayEq())
+
+
+@pytest.mark.parametrize("top", ["a", -1, None, 2.5])
+def test_explain_checks_top(top):
+    exe = aicf.jit(lambda a: a + 1).executable(np.ones(3, np.float32))
+    with pytest.raises(aicf.ArgumentError, match="explain: top must be an int >= 0"):
+        exe.explain(top=top)

@@ -445,3 +445,14 @@ def test_a_dtype_option_names_the_dtype():
     'numpy.generic' objects>": a NumPy scalar type has a shape attribute."""
     with pytest.raises(CompileError, match=rf"{here(1)}: error: numpy.sum: dtype=<class 'numpy.float64'> is not"):
         aicf.jit(lambda x: x.sum(dtype=np.float64))(X4)
+
+
+@pytest.mark.parametrize("fn, args, words", [
+    (lambda a, b: a + b, (X4,), "<lambda>: missing a required argument: 'b'"),
+    (lambda a: a, (X4, X4), "<lambda>: too many positional arguments"),
+    (5, (X4,), "aicf.trace expects a function, got int 5"),
+])  # fmt: skip
+def test_trace_with_arguments_its_function_cannot_take_is_an_argument_error(fn, args, words):
+    """Python's TypeError from inside trace_function, naming an inner frame."""
+    with pytest.raises(ArgumentError, match=re.escape(words)):
+        aicf.trace(fn, *args)
