@@ -177,7 +177,9 @@ def _sum(x: Tensor, dims=None, keepdim: bool = False, *, dtype=None) -> Tensor:
 
 
 def _any(x: Tensor, dims=None, keepdim: bool = False) -> Tensor:
-    hits = ops.reduce_max(ops.cast(x, "i32"), _dims(x, dims), keepdims=keepdim)
+    # nonzero first: a cast to i32 made 0.5 (and 2**32 of an i64) 0, so not any
+    nonzero = x if x.dtype == "i1" else ops.not_equal(x, 0)
+    hits = ops.reduce_max(ops.cast(nonzero, "i32"), _dims(x, dims), keepdims=keepdim)
     return ops.greater(hits, 0)
 
 

@@ -307,3 +307,16 @@ def test_addmm_with_beta_zero_ignores_the_bias():
         got = torch.compile(fn, backend="aicf")(bias, x, w)
     assert backend.last_report().compiled_ops
     torch.testing.assert_close(got, fn(bias, x, w))
+
+
+@pytest.mark.parametrize("x", [
+    torch.tensor([[0.5, 0.0], [0.0, 0.0], [float("nan"), 0.0], [-0.25, 3.0]]),
+    torch.tensor([[2**40, 0], [0, 0], [-(2**32), 1]]),
+])  # fmt: skip
+def test_any_is_true_for_every_nonzero_value(x):
+    """aten.any cast its operand to i32 first: 0.5 and 2**40 became 0, so not any."""
+    fn = lambda x: x.any(-1)  # noqa: E731
+    with torch.no_grad():
+        got = torch.compile(fn, backend="aicf")(x)
+    assert backend.last_report().compiled_ops
+    torch.testing.assert_close(got, fn(x))
