@@ -126,9 +126,10 @@ def _load(src) -> ModuleOp:
         return parse_module(make_context(), decode_source(data, str(path)), str(path))
     if isinstance(src, str):
         return parse_module(make_context(), src, "<string>")
-    raise TypeError(
+    hint = " (a Python function is traced by aicf.jit, or aicf.trace(fn, *examples) first)" if callable(src) else ""
+    raise ArgumentError(
         f"aicf.compile expects MLIR text, a path to a .mlir file or a ModuleOp, got "
-        f"{type(src).__name__}"
+        f"{type(src).__name__}{hint}"
     )
 
 
@@ -210,6 +211,8 @@ def kernel_options(src, kernels, proposer: str | None, gate) -> KernelOptions:
             raise ArgumentError(f"kernels file path {f!r} has a character the pass options cannot carry")
     if proposer is None:
         proposer = os.environ.get("AICF_PROPOSER", "")
+    if not isinstance(proposer, str):
+        raise ArgumentError(f"proposer takes a command line (str), got {type(proposer).__name__} {proposer!r:.60}")
     if '"' in proposer or "}" in proposer:
         raise ArgumentError(f"the proposer command {proposer!r} may not contain '\"' or '}}' (put it in a script)")
     if gate is not None and not isinstance(gate, Mapping):
@@ -862,7 +865,7 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     if isinstance(force, str):
         force = (force,)
     if not isinstance(force, list | tuple) or not all(isinstance(f, str) for f in force):
-        raise TypeError(f"aicf.compile: force takes schedule kind names (str), got {force!r}")
+        raise ArgumentError(f"aicf.compile: force takes schedule kind names (str), got {force!r}")
     force = tuple(k.strip() for f in force for k in f.split(",") if k.strip())
     if target not in TARGETS:
         raise CompileError(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")
