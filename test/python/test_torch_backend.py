@@ -320,3 +320,29 @@ def test_any_is_true_for_every_nonzero_value(x):
         got = torch.compile(fn, backend="aicf")(x)
     assert backend.last_report().compiled_ops
     torch.testing.assert_close(got, fn(x))
+
+
+def test_outputs_that_are_views_of_one_another_stay_views():
+    """y and y.t() returned together share storage in eager (and under inductor):
+    aicf computed each into its own array, so writing one no longer showed in the
+    other. A view of an intermediate aicf does not lay out as torch does stays torch's."""
+
+    def f(a):
+        y = a * 2
+        return y, y + 1, y.t(), y[1:]
+
+    def g(a):
+        y = a * 2
+        return y.t(), y[1:]  # both views of an intermediate that is not returned
+
+    x = torch.randn(4, 6)
+    for fn in (f, g):
+        torch._dynamo.reset()
+        with torch.no_grad():
+            got = torch.compile(fn, backend="aicf")(x)
+            want = fn(x)
+            got[0].add_(100)
+            want[0].add_(100)
+        for a, b in zip(got, want):
+            torch.testing.assert_close(a, b)
+    assert "laid out as aicf does not" in backend.fallback_line(backend.last_report().fallback)
