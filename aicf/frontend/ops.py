@@ -129,7 +129,9 @@ def _is_scalar(value: Any) -> bool:
 
 
 def _scalar_dtype(value: Any) -> str:
-    return "i32" if isinstance(value, numbers.Integral | np.integer | np.bool_) else "f32"
+    if isinstance(value, bool | np.bool_):  # where(c, True, False) is a bool tensor, as NumPy's
+        return "i1"
+    return "i32" if isinstance(value, numbers.Integral | np.integer) else "f32"
 
 
 def _as_tensor(value: Any, tracer: Tracer, like: Any, op_name: str) -> Tensor:
@@ -445,6 +447,12 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None) 
         array = np.asarray(value)
     except (ValueError, TypeError, OverflowError) as e:  # a ragged list, ...
         raise located_error(T.ConstantOp.name, f"the value is no array: {e}") from None
+    if array.dtype.kind not in "biufO" or (array.dtype.kind == "O" and not all(
+            isinstance(v, numbers.Real) for v in array.reshape(-1))):  # fmt: skip
+        # a complex value lost its imaginary part (1j became 0), None became NaN, a
+        # string raised NumPy's ValueError from the conversion
+        raise located_error(T.ConstantOp.name, f"the value is not real numbers: {value!r:.40} "
+                            f"({'complex' if array.dtype.kind == 'c' else array.dtype})")
     if dtype is None:
         dtype = "f32" if not isinstance(value, np.ndarray | np.generic) else array.dtype
     try:
@@ -629,6 +637,8 @@ def reshape(x: Tensor, shape: Any) -> Tensor:
 def transpose(x: Tensor, perm: Sequence[int] | None = None, *,
               axes: Sequence[int] | None = None) -> Tensor:  # fmt: skip
     """numpy.transpose: result dim i is x's dim perm[i]; default reverses the dims."""
+    if perm is not None and axes is not None:
+        raise located_error(T.TransposeOp.name, "give `perm` or `axes`, not both")
     if perm is None:
         perm = axes
     if perm is None:

@@ -456,3 +456,32 @@ def test_trace_with_arguments_its_function_cannot_take_is_an_argument_error(fn, 
     """Python's TypeError from inside trace_function, naming an inner frame."""
     with pytest.raises(ArgumentError, match=re.escape(words)):
         aicf.trace(fn, *args)
+
+
+@pytest.mark.parametrize("value, words", [
+    (1j, "1j \\(complex\\)"),
+    (np.array([1 + 2j]), "complex"),
+    ("abc", "'abc'"),
+    (None, "None \\(object\\)"),
+    ([1, None], "object"),
+])  # fmt: skip
+def test_a_constant_that_is_not_real_numbers_is_a_located_error(value, words):
+    """ops.constant(1j) dropped the imaginary part (x + 1j gave x), None became NaN, and
+    a string raised NumPy's ValueError from inside the conversion."""
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: 'aicf_tensor.constant' the value is not real numbers: .*{words}"):
+        aicf.jit(lambda x: x + aicf.ops.constant(value))(X4)
+
+
+def test_where_of_two_bools_is_a_bool_tensor():
+    """np.where(c, True, False) is NumPy's bool array; it was int32 (a weak bool was an
+    i32 constant), so ~ of it was an error and it was no mask."""
+    got = aicf.jit(lambda x: np.where(x > 1, True, False))(X4)
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got, X4 > 1)
+    np.testing.assert_array_equal(aicf.jit(lambda x: ~aicf.ops.where(x > 1, True, False))(X4), ~(X4 > 1))
+
+
+def test_transpose_with_perm_and_axes_is_a_located_error():
+    """Both given, axes was ignored."""
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: 'aicf_tensor.transpose' give `perm` or `axes`, not both"):
+        aicf.jit(lambda x: aicf.ops.transpose(x.reshape(2, 2), [1, 0], axes=[0, 1]))(X4)
