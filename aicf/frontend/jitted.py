@@ -10,7 +10,8 @@
 Arguments are bound to the function's signature (positional or keyword). Dynamic
 arguments are pytrees (dicts, lists, tuples, nested) of arrays: NumPy, CuPy, or any
 `__dlpack__` array (torch, JAX), and Python int/float scalars, which become weak 0-d
-tensors (i32/f32 taking the dtype of the tensors they meet, as in JAX). Static
+tensors (i32/f32 taking the dtype of the tensors they meet, as in JAX; a float is
+held at f64 until then, so an f64 array gets its exact value). Static
 arguments (`static_argnums` / `static_argnames`, as in jax.jit) are plain Python
 values, hashable, seen by the function as they are.
 
@@ -275,7 +276,12 @@ class JitFunction:
                 spec = scalar_spec(leaf)
             except TypeError as e:
                 raise ArgumentError(f"{where}: {e}, or make it static (static_argnames)") from None
-            return np.asarray(leaf, dtype=np.float32 if spec.dtype == "f32" else np.int32), spec
+            if spec.dtype == "f32":
+                # weak at f64: it takes an f64 array's type exactly (as f32 first, x * 1e300
+                # was inf and x * 0.1 off by 1e-9), the f32 tensors' after rounding once;
+                # beside integers and alone it is f32 (ops._as_tensor, _result)
+                return np.asarray(leaf, dtype=np.float64), TensorSpec((), "f64", weak=True)
+            return np.asarray(leaf, dtype=np.int32), spec
         if isinstance(leaf, np.generic):
             leaf = np.asarray(leaf)
         leaf = as_array(leaf, self.target, where)
@@ -322,6 +328,10 @@ class JitFunction:
         a 0-d (or array) result, as jax.jit does; anything else is an error naming the
         leaf by its path in the result."""
         if isinstance(leaf, Tensor):
+            if leaf.weak and leaf.mlir_dtype == "f64":  # Python floats only: their type is f32
+                from aicf.frontend import ops
+
+                return ops.cast(leaf, "f32")
             return leaf
         converted = as_result(leaf, current_tracer())
         if converted is None:

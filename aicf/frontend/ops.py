@@ -67,7 +67,8 @@ def _array_constant(tracer: Tracer, value: np.ndarray, like: Any, op_name: str) 
     i32 (an error if a value does not fit)."""
     array = np.asarray(value)
     if array.dtype == np.float64:
-        other = like.dtype if isinstance(like, Tensor) else "f32"
+        # a weak f64 is a Python float, whose type is f32 until a tensor says otherwise
+        other = like.dtype if isinstance(like, Tensor) and not (like.weak and like.dtype == "f64") else "f32"
         dtype = other if _is_float(other) else "f32"
     elif array.dtype.kind in "iu" and array.dtype != np.int32:
         if array.size and not (I32_MIN <= array.min() and array.max() <= I32_MAX):
@@ -146,6 +147,8 @@ def _as_tensor(value: Any, tracer: Tracer, like: Any, op_name: str) -> Tensor:
             # a weak float beside an integer tensor stays float (a float beats an int)
             if _is_float(like.dtype) or not _is_float(value.dtype):
                 return tracer.emit(T.CastOp, [value], result_element=T.dtype_from_name(like.dtype))
+            if value.dtype == "f64":  # a Python float (aicf.jit's argument): f32 beside integers
+                return tracer.emit(T.CastOp, [value], result_element=T.dtype_from_name("f32"))
         return value
     if _is_scalar(value):
         if isinstance(value, np.ndarray):
@@ -188,6 +191,7 @@ def _binary(cls: type[T.BinaryOp]):
         tracer = _tracer_of(x, y)
         a = _as_tensor(x, tracer, y, cls.name)
         b = _as_tensor(y, tracer, a, cls.name)
+        a = _as_tensor(a, tracer, b, cls.name)  # a weak x takes a strong y's dtype (y an array)
         return _weak_if(tracer.emit(cls, [a, b]), a, b)
 
     op.__name__ = cls.name.split(".")[1]
@@ -284,6 +288,7 @@ def _operands(x: Any, y: Any, name: str) -> tuple[Tensor, Tensor, str]:
     tracer = _tracer_of(x, y)
     a = _as_tensor(x, tracer, y, name)
     b = _as_tensor(y, tracer, a, name)
+    a = _as_tensor(a, tracer, b, name)  # a weak x takes a strong y's dtype (y an array)
     return a, b, promote_dtypes(a.dtype, b.dtype)
 
 

@@ -415,3 +415,23 @@ def test_explain_checks_top(top):
     exe = aicf.jit(lambda a: a + 1).executable(np.ones(3, np.float32))
     with pytest.raises(aicf.ArgumentError, match="explain: top must be an int >= 0"):
         exe.explain(top=top)
+
+
+def test_a_python_float_argument_keeps_its_precision_beside_f64():
+    """A Python float argument was an f32 array: beside an f64 array, x * 1e300 was inf
+    and x * 0.1 off by ~1e-9 relative. It keeps f64 now, and is still f32 beside f32
+    and integer arrays and alone (weak, as JAX types it)."""
+    f = aicf.jit(lambda a, s: a * s)
+    x = np.array([1e-290, 1.0, 3.0], np.float64)
+    for s in (1e300, 0.1):
+        got = f(x, s)
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, x * s)
+    x32 = np.array([1.5, 3.0], np.float32)
+    assert f(x32, 0.1).dtype == np.float32
+    np.testing.assert_array_equal(f(x32, 0.1), x32 * np.float32(0.1))
+    assert f(np.array([3, 4], np.int32), 0.5).dtype == np.float32
+    assert aicf.jit(lambda s: s * 2)(0.1).dtype == np.float32
+    # a weak scalar beside an array constant takes the array's type (it promoted both)
+    got = aicf.jit(lambda s: s * np.array([0.5, 2.0], np.float16))(3.0)
+    assert got.dtype == np.float16
