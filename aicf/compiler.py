@@ -427,6 +427,15 @@ class Executable:
         first use)."""
         return module_of(self._module)
 
+    def __deepcopy__(self, memo) -> Executable:
+        # the loaded program is read-only and calls share nothing: a copy is the same
+        # executable (copying raised ctypes' "objects containing pointers cannot be pickled")
+        return self
+
+    def __reduce__(self):
+        raise TypeError(f"cannot pickle {self!r}: it holds a program loaded in this process; compile "
+                        "the source again in the other (the disk cache makes it quick)")
+
     def __repr__(self) -> str:
         ins = ", ".join(f"{a.name}: {a.mlir_type}" for a in self.inputs)
         outs = ", ".join(a.mlir_type for a in self.outputs)

@@ -199,3 +199,15 @@ def test_option_values_are_checked():
     for bad in (0, -1, 1.5, True):
         with pytest.raises(aicf.ArgumentError, match="repeat must be"):
             exe.profile(np.ones(4, np.float32), repeat=bad)
+
+
+def test_an_executable_copies_as_itself_and_does_not_pickle():
+    """deepcopy and pickle raised ctypes' ValueError ("ctypes objects containing
+    pointers cannot be pickled") from deep inside the copy."""
+    import copy
+    import pickle
+
+    exe = aicf.compile(TWO, entry="rowmax")
+    assert copy.deepcopy(exe) is exe
+    with pytest.raises(TypeError, match="cannot pickle <aicf.Executable @rowmax.*compile the source again"):
+        pickle.dumps(exe)
