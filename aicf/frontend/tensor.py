@@ -207,10 +207,10 @@ I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 
 def scalar_spec(value: Any) -> TensorSpec:
     """The spec of a Python scalar argument, as JAX types it: a weak 0-d f32 for a
-    float, i32 for an int. bool (no aicf element type), ints out of i32 range and
-    complex numbers raise TypeError."""
+    float, i32 for an int. bool (a flag: static, or np.array(flag)), ints out of i32
+    range and complex numbers raise TypeError."""
     if isinstance(value, bool):
-        raise TypeError("a bool has no aicf element type; make it a static argument")
+        raise TypeError("a bool scalar has no weak aicf type (np.array(flag) is a bool tensor)")
     if isinstance(value, int):
         if not I32_MIN <= value <= I32_MAX:
             raise TypeError(f"the int {value} is out of i32 range; pass a float or an array")
