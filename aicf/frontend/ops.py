@@ -143,8 +143,9 @@ def _as_tensor(value: Any, tracer: Tracer, like: Any, op_name: str) -> Tensor:
     if isinstance(value, Tensor):
         if value.tracer is not tracer:
             raise located_error(op_name, "operands come from different traces")
-        if value.weak and strong_like and value.dtype != like.dtype:
-            # a weak float beside an integer tensor stays float (a float beats an int)
+        if value.weak and strong_like and value.dtype != like.dtype and like.dtype != "i1":
+            # a weak float beside an integer tensor stays float (a float beats an int); beside
+            # a bool tensor only a bool stays bool (3 * mask is 3, not True)
             if _is_float(like.dtype) or not _is_float(value.dtype):
                 return tracer.emit(T.CastOp, [value], result_element=T.dtype_from_name(like.dtype))
             if value.dtype == "f64":  # a Python float (aicf.jit's argument): f32 beside integers

@@ -485,3 +485,17 @@ def test_transpose_with_perm_and_axes_is_a_located_error():
     """Both given, axes was ignored."""
     with pytest.raises(CompileError, match=rf"{here(1)}: error: 'aicf_tensor.transpose' give `perm` or `axes`, not both"):
         aicf.jit(lambda x: aicf.ops.transpose(x.reshape(2, 2), [1, 0], axes=[0, 1]))(X4)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: np.where(x > 1, 3, x > 2),
+    lambda x: np.where(x > 1, x > 2, np.int64(-4)),
+    lambda x: 3 * (x > 1),
+    lambda x: (x > 1) - np.array([5], np.int32) * 0 + 2,
+])  # fmt: skip
+def test_a_weak_int_beside_a_bool_tensor_stays_an_int(fn):
+    """np.where(mask, 3, other_mask) cast the 3 to the mask's bool: True, not 3."""
+    got = aicf.jit(fn)(X4)
+    want = fn(X4)
+    assert got.dtype.kind == want.dtype.kind == "i"
+    np.testing.assert_array_equal(got, want)
