@@ -51,7 +51,8 @@ def _unsized(what: str) -> _Unsized:
 
 
 def dtype_of(dtype: Any) -> str:
-    """MLIR's name of a dtype given as `"f32"`, `"float32"`, np.float32 or a np.dtype."""
+    """MLIR's name of a dtype given as `"f32"`, `"float32"`, np.float32, a np.dtype or a
+    torch dtype."""
     if isinstance(dtype, str) and dtype in SUPPORTED_DTYPES:
         return dtype
     if isinstance(dtype, str) and re.fullmatch(r"[iuf][0-9]+", dtype.strip()):
@@ -65,7 +66,8 @@ def dtype_of(dtype: Any) -> str:
     try:
         name = np.dtype(dtype).name
     except TypeError:
-        name = str(dtype)
+        # torch's dtypes print as NumPy's names (torch.float32 was "unsupported")
+        name = str(dtype).removeprefix("torch.")
     if name in _NUMPY_NAMES:
         return _NUMPY_NAMES[name]
     raise TypeError(

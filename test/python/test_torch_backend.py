@@ -346,3 +346,18 @@ def test_outputs_that_are_views_of_one_another_stay_views():
         for a, b in zip(got, want):
             torch.testing.assert_close(a, b)
     assert "laid out as aicf does not" in backend.fallback_line(backend.last_report().fallback)
+
+
+def test_torch_tensors_and_dtypes_are_trace_examples_and_spec_dtypes():
+    """aicf.trace(f, torch.ones(3)) and TensorSpec(shape, torch.float16) said
+    "unsupported dtype torch.float32"."""
+    import numpy as np
+
+    import aicf
+
+    exe = aicf.compile(aicf.trace(lambda a: a * 2, torch.ones(3)))
+    np.testing.assert_array_equal(exe(np.ones(3, np.float32)), np.full(3, 2, np.float32))
+    assert aicf.TensorSpec((2,), torch.float16).dtype == "f16"
+    assert aicf.TensorSpec((2,), torch.bool).dtype == "i1"
+    with pytest.raises(aicf.ArgumentError, match="unsupported dtype torch.int8"):
+        aicf.TensorSpec((2,), torch.int8)
