@@ -93,7 +93,11 @@ class TensorSpec:
             object.__setattr__(self, "dtype", dtype_of(dtype))
         except TypeError as e:
             raise ArgumentError(str(e)) from None
-        object.__setattr__(self, "weak", weak)
+        if not isinstance(weak, bool | np.bool_) or (weak and self.shape):
+            # weak="yes" was taken as true; a weak array took the dtype of what it met
+            raise ArgumentError(f"a TensorSpec's weak is True (a Python scalar: shape ()) or False, got "
+                                f"{weak!r} with shape {self.shape}")
+        object.__setattr__(self, "weak", bool(weak))
         why = size_problem([d for d in self.shape if d is not None], dtype_bits(self.dtype))
         if why is not None:
             raise ArgumentValueError(f"TensorSpec{self.shape} of {self.dtype} {why}")

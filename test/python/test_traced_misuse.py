@@ -267,6 +267,9 @@ def test_slice_steps_past_int64_are_numpys(index):
     (("ab",), r"a TensorSpec shape is a sequence of ints \(None: dynamic\), got 'ab'"),
     (((3,), "complex64"), r"unsupported dtype 'complex64'"),
     (((2**40, 2**40),), r"TensorSpec\(1099511627776, 1099511627776\) of f32 has .* elements"),
+    # weak="yes" was taken as true, a weak array took the dtype of what it met
+    (((), "f32", "yes"), r"weak is True \(a Python scalar: shape \(\)\) or False, got 'yes'"),
+    (((3,), "f64", True), r"weak is True .* got True with shape \(3,\)"),
 ])
 def test_bad_tensor_specs_are_argument_errors(args, words):
     """A raw ValueError / TypeError came out of TensorSpec (ArgumentError is still a
