@@ -126,9 +126,10 @@ def _load(src) -> ModuleOp:
         return parse_module(make_context(), decode_source(data, str(path)), str(path))
     if isinstance(src, str):
         return parse_module(make_context(), src, "<string>")
-    raise TypeError(
+    hint = " (a Python function is traced by aicf.jit, or aicf.trace(fn, *examples) first)" if callable(src) else ""
+    raise ArgumentError(
         f"aicf.compile expects MLIR text, a path to a .mlir file or a ModuleOp, got "
-        f"{type(src).__name__}"
+        f"{type(src).__name__}{hint}"
     )
 
 
@@ -212,6 +213,8 @@ def kernel_options(src, kernels, proposer: str | None, gate) -> KernelOptions:
             raise ArgumentError(f"kernels file path {f!r} has a character the pass options cannot carry")
     if proposer is None:
         proposer = os.environ.get("AICF_PROPOSER", "")
+    if not isinstance(proposer, str):
+        raise ArgumentError(f"proposer takes a command line (str), got {type(proposer).__name__} {proposer!r:.60}")
     if '"' in proposer or "}" in proposer:
         raise ArgumentError(f"the proposer command {proposer!r} may not contain '\"' or '}}' (put it in a script)")
     if gate is not None and not isinstance(gate, Mapping):
@@ -272,11 +275,11 @@ def target_pipeline(target: str, gpu: str = "gpu", force: Sequence[str] = (), ma
 
 def forced_kinds(force: str | Sequence[str], target: str) -> tuple[str, ...]:
     """compile's (and jit's) `force` as a tuple of known schedule kind names of the
-    target's side; a TypeError or ArgumentError for anything else."""
+    target's side; an ArgumentError for anything else."""
     if isinstance(force, str):
         force = (force,)
     if not isinstance(force, list | tuple) or not all(isinstance(f, str) for f in force):
-        raise TypeError(f"aicf.compile: force takes schedule kind names (str), got {force!r}")
+        raise ArgumentError(f"aicf.compile: force takes schedule kind names (str), got {force!r}")
     kinds = tuple(k.strip() for f in force for k in f.split(",") if k.strip())
     _check_forced(kinds, target)
     return kinds
@@ -453,6 +456,15 @@ class Executable:
         first use)."""
         return module_of(self._module)
 
+    def __deepcopy__(self, memo) -> Executable:
+        # the loaded program is read-only and calls share nothing: a copy is the same
+        # executable (copying raised ctypes' "objects containing pointers cannot be pickled")
+        return self
+
+    def __reduce__(self):
+        raise TypeError(f"cannot pickle {self!r}: it holds a program loaded in this process; compile "
+                        "the source again in the other (the disk cache makes it quick)")
+
     def __repr__(self) -> str:
         ins = ", ".join(f"{a.name}: {a.mlir_type}" for a in self.inputs)
         outs = ", ".join(a.mlir_type for a in self.outputs)
@@ -470,6 +482,9 @@ class Executable:
         from xdsl.dialects.builtin import ArrayAttr
 
         from aicf.kernels.gate import GateConfig
+
+        if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+            raise ArgumentError(f"explain: top must be an int >= 0, got {top!r}")
         from aicf.kernels.planning import Options
         from aicf.passes.loop.plan import explain_module
         from aicf.target import resolve_target

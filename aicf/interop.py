@@ -62,11 +62,12 @@ def as_array(a: Any, target: str, where: str) -> Any:
         return a
     try:
         device_type, device_id = a.__dlpack_device__()
+        device_type = int(device_type)
     except Exception as e:
         raise ArgumentError(
             f"{where}: cannot read the DLPack device of {describe(a)}: {e}"
         ) from None
-    device = f"{_DEVICE_NAMES.get(int(device_type), f'device type {int(device_type)}')}:{device_id}"
+    device = f"{_DEVICE_NAMES.get(device_type, f'device type {device_type}')}:{device_id}"
     if device_type == _CPU:
         take = np.from_dlpack
     elif target == "cuda" and device_type in (_CUDA, _CUDA_MANAGED):

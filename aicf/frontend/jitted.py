@@ -10,7 +10,8 @@
 Arguments are bound to the function's signature (positional or keyword). Dynamic
 arguments are pytrees (dicts, lists, tuples, nested) of arrays: NumPy, CuPy, or any
 `__dlpack__` array (torch, JAX), and Python int/float scalars, which become weak 0-d
-tensors (i32/f32 taking the dtype of the tensors they meet, as in JAX). Static
+tensors (i32/f32 taking the dtype of the tensors they meet, as in JAX; a float is
+held at f64 until then, so an f64 array gets its exact value). Static
 arguments (`static_argnums` / `static_argnames`, as in jax.jit) are plain Python
 values, hashable, seen by the function as they are.
 
@@ -137,9 +138,13 @@ class _Call:
 
 def _types_of(value: Any) -> Any:
     """The types in a static value: 2 == 2.0 == True and hash alike, but a function
-    may trace differently on each (a * 2.0 is a float array; it got a * 2's ints)."""
+    may trace differently on each (a * 2.0 is a float array; it got a * 2's ints).
+    A float also by its repr: -0.0 == 0.0, but x / s is -inf for one, inf for the
+    other (the second call got the first's program)."""
     if isinstance(value, tuple):
         return (tuple, tuple(_types_of(v) for v in value))
+    if isinstance(value, float | complex | np.floating | np.complexfloating):
+        return (type(value), repr(value))
     return type(value)
 
 
@@ -243,6 +248,13 @@ class JitFunction:
                         f"{self._name}: static argument '{name}' must be hashable, got "
                         f"{type(value).__name__} (use a tuple for a list)"
                     ) from None
+                try:  # the cache compares it with the keys of earlier calls
+                    bool(value == value)
+                except Exception as e:  # noqa: BLE001 - whatever its __eq__ raised
+                    raise ArgumentError(
+                        f"{self._name}: static argument '{name}' must compare equal as a bool "
+                        f"(its == raised {type(e).__name__}: {e})"
+                    ) from None
                 static.append((name, value))
             else:
                 dynamic.append(value)
@@ -290,7 +302,12 @@ class JitFunction:
                 spec = scalar_spec(leaf)
             except TypeError as e:
                 raise ArgumentError(f"{where}: {e}, or make it static (static_argnames)") from None
-            return np.asarray(leaf, dtype=np.float32 if spec.dtype == "f32" else np.int32), spec
+            if spec.dtype == "f32":
+                # weak at f64: it takes an f64 array's type exactly (as f32 first, x * 1e300
+                # was inf and x * 0.1 off by 1e-9), the f32 tensors' after rounding once;
+                # beside integers and alone it is f32 (ops._as_tensor, _result)
+                return np.asarray(leaf, dtype=np.float64), TensorSpec((), "f64", weak=True)
+            return np.asarray(leaf, dtype=np.int32), spec
         if isinstance(leaf, np.generic):
             leaf = np.asarray(leaf)
         if isinstance(leaf, np.matrix):  # traced as a plain array, `x * x` was not its product
@@ -342,6 +359,10 @@ class JitFunction:
         a 0-d (or array) result, as jax.jit does; anything else is an error naming the
         leaf by its path in the result."""
         if isinstance(leaf, Tensor):
+            if leaf.weak and leaf.mlir_dtype == "f64":  # Python floats only: their type is f32
+                from aicf.frontend import ops
+
+                return ops.cast(leaf, "f32")
             return leaf
         converted = as_result(leaf, current_tracer())
         if converted is None:
@@ -425,8 +446,14 @@ class JitFunction:
         return tuple(key)
 
     def __call__(self, *args: Any, **kwargs: Any):
-        if is_tracing():
-            return self.fn(*args, **kwargs)  # nested jit: inline into the outer trace
+        if is_tracing():  # nested jit: inline into the outer trace
+            try:
+                self._sig.bind(*args, **kwargs)
+            except TypeError as e:  # as the outer call says it, at the caller's line
+                from aicf.frontend.tracer import located_error
+
+                raise ArgumentError(str(located_error(None, f"{self._name}: {e}"))) from None
+            return self.fn(*args, **kwargs)
         fast = None if kwargs else self._fast_key(args)
         hit = None
         last = self._last

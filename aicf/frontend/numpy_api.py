@@ -71,7 +71,9 @@ def _reject(func_name: str, **options: Any) -> None:
     """Options given a value other than their default (`name=(value, default)`)."""
     for key, (value, default) in options.items():
         if _given(value, default):
-            shown = f"an array of shape {value.shape}" if hasattr(value, "shape") else repr(value)
+            # a NumPy scalar type (dtype=np.float64) has a shape attribute too
+            array = hasattr(value, "shape") and not isinstance(value, type)
+            shown = f"an array of shape {value.shape}" if array else repr(value)
             raise located_error(None, f"{func_name}: {key}={shown} is not supported")
 
 

@@ -67,7 +67,8 @@ def _array_constant(tracer: Tracer, value: np.ndarray, like: Any, op_name: str) 
     i32 (an error if a value does not fit)."""
     array = np.asarray(value)
     if array.dtype == np.float64:
-        other = like.dtype if isinstance(like, Tensor) else "f32"
+        # a weak f64 is a Python float, whose type is f32 until a tensor says otherwise
+        other = like.dtype if isinstance(like, Tensor) and not (like.weak and like.dtype == "f64") else "f32"
         dtype = other if _is_float(other) else "f32"
     elif array.dtype.kind in "iu" and array.dtype != np.int32:
         if array.size and not (I32_MIN <= array.min() and array.max() <= I32_MAX):
@@ -129,7 +130,9 @@ def _is_scalar(value: Any) -> bool:
 
 
 def _scalar_dtype(value: Any) -> str:
-    return "i32" if isinstance(value, numbers.Integral | np.integer | np.bool_) else "f32"
+    if isinstance(value, bool | np.bool_):  # where(c, True, False) is a bool tensor, as NumPy's
+        return "i1"
+    return "i32" if isinstance(value, numbers.Integral | np.integer) else "f32"
 
 
 def _as_tensor(value: Any, tracer: Tracer, like: Any, op_name: str) -> Tensor:
@@ -140,10 +143,13 @@ def _as_tensor(value: Any, tracer: Tracer, like: Any, op_name: str) -> Tensor:
     if isinstance(value, Tensor):
         if value.tracer is not tracer:
             raise located_error(op_name, "operands come from different traces")
-        if value.weak and strong_like and value.dtype != like.dtype:
-            # a weak float beside an integer tensor stays float (a float beats an int)
+        if value.weak and strong_like and value.dtype != like.dtype and like.dtype != "i1":
+            # a weak float beside an integer tensor stays float (a float beats an int); beside
+            # a bool tensor only a bool stays bool (3 * mask is 3, not True)
             if _is_float(like.dtype) or not _is_float(value.dtype):
                 return tracer.emit(T.CastOp, [value], result_element=T.dtype_from_name(like.dtype))
+            if value.dtype == "f64":  # a Python float (aicf.jit's argument): f32 beside integers
+                return tracer.emit(T.CastOp, [value], result_element=T.dtype_from_name("f32"))
         return value
     if _is_scalar(value):
         if isinstance(value, np.ndarray):
@@ -186,6 +192,7 @@ def _binary(cls: type[T.BinaryOp]):
         tracer = _tracer_of(x, y)
         a = _as_tensor(x, tracer, y, cls.name)
         b = _as_tensor(y, tracer, a, cls.name)
+        a = _as_tensor(a, tracer, b, cls.name)  # a weak x takes a strong y's dtype (y an array)
         return _weak_if(tracer.emit(cls, [a, b]), a, b)
 
     op.__name__ = cls.name.split(".")[1]
@@ -282,6 +289,7 @@ def _operands(x: Any, y: Any, name: str) -> tuple[Tensor, Tensor, str]:
     tracer = _tracer_of(x, y)
     a = _as_tensor(x, tracer, y, name)
     b = _as_tensor(y, tracer, a, name)
+    a = _as_tensor(a, tracer, b, name)  # a weak x takes a strong y's dtype (y an array)
     return a, b, promote_dtypes(a.dtype, b.dtype)
 
 
@@ -445,6 +453,12 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None) 
         array = np.asarray(value)
     except (ValueError, TypeError, OverflowError) as e:  # a ragged list, ...
         raise located_error(T.ConstantOp.name, f"the value is no array: {e}") from None
+    if array.dtype.kind not in "biufO" or (array.dtype.kind == "O" and not all(
+            isinstance(v, numbers.Real) for v in array.reshape(-1))):  # fmt: skip
+        # a complex value lost its imaginary part (1j became 0), None became NaN, a
+        # string raised NumPy's ValueError from the conversion
+        raise located_error(T.ConstantOp.name, f"the value is not real numbers: {value!r:.40} "
+                            f"({'complex' if array.dtype.kind == 'c' else array.dtype})")
     if dtype is None:
         dtype = "f32" if not isinstance(value, np.ndarray | np.generic) else array.dtype
     try:
@@ -629,6 +643,8 @@ def reshape(x: Tensor, shape: Any) -> Tensor:
 def transpose(x: Tensor, perm: Sequence[int] | None = None, *,
               axes: Sequence[int] | None = None) -> Tensor:  # fmt: skip
     """numpy.transpose: result dim i is x's dim perm[i]; default reverses the dims."""
+    if perm is not None and axes is not None:
+        raise located_error(T.TransposeOp.name, "give `perm` or `axes`, not both")
     if perm is None:
         perm = axes
     if perm is None:

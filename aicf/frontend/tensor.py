@@ -39,8 +39,20 @@ class _MissingAttribute(CompileError, AttributeError):
     """An ndarray attribute a traced tensor does not have (Tensor.__getattr__)."""
 
 
+class _Unsized(CompileError, TypeError):
+    """len() of or iteration over a 0-d traced tensor: located, and a TypeError as
+    NumPy's "len() of unsized object", so code probing for a length still works."""
+
+
+def _unsized(what: str) -> _Unsized:
+    from aicf.frontend.tracer import located_error
+
+    return _Unsized(str(located_error(None, what)))
+
+
 def dtype_of(dtype: Any) -> str:
-    """MLIR's name of a dtype given as `"f32"`, `"float32"`, np.float32 or a np.dtype."""
+    """MLIR's name of a dtype given as `"f32"`, `"float32"`, np.float32, a np.dtype or a
+    torch dtype."""
     if isinstance(dtype, str) and dtype in SUPPORTED_DTYPES:
         return dtype
     if isinstance(dtype, str) and re.fullmatch(r"[iuf][0-9]+", dtype.strip()):
@@ -54,7 +66,8 @@ def dtype_of(dtype: Any) -> str:
     try:
         name = np.dtype(dtype).name
     except TypeError:
-        name = str(dtype)
+        # torch's dtypes print as NumPy's names (torch.float32 was "unsupported")
+        name = str(dtype).removeprefix("torch.")
     if name in _NUMPY_NAMES:
         return _NUMPY_NAMES[name]
     raise TypeError(
@@ -80,7 +93,11 @@ class TensorSpec:
             object.__setattr__(self, "dtype", dtype_of(dtype))
         except TypeError as e:
             raise ArgumentError(str(e)) from None
-        object.__setattr__(self, "weak", weak)
+        if not isinstance(weak, bool | np.bool_) or (weak and self.shape):
+            # weak="yes" was taken as true; a weak array took the dtype of what it met
+            raise ArgumentError(f"a TensorSpec's weak is True (a Python scalar: shape ()) or False, got "
+                                f"{weak!r} with shape {self.shape}")
+        object.__setattr__(self, "weak", bool(weak))
         why = size_problem([d for d in self.shape if d is not None], dtype_bits(self.dtype))
         if why is not None:
             raise ArgumentValueError(f"TensorSpec{self.shape} of {self.dtype} {why}")
@@ -196,10 +213,10 @@ I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 
 def scalar_spec(value: Any) -> TensorSpec:
     """The spec of a Python scalar argument, as JAX types it: a weak 0-d f32 for a
-    float, i32 for an int. bool (no aicf element type), ints out of i32 range and
-    complex numbers raise TypeError."""
+    float, i32 for an int. bool (a flag: static, or np.array(flag)), ints out of i32
+    range and complex numbers raise TypeError."""
     if isinstance(value, bool):
-        raise TypeError("a bool has no aicf element type; make it a static argument")
+        raise TypeError("a bool scalar has no weak aicf type (np.array(flag) is a bool tensor)")
     if isinstance(value, int):
         if not I32_MIN <= value <= I32_MAX:
             raise TypeError(f"the int {value} is out of i32 range; pass a float or an array")
@@ -268,6 +285,11 @@ class Tensor:
         assert shape is not None
         return tuple(None if d < 0 else d for d in shape)
 
+    @shape.setter
+    def shape(self, value) -> None:
+        # NumPy's in-place reshape (x.shape = (n, -1)): an AttributeError without a line
+        _api().immutable(f"assigning shape {value!r} (use x = x.reshape(...))")
+
     @property
     def dtype(self) -> TracedDType:
         """The element type: NumPy reads it as its dtype (`np.zeros(n, dtype=x.dtype)`,
@@ -300,7 +322,7 @@ class Tensor:
 
     def __len__(self) -> int:
         if not self.shape or self.shape[0] is None:
-            raise TypeError("len() of a 0-d or dynamically sized traced tensor")
+            raise _unsized("len() of a 0-d or dynamically sized traced tensor")
         return self.shape[0]
 
     def __repr__(self) -> str:
@@ -448,7 +470,7 @@ class Tensor:
     def __iter__(self):
         # as NumPy and JAX: the sub-tensors along the first axis
         if not self.shape:
-            raise TypeError("iteration over a 0-d traced tensor")
+            raise _unsized("iteration over a 0-d traced tensor")
         if self.shape[0] is None:
             return _api().no_value("iteration over a dynamic extent")
         return (self[i] for i in range(self.shape[0]))
@@ -471,6 +493,14 @@ class Tensor:
         e = located_error(None, f"ndarray.{name} has no aicf meaning on traced tensors (supported: "
                                 "aicf.frontend.numpy_api.UFUNCS and FUNCTIONS, and the Tensor methods)")
         raise _MissingAttribute(str(e))
+
+    def __copy__(self):
+        return self  # immutable, as JAX's tracers
+
+    def __deepcopy__(self, memo):
+        # a deep copy copied the tracer and its program: its ops went to a program no
+        # one compiles, and returning it said "got Tensor"
+        return self
 
     def __round__(self, ndigits=None):
         return _api().no_meaning("round()")

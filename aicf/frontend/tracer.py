@@ -239,6 +239,21 @@ def _arg_type(arg: Any) -> TensorType:
 def trace(fn: Callable[..., Any], *example_args: Any) -> ModuleOp:
     """Trace `fn` on tensors shaped like `example_args` (arrays, TensorSpecs, or Python
     scalars: weak 0-d tensors) into a ModuleOp holding one func.func named after `fn`."""
+    import inspect
+
+    from aicf.errors import ArgumentError
+
+    if not callable(fn):
+        raise ArgumentError(f"aicf.trace expects a function, got {type(fn).__name__} {fn!r:.60}")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without one: the call says what is wrong
+        signature = None
+    if signature is not None:
+        try:
+            signature.bind(*example_args)
+        except TypeError as e:  # raised from inside the trace, it named no one
+            raise ArgumentError(f"aicf.trace: {getattr(fn, '__name__', type(fn).__name__)}: {e}") from None
     return trace_function(fn, example_args)
 
 

@@ -74,6 +74,8 @@ def _arange(start, end=None, step=1, *, dtype=None, **_) -> Tensor:
 def _addmm(bias, a, b, *, beta=1, alpha=1) -> Tensor:
     prod = ops.matmul(a, b)
     prod = prod * alpha if alpha != 1 else prod
+    if beta == 0:  # torch ignores the bias then: its NaN and inf do not propagate
+        return prod
     return prod + (bias * beta if beta != 1 else bias)
 
 
@@ -151,7 +153,10 @@ def _layer_norm(x: Tensor, normalized_shape, weight, bias, eps: float):
 
 
 def _var(x: Tensor, dims=None, *, correction=None, keepdim=False) -> Tensor:
-    return ops.reduce_var(x, _dims(x, dims), keepdims=keepdim, ddof=1 if correction is None else int(correction))
+    ddof = 1 if correction is None else correction
+    if ddof != int(ddof):  # torch takes any real correction; int() truncated 0.5 to 0
+        raise AicfError(f"var with a fractional correction ({correction})")
+    return ops.reduce_var(x, _dims(x, dims), keepdims=keepdim, ddof=int(ddof))
 
 
 def _var_mean(x: Tensor, dims=None, *, correction=None, keepdim=False):
@@ -172,7 +177,9 @@ def _sum(x: Tensor, dims=None, keepdim: bool = False, *, dtype=None) -> Tensor:
 
 
 def _any(x: Tensor, dims=None, keepdim: bool = False) -> Tensor:
-    hits = ops.reduce_max(ops.cast(x, "i32"), _dims(x, dims), keepdims=keepdim)
+    # nonzero first: a cast to i32 made 0.5 (and 2**32 of an i64) 0, so not any
+    nonzero = x if x.dtype == "i1" else ops.not_equal(x, 0)
+    hits = ops.reduce_max(ops.cast(nonzero, "i32"), _dims(x, dims), keepdims=keepdim)
     return ops.greater(hits, 0)
 
 
@@ -199,6 +206,23 @@ def _clamp(x: Tensor, min=None, max=None) -> Tensor:
 def _binary(op: Callable[[Any, Any], Tensor], alpha_applies: bool = False):
     def apply(a, b, *, alpha=1) -> Tensor:
         return op(a, b * alpha if alpha_applies and alpha != 1 else b)
+
+    return apply
+
+
+def _opmath(op: Callable[[Any, Any], Tensor]):
+    """torch's mul and div of an f16/bf16 tensor by a Python number: the number stays
+    f32 and the product is rounded once (x * 1e5 is 19360 for x = 0.19; with the number
+    rounded to f16 first it was inf, and x * 1e-8 was 0)."""
+
+    def as_f32(v: Any, other: Any) -> Any:
+        if (isinstance(v, int | float) and not isinstance(v, bool) and isinstance(other, Tensor)
+                and other.dtype in ("f16", "bf16")):  # fmt: skip
+            return ops.constant(float(v), "f32")
+        return v
+
+    def apply(a, b) -> Tensor:
+        return op(as_f32(a, b), as_f32(b, a))
 
     return apply
 
@@ -281,10 +305,10 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.sub.Tensor": _binary(ops.sub, alpha_applies=True),
     "aten.sub.Scalar": _binary(ops.sub, alpha_applies=True),
     "aten.rsub.Scalar": lambda a, b, *, alpha=1: ops.sub(b, a * alpha if alpha != 1 else a),
-    "aten.mul.Tensor": ops.mul,
-    "aten.mul.Scalar": ops.mul,
-    "aten.div.Tensor": ops.true_divide,  # torch.div without rounding_mode divides truly
-    "aten.div.Scalar": ops.true_divide,
+    "aten.mul.Tensor": _opmath(ops.mul),
+    "aten.mul.Scalar": _opmath(ops.mul),
+    "aten.div.Tensor": _opmath(ops.true_divide),  # torch.div without rounding_mode divides truly
+    "aten.div.Scalar": _opmath(ops.true_divide),
     "aten.pow.Tensor_Scalar": ops.pow,
     "aten.pow.Tensor_Tensor": ops.pow,
     "aten.maximum.default": ops.maximum,

@@ -134,11 +134,12 @@ class PartitionCall:
     outputs of its own and copies them out: GPT-2 small's 823 MB of logits, 0.54 ms a
     call on the H100)."""
 
-    def __init__(self, exe, multiple: bool):
+    def __init__(self, exe, multiple: bool, aliases: Sequence[tuple] = ()):
         from aicf.lru import LruCache
 
         self.exe = exe
         self.multiple = multiple
+        self.aliases = tuple(aliases)  # see output_aliases
         self.out_specs = _torch_out_specs(exe)
         # CuPy views of the input tensors met before (a model's weights, every call):
         # torch's __dlpack__ costs ~30 us a tensor (its stream and device queries), 5 ms
@@ -162,6 +163,7 @@ class PartitionCall:
             # outputs there (and its allocator reuses their blocks in that order)
             with cupy.cuda.Device(dev.index or 0), cupy.cuda.ExternalStream(torch.cuda.current_stream(dev).cuda_stream):
                 self.exe.call_into([self._view(a, cupy) for a in ins], outs)
+            outs = self._alias(outs, args)
             return outs if self.multiple else outs[0]
         results = self.exe(*ins)
         results = results if isinstance(results, tuple) else (results,)
@@ -169,7 +171,19 @@ class PartitionCall:
             torch.from_numpy(np.asarray(r)) if isinstance(r, np.ndarray | np.generic) else torch.from_dlpack(r)
             for r in results
         )
+        out = self._alias(out, args)
         return out if self.multiple else out[0]
+
+    def _alias(self, outs: tuple, args: tuple) -> tuple:
+        """The outputs that are views in torch's graph as views again (of the output or
+        input they view), so that writing one shows in the other as in eager."""
+        if not self.aliases:
+            return outs
+        outs = list(outs)
+        for i, kind, k, size, stride, offset in self.aliases:
+            base = outs[k] if kind == "output" else args[k]
+            outs[i] = base.as_strided(size, stride, offset)
+        return tuple(outs)
 
 
     def _view(self, t, cupy):
@@ -216,6 +230,40 @@ def _torch_out_specs(exe) -> list | None:
     return specs
 
 
+def output_aliases(outputs: Sequence[Any], inputs: Sequence[Any]) -> list[tuple]:
+    """(output index, "output" or "input", index of its base, size, stride, storage
+    offset) of each output that shares its storage with a partition input or an
+    earlier output in torch's graph (a view: y and y.view(-1) both returned). aicf
+    computes every output into its own array; these are made views again after the
+    call, as inductor's are. A view whose base aicf does not lay out as torch does (a
+    view of an intermediate that is not itself an output, or of a non-contiguous
+    output) raises AicfError: the partition stays torch's."""
+    from torch.multiprocessing.reductions import StorageWeakRef
+
+    def storage(t):
+        return StorageWeakRef(t.untyped_storage()) if hasattr(t, "untyped_storage") else None
+
+    by_storage: dict[Any, tuple[str, int]] = {}
+    for k, t in enumerate(inputs):
+        if (key := storage(t)) is not None:
+            by_storage.setdefault(key, ("input", k))
+    aliases = []
+    for i, t in enumerate(outputs):
+        key = storage(t)
+        if key is None:
+            continue
+        base = by_storage.get(key)
+        if base is None:
+            by_storage[key] = ("output", i)
+            if t.storage_offset() != 0 or not t.is_contiguous() or t._base is not None:
+                # aicf's array for it is contiguous from 0: a view of something else
+                if any(storage(o) == key for o in outputs[i + 1:]):
+                    raise AicfError(f"output #{i} is a view another output shares, laid out as aicf does not")
+            continue
+        aliases.append((i, *base, tuple(t.size()), tuple(t.stride()), t.storage_offset()))
+    return aliases
+
+
 def _compile_partition(sub, vals: Sequence[Any], name: str, tune=None):
     import aicf
 
@@ -226,8 +274,10 @@ def _compile_partition(sub, vals: Sequence[Any], name: str, tune=None):
     fn.__name__ = name
     module = aicf.trace(fn, *specs)
     output = next(n for n in sub.graph.nodes if n.op == "output")
+    results = output.args[0] if isinstance(output.args[0], tuple | list) else (output.args[0],)
+    aliases = output_aliases([getattr(r, "meta", {}).get("val") for r in results], vals)
     exe = aicf.compile(module, target=target, tune=tune)
-    return PartitionCall(exe, isinstance(output.args[0], tuple | list)), target
+    return PartitionCall(exe, isinstance(output.args[0], tuple | list), aliases), target
 
 
 def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], report: Report, tune=None):

@@ -188,7 +188,26 @@ def test_option_values_are_checked():
         aicf.compile(src, gate=5)
     with pytest.raises(aicf.ArgumentError, match="fuse must be True or False"):
         aicf.compile(src, fuse="no")
+    # a raw TypeError from inside kernel_options ("argument of type 'int' is not iterable")
+    with pytest.raises(aicf.ArgumentError, match="proposer takes a command line"):
+        aicf.compile(src, proposer=5)
+    with pytest.raises(aicf.ArgumentError, match="force takes schedule kind names"):
+        aicf.compile(src, force={"cpu.nest"})
+    with pytest.raises(aicf.ArgumentError, match="got function .* traced by aicf.jit"):
+        aicf.compile(lambda x: x + 1)
     exe = aicf.compile(src)
     for bad in (0, -1, 1.5, True):
         with pytest.raises(aicf.ArgumentError, match="repeat must be"):
             exe.profile(np.ones(4, np.float32), repeat=bad)
+
+
+def test_an_executable_copies_as_itself_and_does_not_pickle():
+    """deepcopy and pickle raised ctypes' ValueError ("ctypes objects containing
+    pointers cannot be pickled") from deep inside the copy."""
+    import copy
+    import pickle
+
+    exe = aicf.compile(TWO, entry="rowmax")
+    assert copy.deepcopy(exe) is exe
+    with pytest.raises(TypeError, match="cannot pickle <aicf.Executable @rowmax.*compile the source again"):
+        pickle.dumps(exe)

@@ -75,6 +75,24 @@ def test_array_on_a_device_the_target_cannot_read_is_named(kind, device):
     assert "dtype float32, shape (4,)" in msg
 
 
+def test_a_device_that_is_not_a_number_is_named():
+    """A __dlpack_device__ answering ("cpu", 0) raised int()'s raw ValueError."""
+    exe = aicf.compile(PROGRAM, target="cpu")
+    with pytest.raises(aicf.ArgumentError, match=r"argument #1 \('%w'\) of @f: cannot read the DLPack device"):
+        exe(np.zeros((3, 4), np.float32), OnDevice(np.zeros(4, np.float32), "cpu"))
+
+
+def test_a_masked_array_is_refused():
+    """Its data were read with the masked elements as they are (JAX refuses one)."""
+    x = np.ma.array(RNG.standard_normal((3, 4)).astype(np.float32), mask=np.eye(3, 4, dtype=bool))
+    w = np.ones(4, np.float32)
+    exe = aicf.compile(PROGRAM, target="cpu")
+    with pytest.raises(aicf.ArgumentError, match=r"argument #0 \('%x'\) of @f: a numpy.ma.MaskedArray: .* would ignore its mask"):
+        exe(x, w)
+    with pytest.raises(aicf.ArgumentError, match=r"argument 'x': a numpy.ma.MaskedArray: .* would ignore its mask"):
+        aicf.jit(lambda x, w: x * w)(x, w)
+
+
 def test_jit_takes_dlpack_leaves():
     @aicf.jit
     def f(p):

@@ -181,7 +181,8 @@ def test_a_result_leaf_that_is_no_array_is_named_by_its_path():
     "args, words",
     [
         ((rand(4), {"k": "relu"}), r"argument 'p\['k'\]': a str is not an array.*static"),
-        ((True, {}), r"argument 'x': a bool has no aicf element type.*static"),
+        # "make it a static argument, or make it static" said it twice
+        ((True, {}), r"argument 'x': a bool scalar has no weak aicf type \(np.array\(flag\) is a bool tensor\), or make it static \(static_argnames\)$"),
         ((2**40, {}), r"argument 'x': the int 1099511627776 is out of i32 range"),
         ((1j, {}), r"argument 'x': a complex scalar"),
         ((np.ones(3, np.uint8), {}), r"argument 'x': unsupported dtype"),
@@ -395,3 +396,73 @@ def test_compile_options_reach_each_compile():
 def test_bad_compile_options_fail_at_the_decorator(kw):
     with pytest.raises(ArgumentError, match="force|fuse|tune|matmul_precision|debug"):
         aicf.jit(lambda x: x + 1, **kw)
+
+
+def test_static_zeros_of_either_sign_are_other_specialisations():
+    """-0.0 == 0.0 with one hash, but x / s is -inf for one and inf for the other: the
+    second call got the first's program."""
+    x = np.ones(3, np.float32)
+    f = aicf.jit(lambda a, s: a / s, static_argnames="s")
+    g = aicf.jit(lambda a, t: a * t[0], static_argnums=1)  # inside a tuple too
+    with np.errstate(divide="ignore"):
+        for s in (0.0, -0.0, np.float32(-0.0)):
+            np.testing.assert_array_equal(f(x, s=s), x / s)
+            assert np.array_equal(np.signbit(g(x, (s,))), np.signbit(x * s)), s
+    assert f.num_compilations == g.num_compilations == 3
+
+
+def test_a_nested_call_with_wrong_arguments_is_named_at_its_line():
+    """Inlined into the outer trace, the jitted function was called as it was: Python's
+    TypeError from inside jitted.py, without the caller's line."""
+    inner = aicf.jit(lambda a: a * 2)
+    x = np.ones(3, np.float32)
+    with pytest.raises(aicf.ArgumentError) as err:
+        aicf.jit(lambda a: inner(a, a))(x)  # NESTED-CALL
+    assert str(err.value).startswith(f"{__file__}:{line_of(__file__, 'NESTED-CALL')}: error: <lambda>: too many")
+
+
+class _ArrayEq:
+    """Hashable, but == gives an array (as a wrapper of NumPy arrays might)."""
+
+    def __hash__(self):
+        return 1
+
+    def __eq__(self, other):
+        return np.array([True, False])
+
+
+def test_a_static_value_without_a_bool_equality_is_an_argument_error():
+    """The cache compared it with the earlier key: NumPy's raw ValueError ("truth value
+    of an array is ambiguous") from the cache lookup, on the second call."""
+    f = aicf.jit(lambda a, k: a, static_argnums=1)
+    x = np.ones(3, np.float32)
+    for _ in range(2):
+        with pytest.raises(aicf.ArgumentError, match="static argument 'k' must compare equal as a bool"):
+            f(x, _ArrayEq())
+
+
+@pytest.mark.parametrize("top", ["a", -1, None, 2.5])
+def test_explain_checks_top(top):
+    exe = aicf.jit(lambda a: a + 1).executable(np.ones(3, np.float32))
+    with pytest.raises(aicf.ArgumentError, match="explain: top must be an int >= 0"):
+        exe.explain(top=top)
+
+
+def test_a_python_float_argument_keeps_its_precision_beside_f64():
+    """A Python float argument was an f32 array: beside an f64 array, x * 1e300 was inf
+    and x * 0.1 off by ~1e-9 relative. It keeps f64 now, and is still f32 beside f32
+    and integer arrays and alone (weak, as JAX types it)."""
+    f = aicf.jit(lambda a, s: a * s)
+    x = np.array([1e-290, 1.0, 3.0], np.float64)
+    for s in (1e300, 0.1):
+        got = f(x, s)
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, x * s)
+    x32 = np.array([1.5, 3.0], np.float32)
+    assert f(x32, 0.1).dtype == np.float32
+    np.testing.assert_array_equal(f(x32, 0.1), x32 * np.float32(0.1))
+    assert f(np.array([3, 4], np.int32), 0.5).dtype == np.float32
+    assert aicf.jit(lambda s: s * 2)(0.1).dtype == np.float32
+    # a weak scalar beside an array constant takes the array's type (it promoted both)
+    got = aicf.jit(lambda s: s * np.array([0.5, 2.0], np.float16))(3.0)
+    assert got.dtype == np.float16

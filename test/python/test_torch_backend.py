@@ -273,3 +273,91 @@ def test_bad_backend_options_are_named(options, message):
     idx = torch.randint(0, config.vocab_size, (1, 8))
     with torch.no_grad(), pytest.raises(Exception, match=message.replace("(", r"\(").replace(")", r"\)")):
         torch.compile(model, backend="aicf", dynamic=False, options=options)(idx)
+
+
+@pytest.mark.parametrize("fn", [lambda x: x * 1e5, lambda x: x * 1e-8, lambda x: x / 1e5, lambda x: 1e-3 * x])
+def test_a_half_tensor_times_a_python_number_is_computed_in_f32(fn):
+    """torch multiplies and divides an f16 tensor by a Python number in f32, rounding
+    once: 0.19 * 1e5 is 19360. The number was rounded to f16 first (1e5 to inf, 1e-8
+    to 0), so the result was inf or 0."""
+    x = torch.tensor([0.19, -0.3, 1000.0, 6.5e4, 3e-3], dtype=torch.float16)
+    with torch.no_grad():
+        got = torch.compile(fn, backend="aicf")(x)
+    assert backend.last_report().compiled_ops  # aicf computed it, not torch
+    torch.testing.assert_close(got, fn(x), rtol=1e-3, atol=0)
+
+
+def test_var_with_a_fractional_correction_is_left_to_torch():
+    """torch.var takes a real correction: int() truncated 0.5 to 0 (the population
+    variance, 10% off here)."""
+    x = torch.randn(3, 5)
+    fn = lambda x: torch.var(x * 2, dim=1, correction=0.5)  # noqa: E731
+    with torch.no_grad():
+        got = torch.compile(fn, backend="aicf")(x)
+    torch.testing.assert_close(got, fn(x))
+
+
+def test_addmm_with_beta_zero_ignores_the_bias():
+    """torch.addmm(b, x, w, beta=0) ignores b, NaN and inf included; 0 * NaN made every
+    element NaN."""
+    bias = torch.tensor([float("nan"), float("inf"), 1.0])
+    x, w = torch.randn(2, 4), torch.randn(4, 3)
+    fn = lambda b, x, w: torch.addmm(b, x, w, beta=0)  # noqa: E731
+    with torch.no_grad():
+        got = torch.compile(fn, backend="aicf")(bias, x, w)
+    assert backend.last_report().compiled_ops
+    torch.testing.assert_close(got, fn(bias, x, w))
+
+
+@pytest.mark.parametrize("x", [
+    torch.tensor([[0.5, 0.0], [0.0, 0.0], [float("nan"), 0.0], [-0.25, 3.0]]),
+    torch.tensor([[2**40, 0], [0, 0], [-(2**32), 1]]),
+])  # fmt: skip
+def test_any_is_true_for_every_nonzero_value(x):
+    """aten.any cast its operand to i32 first: 0.5 and 2**40 became 0, so not any."""
+    fn = lambda x: x.any(-1)  # noqa: E731
+    with torch.no_grad():
+        got = torch.compile(fn, backend="aicf")(x)
+    assert backend.last_report().compiled_ops
+    torch.testing.assert_close(got, fn(x))
+
+
+def test_outputs_that_are_views_of_one_another_stay_views():
+    """y and y.t() returned together share storage in eager (and under inductor):
+    aicf computed each into its own array, so writing one no longer showed in the
+    other. A view of an intermediate aicf does not lay out as torch does stays torch's."""
+
+    def f(a):
+        y = a * 2
+        return y, y + 1, y.t(), y[1:]
+
+    def g(a):
+        y = a * 2
+        return y.t(), y[1:]  # both views of an intermediate that is not returned
+
+    x = torch.randn(4, 6)
+    for fn in (f, g):
+        torch._dynamo.reset()
+        with torch.no_grad():
+            got = torch.compile(fn, backend="aicf")(x)
+            want = fn(x)
+            got[0].add_(100)
+            want[0].add_(100)
+        for a, b in zip(got, want):
+            torch.testing.assert_close(a, b)
+    assert "laid out as aicf does not" in backend.fallback_line(backend.last_report().fallback)
+
+
+def test_torch_tensors_and_dtypes_are_trace_examples_and_spec_dtypes():
+    """aicf.trace(f, torch.ones(3)) and TensorSpec(shape, torch.float16) said
+    "unsupported dtype torch.float32"."""
+    import numpy as np
+
+    import aicf
+
+    exe = aicf.compile(aicf.trace(lambda a: a * 2, torch.ones(3)))
+    np.testing.assert_array_equal(exe(np.ones(3, np.float32)), np.full(3, 2, np.float32))
+    assert aicf.TensorSpec((2,), torch.float16).dtype == "f16"
+    assert aicf.TensorSpec((2,), torch.bool).dtype == "i1"
+    with pytest.raises(aicf.ArgumentError, match="unsupported dtype torch.int8"):
+        aicf.TensorSpec((2,), torch.int8)

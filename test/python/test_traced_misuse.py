@@ -267,6 +267,9 @@ def test_slice_steps_past_int64_are_numpys(index):
     (("ab",), r"a TensorSpec shape is a sequence of ints \(None: dynamic\), got 'ab'"),
     (((3,), "complex64"), r"unsupported dtype 'complex64'"),
     (((2**40, 2**40),), r"TensorSpec\(1099511627776, 1099511627776\) of f32 has .* elements"),
+    # weak="yes" was taken as true, a weak array took the dtype of what it met
+    (((), "f32", "yes"), r"weak is True \(a Python scalar: shape \(\)\) or False, got 'yes'"),
+    (((3,), "f64", True), r"weak is True .* got True with shape \(3,\)"),
 ])
 def test_bad_tensor_specs_are_argument_errors(args, words):
     """A raw ValueError / TypeError came out of TensorSpec (ArgumentError is still a
@@ -423,3 +426,97 @@ def test_ndarray_subclasses_whose_values_differ_are_refused(tmp_path):
     mapped = np.memmap(tmp_path / "x.bin", dtype=np.float32, mode="w+", shape=(4,))
     mapped[:] = X4
     np.testing.assert_array_equal(aicf.jit(lambda x: x * 2)(mapped), X4 * 2)
+
+
+def test_len_and_iteration_of_a_0d_tensor_are_located_type_errors():
+    """A bare TypeError without the user's line; still a TypeError, as NumPy's "len() of
+    unsized object", for code that probes for a length."""
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: len\(\) of a 0-d") as info:
+        aicf.jit(lambda x: x * len(x.sum()))(X4)
+    assert isinstance(info.value, TypeError)
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: iteration over a 0-d") as info:
+        aicf.jit(lambda x: sum(x.sum()))(X4)
+    assert isinstance(info.value, TypeError)
+
+
+def test_assigning_a_shape_is_a_located_error():
+    """NumPy's in-place reshape (x.shape = ...) raised AttributeError "property 'shape'
+    of 'Tensor' object has no setter" from inside aicf."""
+
+    def f(x):
+        x.shape = (2, 2)
+        return x
+
+    with pytest.raises(CompileError, match=rf"{here(-3)}: error: assigning shape \(2, 2\) .* tensors are immutable"):
+        aicf.jit(f)(X4)
+
+
+def test_a_copied_tensor_is_the_tensor():
+    """copy.deepcopy copied the tracer with its program, and returning the copy said
+    "must return traced tensors ..., got Tensor"."""
+    import copy
+
+    got = aicf.jit(lambda x: (copy.deepcopy(x) * 2, copy.copy(x) + 1))(X4)
+    np.testing.assert_array_equal(got[0], X4 * 2)
+    np.testing.assert_array_equal(got[1], X4 + 1)
+
+
+def test_a_dtype_option_names_the_dtype():
+    """sum(dtype=np.float64) said "dtype=an array of shape <attribute 'shape' of
+    'numpy.generic' objects>": a NumPy scalar type has a shape attribute."""
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: numpy.sum: dtype=<class 'numpy.float64'> is not"):
+        aicf.jit(lambda x: x.sum(dtype=np.float64))(X4)
+
+
+@pytest.mark.parametrize("fn, args, words", [
+    (lambda a, b: a + b, (X4,), "<lambda>: missing a required argument: 'b'"),
+    (lambda a: a, (X4, X4), "<lambda>: too many positional arguments"),
+    (5, (X4,), "aicf.trace expects a function, got int 5"),
+])  # fmt: skip
+def test_trace_with_arguments_its_function_cannot_take_is_an_argument_error(fn, args, words):
+    """Python's TypeError from inside trace_function, naming an inner frame."""
+    with pytest.raises(ArgumentError, match=re.escape(words)):
+        aicf.trace(fn, *args)
+
+
+@pytest.mark.parametrize("value, words", [
+    (1j, "1j \\(complex\\)"),
+    (np.array([1 + 2j]), "complex"),
+    ("abc", "'abc'"),
+    (None, "None \\(object\\)"),
+    ([1, None], "object"),
+])  # fmt: skip
+def test_a_constant_that_is_not_real_numbers_is_a_located_error(value, words):
+    """ops.constant(1j) dropped the imaginary part (x + 1j gave x), None became NaN, and
+    a string raised NumPy's ValueError from inside the conversion."""
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: 'aicf_tensor.constant' the value is not real numbers: .*{words}"):
+        aicf.jit(lambda x: x + aicf.ops.constant(value))(X4)
+
+
+def test_where_of_two_bools_is_a_bool_tensor():
+    """np.where(c, True, False) is NumPy's bool array; it was int32 (a weak bool was an
+    i32 constant), so ~ of it was an error and it was no mask."""
+    got = aicf.jit(lambda x: np.where(x > 1, True, False))(X4)
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got, X4 > 1)
+    np.testing.assert_array_equal(aicf.jit(lambda x: ~aicf.ops.where(x > 1, True, False))(X4), ~(X4 > 1))
+
+
+def test_transpose_with_perm_and_axes_is_a_located_error():
+    """Both given, axes was ignored."""
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: 'aicf_tensor.transpose' give `perm` or `axes`, not both"):
+        aicf.jit(lambda x: aicf.ops.transpose(x.reshape(2, 2), [1, 0], axes=[0, 1]))(X4)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: np.where(x > 1, 3, x > 2),
+    lambda x: np.where(x > 1, x > 2, np.int64(-4)),
+    lambda x: 3 * (x > 1),
+    lambda x: (x > 1) - np.array([5], np.int32) * 0 + 2,
+])  # fmt: skip
+def test_a_weak_int_beside_a_bool_tensor_stays_an_int(fn):
+    """np.where(mask, 3, other_mask) cast the 3 to the mask's bool: True, not 3."""
+    got = aicf.jit(fn)(X4)
+    want = fn(X4)
+    assert got.dtype.kind == want.dtype.kind == "i"
+    np.testing.assert_array_equal(got, want)
