@@ -395,3 +395,9 @@ def test_compile_options_reach_each_compile():
 def test_bad_compile_options_fail_at_the_decorator(kw):
     with pytest.raises(ArgumentError, match="force|fuse|tune|matmul_precision|debug"):
         aicf.jit(lambda x: x + 1, **kw)
+
+
+def test_force_as_bytes_is_named_as_given():
+    """bytes are not kind names: the error shows the value passed, not its list of ints."""
+    with pytest.raises(ArgumentError, match=r"aicf\.jit: force takes schedule kind names \(str\), got b'cpu.nest'"):
+        aicf.jit(lambda x: x + 1, force=b"cpu.nest")
