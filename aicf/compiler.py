@@ -648,10 +648,13 @@ class SpecializingExecutable:
     """
 
     def __init__(self, module: ModuleOp, entry: str, target: str, debug: bool, fuse: bool,
-                 force: tuple[str, ...] = (), kernels: KernelOptions | None = None):  # fmt: skip
+                 force: tuple[str, ...] = (), kernels: KernelOptions | None = None,
+                 tune: bool | str | None = None, matmul_precision: str | None = None):  # fmt: skip
         self.module = module
         self.fuse = fuse
         self.force = force
+        # compile's other options, for each specialisation as for a static program
+        self.tune, self.matmul_precision = tune, matmul_precision
         self.kernels = kernels or KernelOptions()
         self.entry = entry
         self.target = target
@@ -727,7 +730,8 @@ class SpecializingExecutable:
                                       ("proposer_timeout_s", k.proposer_timeout_s)) if v is not None}
             exe = compile(
                 module, target=self.target, entry=self.entry, debug=self.debug, fuse=self.fuse,
-                force=self.force, kernels=k.kernels, proposer=k.proposer, gate=gate,
+                force=self.force, kernels=k.kernels, proposer=k.proposer, gate=gate, tune=self.tune,
+                matmul_precision=self.matmul_precision,
             )
             self.specializations[key] = exe
         return exe
@@ -946,7 +950,8 @@ def compile(src, *, target: str = "cpu", entry: str | None = None,
     func = _select_entry(module, entry)
     name = func.sym_name.data
     if cached is None and _has_dynamic_inputs(func):
-        return SpecializingExecutable(module, func.sym_name.data, target, debug, fuse, force, kopts)
+        return SpecializingExecutable(module, func.sym_name.data, target, debug, fuse, force, kopts,
+                                      tune=tune, matmul_precision=matmul_precision or None)
     arg_names = arg_names_of(func)
     tensor_level = cached is None and is_tensor_level(module)
     if cached is None and not tensor_level:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects.arith import FastMathFlagsAttr
 from xdsl.dialects.utils.fast_math import FastMathFlag
-from xdsl.dialects.builtin import BFloat16Type, Float16Type
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type
 from xdsl.ir import Attribute, Operation, SSAValue
 
 PRECISE, APPROX = "precise", "approx"
@@ -97,6 +97,10 @@ def may_approximate(op: Operation) -> bool:
     rounded to, and whose result is only ever rounded to f16 or bf16."""
     a = APPROXIMATIONS.get(op.name)
     if a is None or not op.results:
+        return False
+    # the approximations are f32 instructions: an f64 op rounded to f16 (a fused cast)
+    # stays precise, where the emitter has no approximate form for it
+    if not isinstance(op.results[0].type, Float32Type):
         return False
     if a.max_input is not None and not _bounded_below(op.operands[0], a.max_input):
         return False

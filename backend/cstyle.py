@@ -308,8 +308,12 @@ def _constant(p: ScalarPrinter, op: arith.ConstantOp) -> None:
 @prints(*_FBIN)
 def _float_binary(p: ScalarPrinter, op: Operation) -> None:
     a, b = op.operands
-    if is_approximate(op):
-        p.define(op.results[0], _approx_spelling(p, op).format(p.n(a), p.n(b)))
+    # `afn` permits an approximation, it does not ask for one: an add, sub or mul (none
+    # has one), a division on a target without one (C) or not on f32 print exactly, as
+    # they did before division had an approximate form (a user's `fastmath<fast>`)
+    spelling = p.lang.approx_f32.get(op.name) if is_approximate(op) else None
+    if spelling is not None and isinstance(op.results[0].type, Float32Type):
+        p.define(op.results[0], spelling.format(p.n(a), p.n(b)))
         return
     p.define_float(op.results[0], f"{p.f(a)} {_FBIN[type(op)]} {p.f(b)}")
 

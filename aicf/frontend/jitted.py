@@ -187,7 +187,7 @@ class JitFunction:
             raise ArgumentError(f"aicf.jit: cache_size must be an int >= 0, got {cache_size!r}")
         try:  # at the decorator, not at the first call
             check_options(fuse, debug, tune, matmul_precision or None)
-            force = forced_kinds(list(force) if isinstance(force, Iterable) and not isinstance(force, str)
+            force = forced_kinds(list(force) if isinstance(force, Iterable) and not isinstance(force, str | bytes)
                                  else force, target)
         except (ArgumentError, TypeError) as e:
             raise ArgumentError(str(e).replace("aicf.compile", "aicf.jit")) from None

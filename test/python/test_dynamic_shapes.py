@@ -48,3 +48,21 @@ def test_dtype_checked_by_the_specialisation():
     exe = aicf.compile(ROWSUM, target="cpu")
     with pytest.raises(ArgumentError, match="float32"):
         exe(np.ones((3, 8), np.float64), np.ones(8, np.float32))
+
+
+def test_each_specialisation_compiles_with_the_options_given(monkeypatch):
+    """tune and matmul_precision reach each shape's compile as fuse and force do (they
+    were dropped: a dynamic program's specialisations took the defaults)."""
+    from aicf import compiler
+
+    exe = aicf.compile(ROWSUM, target="cpu", tune=False, matmul_precision="high", fuse=False)
+    seen = []
+    original = compiler.compile
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(compiler, "compile", spy)
+    exe.specialize([(3, 8), (8,)])
+    assert [(k["tune"], k["matmul_precision"], k["fuse"]) for k in seen] == [(False, "high", False)]

@@ -177,3 +177,21 @@ def test_reads_the_arrays_contiguity_attribute_where_it_has_one():
     x = FakeCupyArray((4, 8), np.float32, 0x100)
     assert fast((FakeCupyArray((4, 8), np.float32, 0x200, contiguous=False), x), STREAM) is None
     assert isinstance(fast((x, x), STREAM), FakeCupyArray) and len(launched) == 1
+
+
+def test_several_outputs_given_come_back_as_given_checked_among_themselves():
+    """Each given output is checked for its own alignment and against the outputs
+    before it; the tuple holds the arrays given, in order."""
+    outs = (((4, 8), np.float32), ((4,), np.float16))
+    direct, specs, program, launched, allocs = make(slots=(2, 0, 1), nin=1, outs=outs, align=(1,))
+    specs[1] = (np.float32, (4, 8), 16)  # the kernel stores output 0 in 16-byte vectors
+    fast = own_outputs_call(direct, specs, 1, program, record=True, cp=CP)
+    x = FakeArray((4, 8), np.float32, 0x100)
+    o0, o1 = FakeArray((4, 8), np.float32, 0x1000), FakeArray((4,), np.float16, 0x2000)
+    ys = fast((x, o0, o1), STREAM)
+    assert isinstance(ys, tuple) and ys[0] is o0 and ys[1] is o1
+    assert launched[0]["cells"] == [0x2000, 0x100, 0x1000] and allocs == [] and program.records == [STREAM]
+    assert fast((x, FakeArray((4, 8), np.float32, 0x1004), o1), STREAM) is None  # misaligned
+    assert fast((x, o0, FakeArray((4,), np.float16, 0x1000 + 120)), STREAM) is None  # in output 0
+    assert fast((x, o0, FakeArray((4,), np.float16, 0x1000 + 128)), STREAM) is not None  # right after it
+    assert len(launched) == 2

@@ -466,3 +466,9 @@ def test_a_python_float_argument_keeps_its_precision_beside_f64():
     # a weak scalar beside an array constant takes the array's type (it promoted both)
     got = aicf.jit(lambda s: s * np.array([0.5, 2.0], np.float16))(3.0)
     assert got.dtype == np.float16
+
+
+def test_force_as_bytes_is_named_as_given():
+    """bytes are not kind names: the error shows the value passed, not its list of ints."""
+    with pytest.raises(ArgumentError, match=r"aicf\.jit: force takes schedule kind names \(str\), got b'cpu.nest'"):
+        aicf.jit(lambda x: x + 1, force=b"cpu.nest")

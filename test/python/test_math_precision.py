@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type
 from xdsl.ir import Block
 
 from aicf.math_precision import APPROX, APPROXIMATIONS, PRECISE, is_approximate, mark_approximate, math_mode
@@ -159,3 +159,38 @@ def test_f32_use_keeps_precise():
 
 def test_no_approximation_for_log():
     assert math_mode(_body(Float16Type(), fn=math.LogOp)[0]) == PRECISE
+
+
+@pytest.mark.parametrize("fn", [arith.DivfOp, math.ExpOp])
+def test_f64_op_rounded_to_half_types_keeps_precise(fn):
+    """The approximations are f32 instructions: an f64 op whose result is rounded to f16
+    (an f64 op fused with a cast) has none, and stays precise."""
+    b = Block(arg_types=[Float64Type()])
+    op = fn(b.args[0], b.args[0]) if fn is arith.DivfOp else fn(b.args[0])
+    b.add_ops([op, arith.TruncFOp(op.results[0], Float16Type())])
+    assert math_mode(list(b.ops)) == PRECISE and mark_approximate(list(b.ops)) == 0
+
+
+F64_TO_F16 = """
+func.func @main(%x: tensor<1024xf64>, %y: tensor<1024xf64>) -> tensor<1024xf16> {
+  %q = aicf_tensor.div %x, %y : (tensor<1024xf64>, tensor<1024xf64>) -> tensor<1024xf64>
+  %e = aicf_tensor.exp %q : (tensor<1024xf64>) -> tensor<1024xf64>
+  %h = aicf_tensor.cast %e : (tensor<1024xf64>) -> tensor<1024xf16>
+  func.return %h : tensor<1024xf16>
+}
+"""
+
+
+def test_f64_chain_cast_to_f16_emits_for_cuda():
+    """Fused with its cast, the f64 division and exp were marked approximate, and the
+    CUDA emitter (which has f32 forms only) refused the program."""
+    from aicf.backend.cuda.emit import emit_cuda
+    from aicf.compiler import run_pipeline
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+
+    mod = parse_module(make_context(), F64_TO_F16, "<f64>")
+    run_pipeline(mod, ["aicf-infer-shapes", "aicf-fuse{target=gpu}", "aicf-lower-to-loops",
+                       "aicf-plan{target=h100}", "aicf-lower-to-gpu{target=h100}"])
+    src = emit_cuda(mod)
+    assert "exp(" in src and "aicf_div_full(v" not in src and "aicf_ex2_approx(v" not in src

@@ -45,3 +45,27 @@ aicf_gpu.kernel @bf16_const(%y : memref<1024xbf16>) grid = [4, 1, 1] block = [25
   memref.store %c, %y[%t] : memref<1024xbf16>
   aicf_gpu.return
 }
+
+// -----
+
+// `afn` permits an approximation, it does not ask for one (a user's fastmath<fast>): an
+// add, sub or mul has none and prints as it is; so does a division not on f32.
+// CHECK-LABEL: fast_flags(
+// CHECK: = {{.*}} + {{.*}};
+// CHECK: = {{.*}} - {{.*}};
+// CHECK: = {{.*}} * {{.*}};
+// CHECK: = {{.*}} / {{.*}};
+// CHECK: = aicf_div_full({{.*}}, {{.*}});
+aicf_gpu.kernel @fast_flags(%x : memref<1024xf64>, %y : memref<1024xf64>, %z : memref<1024xf32>) grid = [4, 1, 1] block = [256, 1, 1] smem = 0 bounds = [256, 4] index = 32 {
+  %t = aicf_gpu.thread_id x
+  %a = memref.load %x[%t] : memref<1024xf64>
+  %s = arith.addf %a, %a fastmath<fast> : f64
+  %d = arith.subf %s, %a fastmath<afn> : f64
+  %m = arith.mulf %d, %a fastmath<fast> : f64
+  %q = arith.divf %m, %a fastmath<fast> : f64
+  memref.store %q, %y[%t] : memref<1024xf64>
+  %f = memref.load %z[%t] : memref<1024xf32>
+  %g = arith.divf %f, %f fastmath<fast> : f32
+  memref.store %g, %z[%t] : memref<1024xf32>
+  aicf_gpu.return
+}
