@@ -187,10 +187,10 @@ def interleaved(ours, ref, reps: int, rounds: int = 7) -> tuple[float, float, li
     return float(np.median(a)), float(np.median(r)), sorted(ri / ai for ai, ri in zip(a, r))
 
 
-def ratio_check(ratios: list[float]) -> dict:
-    """What a row reports of `interleaved`'s ratios."""
-    return {"ratio_median": float(np.median(ratios)), "ratio_min": ratios[0], "ratio_max": ratios[-1],
-            "rounds": len(ratios)}
+def ratio_check(ratios: list[float], ref: str) -> dict:
+    """What a row reports of `interleaved`'s ratios against the reference `ref`."""
+    return {"ratio_ref": ref, "ratio_median": float(np.median(ratios)), "ratio_min": ratios[0],
+            "ratio_max": ratios[-1], "rounds": len(ratios)}
 
 
 def kernel_ms(prog, *arrays) -> float:
@@ -332,7 +332,7 @@ def fused_rows(args, rows, row, rng, reps, have_torch, torch, copy_ms, copy_gbps
         tx = torch.as_tensor(xs, device="cuda")
         refs.update(torch_refs(have_torch, torch, args, reps, lambda t: torch.softmax(t, dim=-1), tx))
         ours, refs["torch"], ratios = interleaved(lambda: exe(xs), lambda: torch.softmax(tx, dim=-1), reps)
-        rc = ratio_check(ratios)
+        rc = ratio_check(ratios, "torch")
         del tx
     row("aicf.jit softmax(axis=-1) 4096x1000 f32", ours, refs, nbytes=2 * xs.size * 4,
         check={"kernels": nk, "rel_err": err, "kernel_only_ms": kernel_ms(getattr(exe, "_program", exe), xs),
@@ -422,6 +422,9 @@ def main(argv=None) -> int:
         if flops:
             r["aicf_TFLOPs"] = flops / (ours_ms * 1e-3) / 1e12
         r["ratios"] = {k: (v / ours_ms if v else None) for k, v in refs.items()}  # >1: we are faster
+        if check and "ratio_median" in check and check.get("ratio_ref") in r["ratios"]:
+            # the interleaved reference: its median per-round ratio, which the target reads
+            r["ratios"][check["ratio_ref"]] = check["ratio_median"]
         rows.append(r)
         print(json.dumps(r), flush=True)
 
@@ -505,7 +508,7 @@ def main(argv=None) -> int:
         nbytes = m * nn * 4 + m * 4
         ratio = float(np.median(ratios))
         row(f"sum(axis=-1) {m}x{nn} f32", ours, refs, nbytes=nbytes,
-            check={"rel_err": err, "kernel_only_ms": kms, **ratio_check(ratios),
+            check={"rel_err": err, "kernel_only_ms": kms, **ratio_check(ratios, key),
                    "schedule": re.findall(r"// \w+: (\S+ \S+ \S+ \S+)", prog.source)},
             target={"text": f">={need}x {key.replace('_', '.')} (median of interleaved rounds), rel err < 1e-5",
                     "met": bool(ratio >= need and err < 1e-5)})

@@ -51,7 +51,7 @@ def main() -> int:
                 ours, theirs, ratios = interleaved(f, ref, 20)
                 h = host_us(f, sync, calls=2000, reps=3)
                 print(f"  [{stage}] {name:8s} wall {ours * 1e3:6.2f} us  torch {theirs * 1e3:6.2f} us  "
-                      f"host {h:6.2f} us  {ratio_check(ratios)}", flush=True)
+                      f"host {h:6.2f} us  {ratio_check(ratios, 'torch')}", flush=True)
             gc.enable()
         print(f"  torch host {host_us(ref, torch.cuda.synchronize, calls=2000, reps=3):6.2f} us", flush=True)
         for name, f in (("compile", lambda: compiled(x)), ("jit exe", lambda: jitted(x)), ("torch", ref)):
