@@ -713,6 +713,8 @@ def _argmax(x: Any, axis: Any, keepdims: bool, name: str, negate: bool) -> Tenso
     x = _as_tensor(x, tracer, None, name)
     if negate:  # order-reversing and exact: -x for floats, -1 - x (~x) for integers
         x = neg(x) if _is_float(x.dtype) else sub(-1, x)
+    # keepdims over all axes keeps every one (NumPy: shape (1, 1) of a matrix)
+    kept = [1] * x.ndim if axis is None and keepdims else None
     if axis is None:
         x, axis = reshape(x, [-1]), 0
     ax = _index(axis, "axis", name)
@@ -734,6 +736,8 @@ def _argmax(x: Any, axis: Any, keepdims: bool, name: str, negate: bool) -> Tenso
         raise located_error(name, f"an axis of {n} elements (past i32) is not supported")
     index = iota(list(x.shape), ax, "i32")
     first = reduce_max(where(hit, neg(index), -n), [ax], keepdims=keepdims)
+    if kept is not None:
+        first = reshape(first, kept)
     return cast(neg(first), "i64")
 
 
