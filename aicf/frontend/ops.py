@@ -488,6 +488,17 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None) 
             values = None
         if values is not None and not all(low <= v <= high for v in values):
             raise located_error(T.ConstantOp.name, f"a value of {value!r:.40} is out of {dtype} range")
+    if dtype in ("i32", "i64") and array.dtype.kind == "f" and array.size:
+        # a float converts as astype does (truncated), but NaN, an infinity or one past
+        # the range has no integer value: the C cast gave 0 or saturated without a word
+        # (NumPy's astype warns and gives INT_MIN; np.array(nan, int) raises)
+        low, high = (-(2.0**63), 2.0**63) if dtype == "i64" else (I32_MIN, I32_MAX + 1.0)
+        with np.errstate(invalid="ignore"):
+            whole = np.trunc(array)
+            fits = bool(np.all(np.isfinite(whole) & (whole >= low) & (whole < high)))
+        if not fits:
+            raise located_error(T.ConstantOp.name, f"a value of {value!r:.40} has no {dtype} value "
+                                "(NaN, infinite or out of range)")
     elt = T.dtype_from_name(dtype)
     if full.size > MAX_FOLD_ELEMENTS and array.size < full.size:
         # a constant is stored element by element (torch's full_like of an attention
