@@ -123,10 +123,12 @@ def _scalar_constant(tracer: Tracer, value: Any, dtype: str, op_name: str) -> Te
 
 
 def _is_scalar(value: Any) -> bool:
-    """Python and NumPy scalars (and 0-d arrays): weakly typed."""
-    if isinstance(value, np.ndarray):
-        return value.ndim == 0
-    return isinstance(value, numbers.Number | np.generic)
+    """Python and NumPy scalars (and 0-d arrays) of numbers: weakly typed. A NumPy
+    datetime, string or void scalar is none (x + np.str_("1") added 1, x +
+    np.datetime64(1, "s") added 1; NumPy raises)."""
+    if isinstance(value, np.ndarray | np.generic):
+        return value.ndim == 0 and value.dtype.kind in "biufc"
+    return isinstance(value, numbers.Number)
 
 
 def _scalar_dtype(value: Any) -> str:
