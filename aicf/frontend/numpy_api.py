@@ -236,7 +236,10 @@ def squeeze(a, axis=None):
     if axis is None:
         drop = {i for i, d in enumerate(x.shape) if d == 1}
     else:
-        drop = set(_normalize_axes(axis, x.ndim, "numpy.squeeze"))
+        axes = _normalize_axes(axis, x.ndim, "numpy.squeeze")
+        drop = set(axes)
+        if len(drop) != len(axes):
+            raise located_error(None, f"numpy.squeeze: repeated axis in {axis}")
         for i in drop:
             if x.shape[i] != 1:
                 raise located_error(None, f"numpy.squeeze: axis {i} has extent {x.shape[i]}, not 1")
@@ -369,6 +372,11 @@ def _einsum_specs(subscripts: str, ranks: tuple[int, ...]) -> tuple[list[list[st
     else:
         once = [c for c in lhs if c.isalpha() and lhs.count(c) == 1]
         out = "".join(ell) + "".join(sorted(once))
+    repeated = sorted({c for c in out if out.count(c) > 1})
+    if repeated:  # NumPy refuses it; the matmul below took the index once, silently
+        raise located_error(
+            None, f"numpy.einsum: {subscripts!r} names output subscript {repeated[0]!r} more than once"
+        )
     return expanded, list(out)
 
 

@@ -123,10 +123,12 @@ def _scalar_constant(tracer: Tracer, value: Any, dtype: str, op_name: str) -> Te
 
 
 def _is_scalar(value: Any) -> bool:
-    """Python and NumPy scalars (and 0-d arrays): weakly typed."""
-    if isinstance(value, np.ndarray):
-        return value.ndim == 0
-    return isinstance(value, numbers.Number | np.generic)
+    """Python and NumPy scalars (and 0-d arrays) of numbers: weakly typed. A NumPy
+    datetime, string or void scalar is none (x + np.str_("1") added 1, x +
+    np.datetime64(1, "s") added 1; NumPy raises)."""
+    if isinstance(value, np.ndarray | np.generic):
+        return value.ndim == 0 and value.dtype.kind in "biufc"
+    return isinstance(value, numbers.Number)
 
 
 def _scalar_dtype(value: Any) -> str:
@@ -488,6 +490,17 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None) 
             values = None
         if values is not None and not all(low <= v <= high for v in values):
             raise located_error(T.ConstantOp.name, f"a value of {value!r:.40} is out of {dtype} range")
+    if dtype in ("i32", "i64") and array.dtype.kind == "f" and array.size:
+        # a float converts as astype does (truncated), but NaN, an infinity or one past
+        # the range has no integer value: the C cast gave 0 or saturated without a word
+        # (NumPy's astype warns and gives INT_MIN; np.array(nan, int) raises)
+        low, high = (-(2.0**63), 2.0**63) if dtype == "i64" else (I32_MIN, I32_MAX + 1.0)
+        with np.errstate(invalid="ignore"):
+            whole = np.trunc(array)
+            fits = bool(np.all(np.isfinite(whole) & (whole >= low) & (whole < high)))
+        if not fits:
+            raise located_error(T.ConstantOp.name, f"a value of {value!r:.40} has no {dtype} value "
+                                "(NaN, infinite or out of range)")
     elt = T.dtype_from_name(dtype)
     if full.size > MAX_FOLD_ELEMENTS and array.size < full.size:
         # a constant is stored element by element (torch's full_like of an attention
@@ -713,6 +726,8 @@ def _argmax(x: Any, axis: Any, keepdims: bool, name: str, negate: bool) -> Tenso
     x = _as_tensor(x, tracer, None, name)
     if negate:  # order-reversing and exact: -x for floats, -1 - x (~x) for integers
         x = neg(x) if _is_float(x.dtype) else sub(-1, x)
+    # keepdims over all axes keeps every one (NumPy: shape (1, 1) of a matrix)
+    kept = [1] * x.ndim if axis is None and keepdims else None
     if axis is None:
         x, axis = reshape(x, [-1]), 0
     ax = _index(axis, "axis", name)
@@ -734,6 +749,8 @@ def _argmax(x: Any, axis: Any, keepdims: bool, name: str, negate: bool) -> Tenso
         raise located_error(name, f"an axis of {n} elements (past i32) is not supported")
     index = iota(list(x.shape), ax, "i32")
     first = reduce_max(where(hit, neg(index), -n), [ax], keepdims=keepdims)
+    if kept is not None:
+        first = reshape(first, kept)
     return cast(neg(first), "i64")
 
 

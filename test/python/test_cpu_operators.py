@@ -366,20 +366,22 @@ def test_front_end_split_concat_errors(fn, words):
 
 def arg_extremes(x, i):
     return (np.argmax(x, axis=1), np.argmin(x, axis=0, keepdims=True), np.argmax(x),
-            np.argmin(i, 1), np.argmax(i, 0))  # fmt: skip
+            np.argmin(i, 1), np.argmax(i, 0), np.argmax(x, keepdims=True),
+            np.argmin(i, keepdims=True))  # fmt: skip
 
 
 @pytest.mark.parametrize("dt", ["f32", "f16"])
 def test_argmax_argmin_first_index_and_nan(dt):
     """Ties (values rounded to one decimal) give the first index, a NaN wins (the first
-    one), integers at INT_MIN / INT_MAX do not overflow; results are i64 as NumPy's."""
+    one), integers at INT_MIN / INT_MAX do not overflow; results are i64 as NumPy's,
+    and keepdims over all axes keeps every axis (shape (1, 1))."""
     x = np.round(RNG.standard_normal((6, 9)), 0).astype(NP_DT[dt])
     x[2, 3] = x[2, 7] = np.nan
     i = RNG.integers(-3, 3, (6, 9)).astype(np.int32)
     i[0, 0], i[1, :] = -(2**31), 2**31 - 1
     got = aicf.jit(arg_extremes, target="cpu")(x, i)
     for g, r in zip(got, arg_extremes(x, i)):
-        assert g.dtype == np.int64
+        assert g.dtype == np.int64 and g.shape == r.shape
         np.testing.assert_array_equal(g, r)
 
 

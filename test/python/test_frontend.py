@@ -259,7 +259,7 @@ class _FakeExecutable:
 def test_jit_caches_per_shape_dtype_and_target(monkeypatch):
     compiled = []
 
-    def fake_compile(module, target):
+    def fake_compile(module, target, options):
         compiled.append((body_ops(module)[0].function_type, target))
         return _FakeExecutable(module)
 

@@ -246,6 +246,8 @@ def _error_of(fn, *args) -> str:
         ("E-SUMOUT", lambda x: np.sum(x, dtype=np.float64), "numpy.sum: dtype="),  # E-SUMOUT
         ("E-DOT3", lambda x: np.dot(x[None], x.T), "numpy.dot of an operand of rank > 2"),  # E-DOT3
         ("E-EINSUM", lambda x: np.einsum("ij,kl->ijkl", x, x), "numpy.einsum('ij,kl->ijkl')"),  # E-EINSUM
+        ("E-EINSUMREP", lambda x: np.einsum("ij,jk->iik", x, x.T), "names output subscript 'i' more than once"),  # E-EINSUMREP
+        ("E-SQUEEZE2", lambda x: np.squeeze(x[None], (0, -3)), "repeated axis in (0, -3)"),  # E-SQUEEZE2
         ("E-ASARRAY", lambda x: np.asarray(x), "conversion to a NumPy array of a traced"),  # E-ASARRAY
         ("E-FLOAT", lambda x: float(np.sum(x)), "float() of a traced tensor"),  # E-FLOAT
         ("E-AXIS", lambda x: np.sum(x, axis=1.7), "axis must be an integer, got float 1.7"),  # E-AXIS

@@ -493,6 +493,38 @@ def test_a_constant_that_is_not_real_numbers_is_a_located_error(value, words):
         aicf.jit(lambda x: x + aicf.ops.constant(value))(X4)
 
 
+@pytest.mark.parametrize("make", [
+    lambda x: np.full_like(x, np.nan),
+    lambda x: np.full_like(x, -np.inf),
+    lambda x: np.full_like(x, 1e20),
+    lambda x: x + aicf.ops.constant([2.0**31, 1.0], "i32"),
+    lambda x: x.astype("i64") + aicf.ops.constant(float("inf"), "i64"),
+])  # fmt: skip
+def test_a_float_constant_with_no_integer_value_is_a_located_error(make):
+    """np.full_like(an int tensor, nan) gave zeros and 1e20 / inf saturated, without a
+    word (NumPy gives INT_MIN and warns; np.array(nan, int) raises)."""
+    with pytest.raises(CompileError, match=rf"{HERE}:\d+: error: 'aicf_tensor.constant' a value of .* has no i(32|64) value"):
+        aicf.jit(lambda x: make(x))(X4.astype(np.int32))
+
+
+def test_a_float_constant_of_an_integer_type_truncates_as_astype():
+    got = aicf.jit(lambda x: np.full_like(x, -2147483648.9) + aicf.ops.constant(2.9, "i32"))(X4.astype(np.int32))
+    np.testing.assert_array_equal(got, np.full(X4.shape, -2147483648, np.int32) + 2)
+
+
+@pytest.mark.parametrize("value, words", [
+    (np.str_("1"), "got str_"),
+    (np.datetime64(1, "s"), "got datetime64"),
+    (np.timedelta64(1, "s"), "got timedelta64"),
+    (np.array("1"), "unsupported dtype dtype\\('<U1'\\)"),
+])  # fmt: skip
+def test_a_numpy_scalar_that_is_no_number_is_a_located_error(value, words):
+    """x + np.str_("1") and x + np.datetime64(1, "s") added 1 (a NumPy scalar of any kind
+    was taken as a weak number); NumPy raises."""
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: 'aicf_tensor.add' .*{words}"):
+        aicf.jit(lambda x: x + value)(X4)
+
+
 def test_where_of_two_bools_is_a_bool_tensor():
     """np.where(c, True, False) is NumPy's bool array; it was int32 (a weak bool was an
     i32 constant), so ~ of it was an error and it was no mask."""
