@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+# the stack the C emitter's tiles take, and its bound (the emitter refuses tiles past it)
+from aicf.backend.c.attention import STACK_BYTES, stack_bytes
 from aicf.dialects.loop import attention_key_steps  # noqa: F401  (the cost's readers import it from here too)
 from aicf.target import CpuTarget
 
@@ -76,15 +78,12 @@ def parallel_loops(t: CpuTarget, extents: Sequence[int], limit: int, instruction
 
 # --- attention (aicf_loop.attention as cpu.attention) ------------------------------------
 
-ATTENTION_STACK_BYTES = 1 << 18
-"""The most a thread's tiles may take on its stack (worker threads get 2 MiB or more)."""
+ATTENTION_STACK_BYTES = STACK_BYTES
 ATTENTION_BLOCK_Q = (64, 32, 16, 8, 4, 2, 1)
 ATTENTION_BLOCK_K = (256, 128, 64, 32, 16, 8, 4, 2, 1)
 
 
-def attention_stack_bytes(bq: int, bk: int, d: int, dv: int, elt_bytes: int) -> int:
-    """Q tile, accumulators, scores, K and V tiles, row max and sum (the C emitter's)."""
-    return elt_bytes * (bq * (d + dv + bk + 2) + bk * (d + dv))
+attention_stack_bytes = stack_bytes
 
 
 def attention_tiles(t: CpuTarget, tasks_per_q_tile: int, sq: int, sk: int, d: int, dv: int,

@@ -25,9 +25,18 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType
 
 from aicf.backend.c.emit import Buffer, FuncState, _parallel_for, _schedule, convert, float_literal
+from aicf.diagnostics import op_error
 from aicf.dialects.loop import AttentionOp
 
 KIND = "cpu.attention"
+
+STACK_BYTES = 1 << 18
+"""The most a thread's tiles may take on its stack (worker threads get 2 MiB or more)."""
+
+
+def stack_bytes(bq: int, bk: int, d: int, dv: int, elt_bytes: int) -> int:
+    """Q tile, accumulators, scores, K and V tiles, row max and sum (emit_attention's)."""
+    return elt_bytes * (bq * (d + dv + bk + 2) + bk * (d + dv))
 
 
 def _logical_strides(buf: Buffer, perm: Sequence[int] | None) -> list[str]:
@@ -68,6 +77,13 @@ def emit_attention(op: AttentionOp, st: FuncState) -> list[str]:
         " causal" if op.is_causal else "") + f", tiles {bq}x{bk} */"  # fmt: skip
     if 0 in oshape:
         return [head]
+    # a tile longer than its sequence is the whole sequence (as the planner sizes them);
+    # what is left must fit a thread's stack, or a hand-written schedule overflows it
+    bq, bk = min(bq, max(sq, 1)), min(bk, max(sk, 1))
+    need = stack_bytes(bq, bk, max(d, 1), max(dv, 1), 8 if ct == "double" else 4)
+    if need > STACK_BYTES:
+        raise op_error(op, f"the {KIND} tiles {bq}x{bk} (head dims {d}, {dv}) take {need} bytes of "
+                       f"stack per thread, more than {STACK_BYTES}: take smaller block_q or block_k")
     ntq = -(-sq // bq)
     batch = [f"b{i}" for i in range(nb)]
     qs, ks, vs = (_logical_strides(b, p) for b, p in zip((q, k, v), perms))

@@ -149,10 +149,12 @@ def test_batch_dims_broadcast_and_layouts():
     assert rel_err(out, ref) < 1e-5
 
 
-@pytest.mark.parametrize("block_q, block_k, parallel", [(1, 1, 0), (5, 3, 1), (64, 256, 2), (7, 17, 3)])
+@pytest.mark.parametrize("block_q, block_k, parallel",
+                         [(1, 1, 0), (5, 3, 1), (64, 256, 2), (7, 17, 3), (10**6, 1, 0), (2**40, 2**40, 1)])
 def test_tiles_that_do_not_divide_the_sequences(block_q, block_k, parallel):
     """A hand-written cpu.attention schedule is what runs: every tiling gives the same
-    result, causal tiles included."""
+    result, causal tiles included; a tile longer than its sequence is the sequence (its
+    stack arrays were sized by the tile: a segfault, or a C compiler error)."""
     sq, sk, d = 23, 31, 24
     src = f"""func.func @f(%q: memref<2x3x{sq}x{d}xf32>, %k: memref<2x3x{sk}x{d}xf32>, %v: memref<2x3x{sk}x{d}xf32>, %o: memref<2x3x{sq}x{d}xf32>) attributes {{aicf.num_outputs = 1 : i64}} {{
   aicf_loop.attention scale = 0.2 causal ins(%q, %k, %v : memref<2x3x{sq}x{d}xf32>, memref<2x3x{sk}x{d}xf32>, memref<2x3x{sk}x{d}xf32>) outs(%o : memref<2x3x{sq}x{d}xf32>) {{aicf.schedule = {{kind = "cpu.attention", block_q = {block_q} : i64, block_k = {block_k} : i64, parallel = {parallel} : i64}}}}
