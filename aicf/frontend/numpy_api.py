@@ -217,6 +217,10 @@ def moveaxis(a, source, destination):
     dst = _normalize_axes(destination, x.ndim, "numpy.moveaxis")
     if len(src) != len(dst):
         raise located_error(None, "numpy.moveaxis: source and destination differ in length")
+    # a repeated axis leaves _perm_moving a hole it cannot fill (a raw StopIteration)
+    for name, axes, given in (("source", src, source), ("destination", dst, destination)):
+        if len(set(axes)) != len(axes):
+            raise located_error(None, f"numpy.moveaxis: repeated axis in {name} {given}")
     return ops.transpose(x, _perm_moving(x.ndim, src, dst))
 
 

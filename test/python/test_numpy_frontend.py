@@ -257,6 +257,8 @@ def _error_of(fn, *args) -> str:
         ("E-SHAPE", lambda x: x.reshape(8, 4.0), "an extent must be an integer"),  # E-SHAPE
         ("E-SWAP", lambda x: np.swapaxes(x, 0, 2), "axis 2 is out of range for rank 2"),  # E-SWAP
         ("E-EXPAND", lambda x: np.expand_dims(x, (0, -4)), "repeated axis in (0, -4)"),  # E-EXPAND
+        ("E-MOVEDST", lambda x: np.moveaxis(x, [0, 1], [1, -1]), "repeated axis in destination [1, -1]"),  # E-MOVEDST
+        ("E-MOVESRC", lambda x: np.moveaxis(x, [0, -2], [0, 1]), "repeated axis in source [0, -2]"),  # E-MOVESRC
         ("E-VARDDOF", lambda x: np.var(x, axis=0, ddof=4), "ddof=4 with only 4 elements"),  # E-VARDDOF
         ("E-BIGINT", lambda x: x.astype(np.int32) + 2**40, "out of i32 range"),  # E-BIGINT
         ("E-HUGEI32", lambda x: x.astype("i32") - 10**400, "(401 digits) is out of i32 range"),  # E-HUGEI32
