@@ -35,6 +35,7 @@ from aicf.dialects.shape_rules import FLOAT_RANK, promote_dtypes, size_problem
 from aicf.errors import AicfError
 from aicf.frontend.tensor import I32_MAX, I32_MIN, Tensor, dtype_bits, dtype_of
 from aicf.frontend.tracer import Tracer, current_tracer, located_error
+from aicf.interop import redefined_numpy
 from aicf.passes.tensor.fold import MAX_FOLD_ELEMENTS
 
 __all__ = [
@@ -65,6 +66,11 @@ def _array_constant(tracer: Tracer, value: np.ndarray, like: Any, op_name: str) 
     JAX), except NumPy's defaults, which are no choice of the user's: float64 becomes
     the float type of the tensor it meets (f32 beside a non-float), int64 becomes
     i32 (an error if a value does not fit)."""
+    # np.asarray keeps the data alone: a closed-over masked array's mask was dropped
+    # (x * m computed the masked elements), a matrix's product became elementwise
+    redefined = redefined_numpy(value)
+    if redefined is not None:
+        raise located_error(op_name, f"a closed-over array: {redefined}")
     array = np.asarray(value)
     if array.dtype == np.float64:
         # a weak f64 is a Python float, whose type is f32 until a tensor says otherwise
