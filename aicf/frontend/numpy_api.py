@@ -144,6 +144,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO
     _reject(name, dtype=(dtype, None), out=(out, None), where=(where, _NO), mean=(mean, _NO))
     if correction is not _NO:
         ddof = correction
+    if not isinstance(ddof, numbers.Real):  # n <= ddof raised a raw TypeError
+        raise located_error(None, f"{name}: ddof must be a number, got {type(ddof).__name__} {ddof!r}")
     axes = _axis(axis, name)
     x = _tensor(a, name)
     d = x - ops.reduce_mean(x, axes, keepdims=True)

@@ -544,7 +544,8 @@ def _index(value: Any, what: str, op_name: str) -> int:
 
 
 def _int_list(values: Any, what: str, op_name: str) -> list[int]:
-    if isinstance(values, Tensor) or not isinstance(values, Iterable):
+    # a 0-d array is Iterable but iterating it raises (axis=np.array(1), as NumPy takes it)
+    if isinstance(values, Tensor) or not isinstance(values, Iterable) or np.ndim(values) == 0:
         return [_index(values, what, op_name)]
     return [_index(v, what, op_name) for v in values]
 
