@@ -98,7 +98,7 @@ def _reduction(op: Callable[..., Tensor], func_name: str):
     def reduce(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO, where=_NO):
         _reject(func_name, dtype=(dtype, None), out=(out, None))
         _reject(func_name, initial=(initial, _NO), where=(where, _NO))
-        return op(a, _axis(axis, func_name), keepdims=bool(keepdims))
+        return op(a, _axis(axis, func_name), keepdims=keepdims)
 
     return reduce
 
@@ -134,7 +134,7 @@ min_ = _reduction(reduce_min, "numpy.min")
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NO):
     _reject("numpy.mean", dtype=(dtype, None), out=(out, None), where=(where, _NO))
-    return ops.reduce_mean(a, _axis(axis, "numpy.mean"), keepdims=bool(keepdims))
+    return ops.reduce_mean(a, _axis(axis, "numpy.mean"), keepdims=keepdims)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO, mean=_NO,
@@ -149,7 +149,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO
     axes = _axis(axis, name)
     x = _tensor(a, name)
     d = x - ops.reduce_mean(x, axes, keepdims=True)
-    sq = ops.reduce_mean(d * d, axes, keepdims=bool(keepdims))
+    sq = ops.reduce_mean(d * d, axes, keepdims=keepdims)
     if ddof == 0:
         return sq
     extents = [x.shape[i] for i in (axes if axes is not None else builtins.range(x.ndim))]

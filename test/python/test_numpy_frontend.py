@@ -262,6 +262,9 @@ def _error_of(fn, *args) -> str:
         ("E-VARDDOF", lambda x: np.var(x, axis=0, ddof=4), "ddof=4 with only 4 elements"),  # E-VARDDOF
         ("E-DDOFNONE", lambda x: np.var(x, axis=0, ddof=None), "ddof must be a number, got NoneType None"),  # E-DDOFNONE
         ("E-DDOFSTR", lambda x: np.std(x, ddof="1"), "ddof must be a number, got str '1'"),  # E-DDOFSTR
+        ("E-KEEPSTR", lambda x: np.max(x, axis=0, keepdims="no"), "keepdims must be a bool, got str 'no'"),  # E-KEEPSTR
+        ("E-KEEPVAR", lambda x: np.var(x, keepdims=None), "keepdims must be a bool, got NoneType None"),  # E-KEEPVAR
+        ("E-KEEPARG", lambda x: np.argmin(x, axis=1, keepdims="yes"), "keepdims must be a bool, got str 'yes'"),  # E-KEEPARG
         ("E-AXIS0D", lambda x: np.sum(x, axis=np.array(2)), "axis 2 is out of range"),  # E-AXIS0D
         ("E-BIGINT", lambda x: x.astype(np.int32) + 2**40, "out of i32 range"),  # E-BIGINT
         ("E-HUGEI32", lambda x: x.astype("i32") - 10**400, "(401 digits) is out of i32 range"),  # E-HUGEI32
