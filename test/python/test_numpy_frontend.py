@@ -265,6 +265,8 @@ def _error_of(fn, *args) -> str:
         ("E-KEEPSTR", lambda x: np.max(x, axis=0, keepdims="no"), "keepdims must be a bool, got str 'no'"),  # E-KEEPSTR
         ("E-KEEPVAR", lambda x: np.var(x, keepdims=None), "keepdims must be a bool, got NoneType None"),  # E-KEEPVAR
         ("E-KEEPARG", lambda x: np.argmin(x, axis=1, keepdims="yes"), "keepdims must be a bool, got str 'yes'"),  # E-KEEPARG
+        ("E-METHKW", lambda x: x.sum(keepdim=True), "ndarray.sum: got an unexpected keyword argument 'keepdim'"),  # E-METHKW
+        ("E-METHPOS", lambda x: x.clip(1, 2, 3, 4), "ndarray.clip: too many positional arguments"),  # E-METHPOS
         ("E-AXIS0D", lambda x: np.sum(x, axis=np.array(2)), "axis 2 is out of range"),  # E-AXIS0D
         ("E-BIGINT", lambda x: x.astype(np.int32) + 2**40, "out of i32 range"),  # E-BIGINT
         ("E-HUGEI32", lambda x: x.astype("i32") - 10**400, "(401 digits) is out of i32 range"),  # E-HUGEI32
