@@ -94,13 +94,22 @@ _NO = object()  # "not given", where None is a meaningful value
 # --- reductions ------------------------------------------------------------------------------
 
 
-def _reduction(op: Callable[..., Tensor], func_name: str):
+def _reduction(op: Callable[..., Tensor], func_name: str, has_dtype: bool = True):
+    """NumPy's reduction `func_name`; np.max and np.min take no dtype, so their third
+    positional argument is keepdims (np.max(x, 0, None, True) was read as out=True)."""
+
     def reduce(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO, where=_NO):
         _reject(func_name, dtype=(dtype, None), out=(out, None))
         _reject(func_name, initial=(initial, _NO), where=(where, _NO))
         return op(a, _axis(axis, func_name), keepdims=keepdims)
 
-    return reduce
+    if has_dtype:
+        return reduce
+
+    def reduce_no_dtype(a, axis=None, out=None, keepdims=False, initial=_NO, where=_NO):
+        return reduce(a, axis, None, out, keepdims, initial, where)
+
+    return reduce_no_dtype
 
 
 def _axis(axis: Any, func_name: str) -> Any:
@@ -128,8 +137,8 @@ def _sum(x, axis=None, keepdims=False):
 
 
 sum_ = _reduction(_sum, "numpy.sum")
-max_ = _reduction(ops.reduce_max, "numpy.max")
-min_ = _reduction(reduce_min, "numpy.min")
+max_ = _reduction(ops.reduce_max, "numpy.max", has_dtype=False)
+min_ = _reduction(reduce_min, "numpy.min", has_dtype=False)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NO):

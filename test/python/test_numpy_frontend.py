@@ -293,6 +293,17 @@ def test_a_0d_array_axis_is_an_axis():
         np.testing.assert_array_equal(aicf.jit(f, target="cpu")(x), f(x))
 
 
+def test_max_and_min_take_numpys_positional_arguments():
+    """np.max and np.min have no dtype: np.max(x, 0, None, True) is keepdims=True (it
+    was read as sum's dtype, out, so out=True was refused)."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for f in (lambda a: np.max(a, 0, None, True), lambda a: np.min(a, 1, None, True),
+              lambda a: a.max(1, None, True), lambda a: np.sum(a, 0, None, None, True)):
+        got, want = aicf.jit(f, target="cpu")(x), f(x)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
 def test_equality_never_compares_identity():
     def f(x, y):
         if x == y:  # EQ-IN-IF
