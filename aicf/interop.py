@@ -49,13 +49,39 @@ def describe(a: Any) -> str:
     return parts[0] + " of " + ", ".join(parts[1:]) if len(parts) > 1 else parts[0]
 
 
+# what a traced function does to an array: an ndarray subclass redefining one of these
+# means something else by the function's code than the plain array it is traced as
+_TRACED_METHODS = tuple(
+    f"__{r}{name}__" for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
+                                  "matmul") for r in ("", "r")
+) + ("__neg__", "__array_ufunc__", "__array_function__", "sum", "mean", "max", "min", "var",
+     "std", "transpose", "reshape", "astype")  # fmt: skip
+
+
+def redefined_numpy(a: Any) -> str | None:
+    """A note on what an ndarray subclass `a` redefines that a traced function would
+    not follow (a masked array's mask, np.matrix's algebra, any other subclass's own
+    arithmetic, ufuncs or reductions), None for a plain array or a subclass that only
+    adds to it (np.memmap)."""
+    if isinstance(a, np.ma.MaskedArray):
+        return "a numpy.ma.MaskedArray: the compiled program reads every element and would ignore its mask; pass x.filled(value) (or np.asarray(x) for the raw data)"  # noqa: E501
+    if isinstance(a, np.matrix):
+        return "a numpy.matrix: its `*`, `**` and reductions are matrix algebra, which the traced function would not follow; pass np.asarray(x)"  # noqa: E501
+    cls = type(a)
+    if not isinstance(a, np.ndarray) or cls is np.ndarray:
+        return None
+    for name in _TRACED_METHODS:
+        if getattr(cls, name, None) is not getattr(np.ndarray, name, None):
+            return (f"a {cls.__module__}.{cls.__qualname__} (an ndarray subclass) redefines "
+                    f"{name}, which the traced function would not follow (it traces a plain "
+                    "array); pass np.asarray(x)")
+    return None
+
+
 def as_array(a: Any, target: str, where: str) -> Any:
     """`a` as an array the `target` ("cpu" or "cuda") takes; see the module docstring."""
     if isinstance(a, np.ma.MaskedArray):  # its data alone would be read: a silent wrong answer
-        raise ArgumentError(
-            f"{where}: a numpy.ma.MaskedArray: the compiled program reads every element and "
-            "would ignore its mask; pass x.filled(value) (or np.asarray(x) for the raw data)"
-        )
+        raise ArgumentError(f"{where}: {redefined_numpy(a)}")
     if isinstance(a, np.ndarray | np.generic) or (target == "cuda" and _is_cupy(a)):
         return a
     if not hasattr(a, "__dlpack__"):

@@ -291,7 +291,7 @@ class JitFunction:
         return specs
 
     def _leaf(self, leaf: Any, name: str) -> tuple[Any, TensorSpec]:
-        from aicf.interop import as_array
+        from aicf.interop import as_array, redefined_numpy
 
         where = f"{self._name}: argument '{name}'"
         if isinstance(leaf, np.integer | np.bool_):  # as Python's: weak, i32 if it fits
@@ -310,11 +310,11 @@ class JitFunction:
             return np.asarray(leaf, dtype=np.int32), spec
         if isinstance(leaf, np.generic):
             leaf = np.asarray(leaf)
-        if isinstance(leaf, np.matrix):  # traced as a plain array, `x * x` was not its product
-            raise ArgumentError(
-                f"{where}: a numpy.matrix: its `*`, `**` and reductions are matrix algebra, "
-                "which the traced function would not follow; pass np.asarray(x)"
-            )
+        # traced as a plain array: np.matrix's `x * x` was not its product, a subclass's
+        # own __mul__ or __array_ufunc__ was not called
+        redefined = redefined_numpy(leaf)
+        if redefined is not None:
+            raise ArgumentError(f"{where}: {redefined}")
         leaf = as_array(leaf, self.target, where)
         if not (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
             raise ArgumentError(

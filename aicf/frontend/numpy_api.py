@@ -94,13 +94,22 @@ _NO = object()  # "not given", where None is a meaningful value
 # --- reductions ------------------------------------------------------------------------------
 
 
-def _reduction(op: Callable[..., Tensor], func_name: str):
+def _reduction(op: Callable[..., Tensor], func_name: str, has_dtype: bool = True):
+    """NumPy's reduction `func_name`; np.max and np.min take no dtype, so their third
+    positional argument is keepdims (np.max(x, 0, None, True) was read as out=True)."""
+
     def reduce(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO, where=_NO):
         _reject(func_name, dtype=(dtype, None), out=(out, None))
         _reject(func_name, initial=(initial, _NO), where=(where, _NO))
-        return op(a, _axis(axis, func_name), keepdims=bool(keepdims))
+        return op(a, _axis(axis, func_name), keepdims=keepdims)
 
-    return reduce
+    if has_dtype:
+        return reduce
+
+    def reduce_no_dtype(a, axis=None, out=None, keepdims=False, initial=_NO, where=_NO):
+        return reduce(a, axis, None, out, keepdims, initial, where)
+
+    return reduce_no_dtype
 
 
 def _axis(axis: Any, func_name: str) -> Any:
@@ -128,13 +137,13 @@ def _sum(x, axis=None, keepdims=False):
 
 
 sum_ = _reduction(_sum, "numpy.sum")
-max_ = _reduction(ops.reduce_max, "numpy.max")
-min_ = _reduction(reduce_min, "numpy.min")
+max_ = _reduction(ops.reduce_max, "numpy.max", has_dtype=False)
+min_ = _reduction(reduce_min, "numpy.min", has_dtype=False)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NO):
     _reject("numpy.mean", dtype=(dtype, None), out=(out, None), where=(where, _NO))
-    return ops.reduce_mean(a, _axis(axis, "numpy.mean"), keepdims=bool(keepdims))
+    return ops.reduce_mean(a, _axis(axis, "numpy.mean"), keepdims=keepdims)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO, mean=_NO,
@@ -144,10 +153,12 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO
     _reject(name, dtype=(dtype, None), out=(out, None), where=(where, _NO), mean=(mean, _NO))
     if correction is not _NO:
         ddof = correction
+    if not isinstance(ddof, numbers.Real):  # n <= ddof raised a raw TypeError
+        raise located_error(None, f"{name}: ddof must be a number, got {type(ddof).__name__} {ddof!r}")
     axes = _axis(axis, name)
     x = _tensor(a, name)
     d = x - ops.reduce_mean(x, axes, keepdims=True)
-    sq = ops.reduce_mean(d * d, axes, keepdims=bool(keepdims))
+    sq = ops.reduce_mean(d * d, axes, keepdims=keepdims)
     if ddof == 0:
         return sq
     extents = [x.shape[i] for i in (axes if axes is not None else builtins.range(x.ndim))]
@@ -217,6 +228,10 @@ def moveaxis(a, source, destination):
     dst = _normalize_axes(destination, x.ndim, "numpy.moveaxis")
     if len(src) != len(dst):
         raise located_error(None, "numpy.moveaxis: source and destination differ in length")
+    # a repeated axis leaves _perm_moving a hole it cannot fill (a raw StopIteration)
+    for name, axes, given in (("source", src, source), ("destination", dst, destination)):
+        if len(set(axes)) != len(axes):
+            raise located_error(None, f"numpy.moveaxis: repeated axis in {name} {given}")
     return ops.transpose(x, _perm_moving(x.ndim, src, dst))
 
 

@@ -35,6 +35,7 @@ from aicf.dialects.shape_rules import FLOAT_RANK, promote_dtypes, size_problem
 from aicf.errors import AicfError
 from aicf.frontend.tensor import I32_MAX, I32_MIN, Tensor, dtype_bits, dtype_of
 from aicf.frontend.tracer import Tracer, current_tracer, located_error
+from aicf.interop import redefined_numpy
 from aicf.passes.tensor.fold import MAX_FOLD_ELEMENTS
 
 __all__ = [
@@ -65,6 +66,11 @@ def _array_constant(tracer: Tracer, value: np.ndarray, like: Any, op_name: str) 
     JAX), except NumPy's defaults, which are no choice of the user's: float64 becomes
     the float type of the tensor it meets (f32 beside a non-float), int64 becomes
     i32 (an error if a value does not fit)."""
+    # np.asarray keeps the data alone: a closed-over masked array's mask was dropped
+    # (x * m computed the masked elements), a matrix's product became elementwise
+    redefined = redefined_numpy(value)
+    if redefined is not None:
+        raise located_error(op_name, f"a closed-over array: {redefined}")
     array = np.asarray(value)
     if array.dtype == np.float64:
         # a weak f64 is a Python float, whose type is f32 until a tensor says otherwise
@@ -537,8 +543,22 @@ def _index(value: Any, what: str, op_name: str) -> int:
     return index
 
 
+def _flag(value: Any, what: str, op_name: str) -> bool:
+    """A yes/no option (`keepdims`): a bool, or an integer as NumPy takes one; anything
+    else ("no", a tensor) is a located error, not its truthiness (keepdims="no" kept)."""
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    try:
+        return operator.index(value) != 0
+    except TypeError:
+        raise located_error(
+            op_name, f"{what} must be a bool, got {type(value).__name__} {value!r}"
+        ) from None
+
+
 def _int_list(values: Any, what: str, op_name: str) -> list[int]:
-    if isinstance(values, Tensor) or not isinstance(values, Iterable):
+    # a 0-d array is Iterable but iterating it raises (axis=np.array(1), as NumPy takes it)
+    if isinstance(values, Tensor) or not isinstance(values, Iterable) or np.ndim(values) == 0:
         return [_index(values, what, op_name)]
     return [_index(v, what, op_name) for v in values]
 
@@ -564,7 +584,7 @@ def _reduce(cls: type[T.ReduceOp]):
         props: dict[str, Any] = {
             "axes": DenseArrayBase.from_list(i64, _axes(x, axis, axes, cls.name))
         }
-        if keepdims:
+        if _flag(keepdims, "keepdims", cls.name):
             props["keepdims"] = UnitAttr()
         return _weak_if(tracer.emit(cls, [x], props), x)
 
@@ -586,7 +606,7 @@ def reduce_var(
     name = T.ReduceVarOp.name
     x = _as_tensor(x, tracer, None, name)
     props: dict[str, Any] = {"axes": DenseArrayBase.from_list(i64, _axes(x, axis, axes, name))}
-    if keepdims:
+    if _flag(keepdims, "keepdims", name):
         props["keepdims"] = UnitAttr()
     if ddof:
         props["ddof"] = IntegerAttr(_index(ddof, "ddof", name), i64)
@@ -724,6 +744,7 @@ def _argmax(x: Any, axis: Any, keepdims: bool, name: str, negate: bool) -> Tenso
     fuse into one row group; i64 like NumPy's."""
     tracer = _tracer_of(x)
     x = _as_tensor(x, tracer, None, name)
+    keepdims = _flag(keepdims, "keepdims", name)
     if negate:  # order-reversing and exact: -x for floats, -1 - x (~x) for integers
         x = neg(x) if _is_float(x.dtype) else sub(-1, x)
     # keepdims over all axes keeps every one (NumPy: shape (1, 1) of a matrix)

@@ -254,7 +254,21 @@ def _method(impl: str):
     """An ndarray method: numpy_api's function of the same meaning on `self`."""
 
     def method(self, *args, **kwargs):
-        return getattr(_api(), impl)(self, *args, **kwargs)
+        fn = getattr(_api(), impl)
+        try:
+            return fn(self, *args, **kwargs)
+        except TypeError as e:
+            # a call that does not fit raised Python's TypeError naming numpy_api's inner
+            # function (`_reduction.<locals>.reduce()`), not the method, nor the user's line
+            import inspect
+
+            try:
+                inspect.signature(fn).bind(self, *args, **kwargs)
+            except TypeError as why:
+                from aicf.frontend.tracer import located_error
+
+                raise located_error(None, f"ndarray.{method.__name__}: {why}") from None
+            raise e
 
     method.__name__ = impl.rstrip("_")
     return method

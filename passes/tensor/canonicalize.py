@@ -11,9 +11,9 @@ folding (`fold.FoldConstantOperands`) and dead-code removal:
 
 Every rewrite here is exact: a pattern fires only when the replacement has the same
 type as the value it replaces (an identity element that broadcasts `x` to a bigger
-shape, or promotes its dtype, is left alone). `x + 0.0 -> x` is the one rewrite that is
-exact only up to the sign of zero (`-0.0 + 0.0` is `+0.0`), as in NumPy-level
-tolerance checks, where the two compare equal.
+shape, or promotes its dtype, is left alone). The float additive identity is -0.0, not
++0.0 (`-0.0 + 0.0` is `+0.0`): `x + 0.0` and `x - (-0.0)` stay, as MLIR's arith folds
+keep them (folding them gave -0.0 where NumPy gives +0.0, and 1 / that -inf for +inf).
 """
 
 from __future__ import annotations
@@ -65,9 +65,20 @@ def _forward(rewriter: PatternRewriter, op: Operation, value: SSAValue) -> bool:
 # --- identity elements -------------------------------------------------------------------------
 
 
+def _is_identity(value: SSAValue, identity: float, op: Operation) -> bool:
+    """`value` is a splat of `identity`, for a float add's or sub's zero of the sign
+    that is exact: x + (-0.0) and x - (+0.0) are x for every x, -0.0 + 0.0 is +0.0."""
+    c = splat_value(value)
+    if c is None or c != identity:
+        return False
+    if identity == 0 and isinstance(c, float):
+        return math.copysign(1.0, c) == (-1.0 if op.name == "aicf_tensor.add" else 1.0)
+    return True
+
+
 class BinaryIdentity(RewritePattern):
     """x*1, 1*x, x+0, 0+x, x-0, x/1 -> x, for a splat constant that neither
-    broadcasts x nor changes its dtype."""
+    broadcasts x nor changes its dtype (a float add's zero -0.0, a sub's +0.0)."""
 
     RIGHT = {"aicf_tensor.mul": 1, "aicf_tensor.add": 0, "aicf_tensor.sub": 0, "aicf_tensor.div": 1}
     LEFT = {"aicf_tensor.mul": 1, "aicf_tensor.add": 0}
@@ -76,11 +87,11 @@ class BinaryIdentity(RewritePattern):
         if not isinstance(op, T.BinaryOp):
             return
         identity = self.RIGHT.get(op.name)
-        if identity is not None and splat_value(op.rhs) == identity:
+        if identity is not None and _is_identity(op.rhs, identity, op):
             if _forward(rewriter, op, op.lhs):
                 return
         identity = self.LEFT.get(op.name)
-        if identity is not None and splat_value(op.lhs) == identity:
+        if identity is not None and _is_identity(op.lhs, identity, op):
             _forward(rewriter, op, op.rhs)
 
 

@@ -135,7 +135,7 @@ def test_cleanup_reshapes_is_exact_on_random_programs():
 IDENTITIES = """
 func.func @f(%x: tensor<3x4xf64>) -> tensor<4x3xf64> {
   %one = aicf_tensor.constant dense<1.0> : tensor<f64>
-  %zero = aicf_tensor.constant dense<0.0> : tensor<4xf64>
+  %zero = aicf_tensor.constant dense<-0.0> : tensor<4xf64>
   %0 = aicf_tensor.mul %x, %one : (tensor<3x4xf64>, tensor<f64>) -> tensor<3x4xf64>
   %1 = aicf_tensor.add %zero, %0 : (tensor<4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
   %2 = aicf_tensor.neg %1 : (tensor<3x4xf64>) -> tensor<3x4xf64>
@@ -148,6 +148,22 @@ func.func @f(%x: tensor<3x4xf64>) -> tensor<4x3xf64> {
   func.return %8 : tensor<4x3xf64>
 }
 """
+
+
+def test_adding_a_positive_zero_keeps_the_sign_of_zero_as_numpy():
+    """x + 0.0 folded to x gave -0.0 at x = -0.0 (NumPy, IEEE: +0.0), so 1 / (x + 0.0)
+    was -inf; x - (-0.0) too. x + (-0.0) and x - 0.0 are exact and still fold."""
+    import aicf
+
+    def f(x):
+        return 1 / (x + 0.0), 1 / (0.0 + x), 1 / (x - (-0.0)), 1 / (x + (-0.0)), 1 / (x - 0.0)
+
+    x = np.array([-0.0, 0.0, -2.0], np.float32)
+    with np.errstate(divide="ignore"):
+        want = f(x)
+    for fuse in (True, False):
+        for got, ref in zip(aicf.jit(f, target="cpu", fuse=fuse)(x), want):
+            np.testing.assert_array_equal(got, ref)
 
 
 def test_canonicalize_removes_identities():

@@ -257,7 +257,17 @@ def _error_of(fn, *args) -> str:
         ("E-SHAPE", lambda x: x.reshape(8, 4.0), "an extent must be an integer"),  # E-SHAPE
         ("E-SWAP", lambda x: np.swapaxes(x, 0, 2), "axis 2 is out of range for rank 2"),  # E-SWAP
         ("E-EXPAND", lambda x: np.expand_dims(x, (0, -4)), "repeated axis in (0, -4)"),  # E-EXPAND
+        ("E-MOVEDST", lambda x: np.moveaxis(x, [0, 1], [1, -1]), "repeated axis in destination [1, -1]"),  # E-MOVEDST
+        ("E-MOVESRC", lambda x: np.moveaxis(x, [0, -2], [0, 1]), "repeated axis in source [0, -2]"),  # E-MOVESRC
         ("E-VARDDOF", lambda x: np.var(x, axis=0, ddof=4), "ddof=4 with only 4 elements"),  # E-VARDDOF
+        ("E-DDOFNONE", lambda x: np.var(x, axis=0, ddof=None), "ddof must be a number, got NoneType None"),  # E-DDOFNONE
+        ("E-DDOFSTR", lambda x: np.std(x, ddof="1"), "ddof must be a number, got str '1'"),  # E-DDOFSTR
+        ("E-KEEPSTR", lambda x: np.max(x, axis=0, keepdims="no"), "keepdims must be a bool, got str 'no'"),  # E-KEEPSTR
+        ("E-KEEPVAR", lambda x: np.var(x, keepdims=None), "keepdims must be a bool, got NoneType None"),  # E-KEEPVAR
+        ("E-KEEPARG", lambda x: np.argmin(x, axis=1, keepdims="yes"), "keepdims must be a bool, got str 'yes'"),  # E-KEEPARG
+        ("E-METHKW", lambda x: x.sum(keepdim=True), "ndarray.sum: got an unexpected keyword argument 'keepdim'"),  # E-METHKW
+        ("E-METHPOS", lambda x: x.clip(1, 2, 3, 4), "ndarray.clip: too many positional arguments"),  # E-METHPOS
+        ("E-AXIS0D", lambda x: np.sum(x, axis=np.array(2)), "axis 2 is out of range"),  # E-AXIS0D
         ("E-BIGINT", lambda x: x.astype(np.int32) + 2**40, "out of i32 range"),  # E-BIGINT
         ("E-HUGEI32", lambda x: x.astype("i32") - 10**400, "(401 digits) is out of i32 range"),  # E-HUGEI32
         ("E-HUGEINT", lambda x: x * 10**400, "(401 digits) is out of f32 range"),  # E-HUGEINT
@@ -274,6 +284,24 @@ def test_unsupported_numpy_names_the_function_and_the_users_line(marker, body, w
     msg = _error_of(body, spec(4, 8))
     assert msg.startswith(f"{__file__}:{line_of(__file__, marker)}: error: "), msg
     assert words in msg, msg
+
+
+def test_a_0d_array_axis_is_an_axis():
+    """NumPy takes axis=np.array(1); iterating it (it is an Iterable) raised a raw TypeError."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for f in (lambda a: np.sum(a, axis=np.array(1)), lambda a: np.max(a, axis=np.array(-2), keepdims=True)):
+        np.testing.assert_array_equal(aicf.jit(f, target="cpu")(x), f(x))
+
+
+def test_max_and_min_take_numpys_positional_arguments():
+    """np.max and np.min have no dtype: np.max(x, 0, None, True) is keepdims=True (it
+    was read as sum's dtype, out, so out=True was refused)."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for f in (lambda a: np.max(a, 0, None, True), lambda a: np.min(a, 1, None, True),
+              lambda a: a.max(1, None, True), lambda a: np.sum(a, 0, None, None, True)):
+        got, want = aicf.jit(f, target="cpu")(x), f(x)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
 
 
 def test_equality_never_compares_identity():

@@ -428,6 +428,40 @@ def test_ndarray_subclasses_whose_values_differ_are_refused(tmp_path):
     np.testing.assert_array_equal(aicf.jit(lambda x: x * 2)(mapped), X4 * 2)
 
 
+class _Percent(np.ndarray):
+    """An ndarray subclass with arithmetic of its own, as unit libraries have."""
+
+    def __mul__(self, other):
+        return np.asarray(self) * other / 100
+
+
+class _Offset(np.ndarray):
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = tuple(np.asarray(v) if isinstance(v, _Offset) else v for v in inputs)
+        return getattr(ufunc, method)(*inputs, **kwargs) + 1
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_other_ndarray_subclasses_and_closed_over_ones_are_refused():
+    """The masked-array and np.matrix refusals through other doors: any other subclass
+    redefining arithmetic (__mul__) or ufuncs (__array_ufunc__) was traced as a plain
+    array, and a masked array or a matrix closed over by the function became a
+    constant of its data (x * m computed the masked elements, x * M was elementwise)."""
+    for cls, what in ((_Percent, "__mul__"), (_Offset, "__array_ufunc__")):
+        given = X4.view(cls)
+        assert not np.array_equal(np.asarray(given * 2), X4 * 2)
+        with pytest.raises(ArgumentError, match=f"argument 'x': a .*{cls.__name__} .*redefines {what}"):
+            aicf.jit(lambda x: x * 2)(given)
+    masked = np.ma.masked_array(X4, mask=[0, 1, 0, 0])
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: .*closed-over array: a numpy.ma.MaskedArray"):
+        aicf.jit(lambda x: x * masked)(X4)
+    matrix = np.matrix([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: .*closed-over array: a numpy.matrix"):
+        aicf.jit(lambda x: x * matrix)(X4.reshape(2, 2))
+    rec = np.rec.array(X4.reshape(2, 2))  # a subclass that only adds field access
+    np.testing.assert_array_equal(aicf.jit(lambda x: x * 2)(rec), X4.reshape(2, 2) * 2)
+
+
 def test_len_and_iteration_of_a_0d_tensor_are_located_type_errors():
     """A bare TypeError without the user's line; still a TypeError, as NumPy's "len() of
     unsized object", for code that probes for a length."""

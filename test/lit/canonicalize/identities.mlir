@@ -11,14 +11,35 @@ func.func @mul_one(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
 
 // -----
 
+// A float add's identity is -0.0, a sub's +0.0.
 // CHECK-LABEL: func.func @add_sub_zero
 // CHECK-NEXT:    func.return %x, %x, %x : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 func.func @add_sub_zero(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %nzero = aicf_tensor.constant dense<-0.0> : tensor<8xf32>
   %zero = aicf_tensor.constant dense<0.0> : tensor<8xf32>
-  %0 = aicf_tensor.add %x, %zero : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
-  %1 = aicf_tensor.add %zero, %x : (tensor<8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %0 = aicf_tensor.add %x, %nzero : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %1 = aicf_tensor.add %nzero, %x : (tensor<8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   %2 = aicf_tensor.sub %x, %zero : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   func.return %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// x + 0.0 and x - (-0.0) are +0.0 at x = -0.0: no identities. An integer's 0 is one.
+// CHECK-LABEL: func.func @float_zero_of_the_wrong_sign_stays
+// CHECK:         aicf_tensor.add %x, %{{.*}}
+// CHECK:         aicf_tensor.add %{{.*}}, %x
+// CHECK:         aicf_tensor.sub %x, %{{.*}}
+// CHECK-NEXT:    func.return %{{.*}}, %{{.*}}, %{{.*}}, %i
+func.func @float_zero_of_the_wrong_sign_stays(%x: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>) {
+  %zero = aicf_tensor.constant dense<0.0> : tensor<f32>
+  %nzero = aicf_tensor.constant dense<-0.0> : tensor<f32>
+  %izero = aicf_tensor.constant dense<0> : tensor<i32>
+  %0 = aicf_tensor.add %x, %zero : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = aicf_tensor.add %zero, %x : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %2 = aicf_tensor.sub %x, %nzero : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %3 = aicf_tensor.add %i, %izero : (tensor<4xi32>, tensor<i32>) -> tensor<4xi32>
+  func.return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>
 }
 
 // -----
