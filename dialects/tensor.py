@@ -331,6 +331,12 @@ class UnaryOp(TensorOp, abc.ABC):
         super().verify_()
 
 
+def refuse_i1(op, why: str) -> None:
+    """A verifier error for a unary op on an i1 (bool) input."""
+    if element_type(op.input.type) == IntegerType(1):
+        raise VerifyException(f"'{op.name}': {why}")
+
+
 @irdl_op_definition
 class NegOp(UnaryOp):
     """Elementwise negation. `%y = aicf_tensor.neg %x : (tensor<4xf32>) -> tensor<4xf32>`"""
@@ -339,11 +345,8 @@ class NegOp(UnaryOp):
     FLOAT_ONLY: ClassVar[bool] = False
 
     def verify_(self) -> None:
-        if element_type(self.input.type) == IntegerType(1):
-            raise VerifyException(
-                f"'{self.name}': negation of i1 (bool) is not defined (NumPy and torch "
-                "raise too); use a comparison with false"
-            )
+        refuse_i1(self, "negation of i1 (bool) is not defined (NumPy and torch raise too); "
+                        "use a comparison with false")
         super().verify_()
 
 
@@ -414,11 +417,8 @@ class ReluOp(UnaryOp):
     def verify_(self) -> None:
         # max(x, 0) is refused on i1 (aicf_tensor.max); relu lowered to arith.maxsi,
         # which reads true as -1: every output false, where folding gave x
-        if element_type(self.input.type) == IntegerType(1):
-            raise VerifyException(
-                f"'{self.name}': arithmetic on i1 (bool) tensors is not defined; "
-                "cast them to an integer or float type first"
-            )
+        refuse_i1(self, "arithmetic on i1 (bool) tensors is not defined; "
+                        "cast them to an integer or float type first")
         super().verify_()
 
 
