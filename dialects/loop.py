@@ -385,6 +385,13 @@ class NestOp(IRDLOperation):
                 )
             if not isinstance(v.type, AnyFloat | IntegerType):
                 raise VerifyException(f"yielded a non-scalar type {v.type}")
+            if c is not Combiner.NONE and isinstance(v.type, AnyFloat) != isinstance(elt, AnyFloat):
+                # the accumulator is converted to the output by a plain cast, undefined
+                # in C for a float past the integer's range (3e10 into i32 was INT_MIN)
+                raise VerifyException(
+                    f"yielded {v.type} accumulates into an output of element type {elt}: "
+                    "the accumulator and the output must both be floats or both integers"
+                )
 
     # --- assembly format ------------------------------------------------------------------
 

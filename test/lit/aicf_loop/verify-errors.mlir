@@ -97,3 +97,31 @@ func.func @body_args(%x: memref<4xf32>, %y: memref<4xf32>) {
   }
   func.return
 }
+
+// -----
+
+// A float accumulator is not converted into an integer output (a plain C cast, undefined
+// past the integer's range), nor an integer one into a float output.
+func.func @float_accumulator_into_int_output(%x: memref<4x8xf32>, %y: memref<4xi32>) {
+  // expected-error @+1 {{'aicf_loop.nest' yielded f32 accumulates into an output of element type i32: the accumulator and the output must both be floats or both integers}}
+  aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
+      ins(%x : memref<4x8xf32>) outs(%y : memref<4xi32>)
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add] {
+  ^bb0(%a: f32):
+    aicf_loop.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @int_accumulator_into_float_output(%x: memref<4x8xi32>, %y: memref<4xf16>) {
+  // expected-error @+1 {{'aicf_loop.nest' yielded i32 accumulates into an output of element type f16: the accumulator and the output must both be floats or both integers}}
+  aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
+      ins(%x : memref<4x8xi32>) outs(%y : memref<4xf16>)
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [max] {
+  ^bb0(%a: i32):
+    aicf_loop.yield %a : i32
+  }
+  func.return
+}
