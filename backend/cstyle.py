@@ -92,6 +92,11 @@ def int_helpers(qualifier: str) -> str:
     # rounding ((float)x rounds once and the narrowing again: 2^30 + 2^22 + 1 went to
     # 2^30, not 2^30 + 2^23)
     out = [
+        # math.fpowi: |x| ** n in double, the sign from n's parity (a float of n loses
+        # it: (float)(2^31 - 1) is 2^31, and (-1) ** (2^31 - 1) was 1)
+        f"{qualifier} double aicf_fpowi(double x, long long n) {{\n"
+        "  double r = pow(fabs(x), (double)n);\n"
+        "  return (n & 1) ? copysign(r, x) : r; }\n"
         f"{qualifier} float aicf_u64_to_f32_odd(unsigned long long m) {{\n"
         "  float scale = 1.0f;\n"
         "  for (; m >> 24; scale *= 2.0f) m = (m >> 1) | (m & 1u);\n"
@@ -518,9 +523,12 @@ def _libm_call(p: ScalarPrinter, op: Operation) -> None:
         spelling = p.lang.rsqrt[isinstance(r.type, Float64Type)]
         p.define_float(r, spelling.format(p.f(op.operands[0])))
         return
-    name = "pow" if isinstance(op, mth.FPowIOp) else LIBM[type(op)]
-    f = p.libm(name, op)
+    if isinstance(op, mth.FPowIOp):  # the prelude's helper, in double (see int_helpers)
+        p.libm("pow", op)  # checks the type
+        x, n = op.operands
+        call = f"aicf_fpowi({p.f(x)}, (long long){signed_value(p, n)})"
+        p.define_float(r, call if isinstance(r.type, Float64Type) else f"(float){call}")
+        return
+    f = p.libm(LIBM[type(op)], op)
     args = [p.f(x) for x in op.operands]
-    if isinstance(op, mth.FPowIOp):  # an integer exponent, as a float of the base's type
-        args[1] = f"({'double' if isinstance(r.type, Float64Type) else 'float'}){args[1]}"
     p.define_float(r, f"{f}(" + ", ".join(args) + ")")

@@ -127,3 +127,48 @@ def test_cuda_body_in_halves_and_unsigned_conversions():
     args = _inputs(1)
     outs = exe(*(cp.asarray(a) for a in args))
     _check([cp.asnumpy(o) for o in outs], *args)
+
+
+FPOWI = """
+func.func @fpowi(%x: memref<8x{t}>, %n: memref<8xi32>, %y: memref<8x{t}>) attributes {{aicf.num_outputs = 1 : i64}} {{
+  aicf_loop.nest domain = [8] iterators = [parallel]
+      ins(%x, %n : memref<8x{t}>, memref<8xi32>) outs(%y : memref<8x{t}>)
+      maps = [(d0) -> (d0), (d0) -> (d0), (d0) -> (d0)] {{
+  ^bb0(%a: {t}, %b: i32):
+    %r = math.fpowi %a, %b : {t}, i32
+    aicf_loop.yield %r : {t}
+  }}
+  func.return
+}}
+"""
+
+
+@pytest.mark.parametrize("t", ["f32", "f64", "f16"])
+def test_fpowi_keeps_the_parity_of_the_exponent(t):
+    # the exponent was converted to a float of the base's type: (float)(2^31 - 1) is
+    # 2^31, even, and (-1) ** (2^31 - 1) came out 1
+    dt = {"f32": np.float32, "f64": np.float64, "f16": np.float16}[t]
+    x = np.array([-1.0, -1.0, 2.0, 0.0, -0.0, -2.0, np.nan, 1.5], dt)
+    n = np.array([2**31 - 1, -(2**31 - 1), -2, -1, -1, 3, 0, 2], np.int32)
+    want = np.power(x.astype(np.float64), n.astype(np.float64))  # exact exponents in f64
+    got = aicf.compile(FPOWI.format(t=t), target="cpu")(x, n)
+    np.testing.assert_array_equal(got, want.astype(dt))
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_cuda_fpowi_compiles(tmp_path):
+    from aicf.backend.cuda.emit import emit_cuda
+    from aicf.compiler import run_pipeline
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+
+    module = parse_module(make_context(), FPOWI.format(t="f32"), "fpowi.mlir")
+    run_pipeline(module, ["aicf-plan{target=h100}", "aicf-lower-to-gpu{target=h100}"])
+    src = emit_cuda(module)
+    assert "aicf_fpowi(" in src
+    cu = tmp_path / "k.cu"
+    cu.write_text(src)
+    r = subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", str(cu), "-o", str(tmp_path / "k.cubin")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
