@@ -237,13 +237,14 @@ NESTED_TOO_DEEPLY = "the input is nested too deeply for aicf (Python's recursion
 BOM = "\ufeff"
 
 
-def decode_source(data: bytes, name: str) -> str:
+def decode_source(data: bytes, name: str, line_offset: int = 0) -> str:
     """`data` as UTF-8 text, less a leading byte order mark (editors on Windows write
-    one); a located CompileError at the first byte that is not UTF-8."""
+    one); a located CompileError at the first byte that is not UTF-8 (`line_offset`:
+    the lines of the file before `data`, a chunk of --split-input-file)."""
     try:
         return data.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
+        line = data.count(b"\n", 0, e.start) + 1 + line_offset
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise CompileError(
             f"{name}:{line}:{col}: error: the input is not UTF-8 text "

@@ -90,7 +90,7 @@ class AicfOptMain(xDSLOptMain):
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
             data = io.read()
             if isinstance(data, bytes):
-                data = decode_source(data, self.get_input_name())
+                data = decode_source(data, self.get_input_name(), self._chunk_offset)
             parser = LocatedParser(self.ctx, data, self.get_input_name())
             parser.line_offset = self._chunk_offset
             return parser.parse_module(not self.args.no_implicit_module)

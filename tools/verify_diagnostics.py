@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 ANNOTATION = re.compile(
     r"expected-(?P<sev>error|warning|note|remark)\s*"
-    r"(?:@(?P<at>above|below|unknown|[+-]\d+))?\s*\{\{(?P<text>.*?)\}\}"
+    r"(?:@(?P<at>above|below|unknown|[+-]\d{1,9}))?\s*\{\{(?P<text>.*?)\}\}"
 )
 DIAGNOSTIC = re.compile(
     r"(?:^|\s)(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning|note|remark): (?P<msg>[^\n]*)"

@@ -118,6 +118,8 @@ def test_parse_error_lines_count_from_the_file_start(tmp_path, capsys):
     ("  // expected-error @+1 {{not broadcast-compatible", ["cannot read the annotation"]),  # unclosed
     ("  // expected-error-re @+1 {{not .* compatible}}", ["regular expressions are not supported"]),
     ("  // expected-error @next {{not broadcast-compatible}}", ["cannot read the annotation"]),
+    # a line offset of 5000 digits was an internal error (int() refuses them)
+    ("  // expected-error @+" + "9" * 5000 + " {{not broadcast-compatible}}", ["cannot read the annotation"]),
 ])  # fmt: skip
 def test_an_annotation_that_cannot_be_read_fails(tmp_path, capsys, annotation, words):
     """MLIR fails on an annotation it cannot read; ignoring it would let a test of an
@@ -127,3 +129,15 @@ def test_an_annotation_that_cannot_be_read_fails(tmp_path, capsys, annotation, w
     for w in words:
         assert w in err, err
     assert "line 2" in err and "Traceback" not in err
+
+
+def test_a_chunk_that_is_not_utf8_is_located_at_its_file_line(tmp_path, capsys):
+    """The byte that is not UTF-8 was located at its line in the chunk (2), not in the
+    file (6), so the annotation above it at the file's line failed."""
+    path = tmp_path / "in.mlir"
+    path.write_bytes(GOOD.encode() + b"// -----\n// expected-error @+1 {{not UTF-8}}\n\xff\n")
+    rc = main([str(path), "--verify-diagnostics", "--split-input-file"])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    rc = main([str(path), "--split-input-file"])
+    assert "in.mlir:6:1: error: the input is not UTF-8 text" in capsys.readouterr().err
