@@ -354,6 +354,17 @@ def _check_launch(grid: Sequence[int], block: Sequence[int], smem: int) -> None:
         )
 
 
+MAX_STATIC_SMEM = 48 * 1024
+"""Bytes of static `__shared__` arrays a block may have (CUDA's limit; more only as
+dynamic shared memory, opted into)."""
+
+
+def _shared_bytes(t: MemRefType) -> int:
+    """The bytes a shared buffer takes: its layout's footprint in elements."""
+    bits = getattr(t.get_element_type(), "bitwidth", None)
+    return layout_footprint(t.layout, t.get_shape()) * ((bits + 7) // 8 if bits is not None else 1)
+
+
 def _elements(t: MemRefType) -> int:
     n = 1
     for d in t.get_shape():
@@ -477,8 +488,24 @@ class KernelOp(IRDLOperation):
                         f"index = 32 but parameter #{i} ({t}) has {n} elements: 32-bit "
                         "indices would wrap"
                     )
+        static = 0
         for op in self.body.walk():
             _check_constant_access(op)
+            if isinstance(op, AllocSharedOp) and op.dynamic_offset is None:
+                static += _shared_bytes(op.result.type)
+        # static `__shared__` arrays: ptxas refuses more than 48 KiB ("uses too much
+        # shared data"), a raw build failure where the verifier can say which kernel
+        if static > MAX_STATIC_SMEM:
+            raise VerifyException(
+                f"static shared buffers of {static} bytes exceed the {MAX_STATIC_SMEM} a "
+                "block can have (carve larger ones from dynamic shared memory: "
+                "alloc_shared dynamic_offset = N)"
+            )
+        if static + self.smem_bytes > MAX_SMEM_PER_BLOCK:
+            raise VerifyException(
+                f"static shared buffers of {static} bytes and dynamic shared memory of "
+                f"{self.smem_bytes} exceed the {MAX_SMEM_PER_BLOCK} a block can have"
+            )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

@@ -27,3 +27,31 @@ aicf_gpu.kernel @k() grid = [1, 1, 1] block = [32, 1, 1] smem = 0 bounds = [32, 
 aicf_gpu.kernel @fine(%x : memref<2147483648xf32>) grid = [1, 1, 1] block = [32, 1, 1] smem = 232448 bounds = [32, 1] index = 64 {
   aicf_gpu.return
 }
+
+// -----
+
+// Static __shared__ arrays past 48 KiB are a ptxas error ("uses too much shared data"),
+// and with the dynamic shared memory they share the block's 227 KiB.
+
+// expected-error @+1 {{'aicf_gpu.kernel' static shared buffers of 49156 bytes exceed the 49152 a block can have}}
+aicf_gpu.kernel @k() grid = [1, 1, 1] block = [32, 1, 1] smem = 0 bounds = [32, 1] index = 32 {
+  %a = aicf_gpu.alloc_shared : memref<12288xf32, #aicf_gpu.address_space<shared>>
+  %b = aicf_gpu.alloc_shared : memref<2xf16, #aicf_gpu.address_space<shared>>
+  aicf_gpu.return
+}
+
+// -----
+
+// expected-error @+1 {{'aicf_gpu.kernel' static shared buffers of 32768 bytes and dynamic shared memory of 200000 exceed the 232448 a block can have}}
+aicf_gpu.kernel @k() grid = [1, 1, 1] block = [32, 1, 1] smem = 200000 bounds = [32, 1] index = 32 {
+  %a = aicf_gpu.alloc_shared : memref<64x128xf32, #aicf_gpu.address_space<shared>>
+  aicf_gpu.return
+}
+
+// -----
+
+// CHECK-LABEL: aicf_gpu.kernel @static_fits
+aicf_gpu.kernel @static_fits() grid = [1, 1, 1] block = [32, 1, 1] smem = 0 bounds = [32, 1] index = 32 {
+  %a = aicf_gpu.alloc_shared : memref<12288xf32, #aicf_gpu.address_space<shared>>
+  aicf_gpu.return
+}
