@@ -804,17 +804,22 @@ def _prepare_loop_entry(module: ModuleOp, func: FuncOp) -> None:
     """A hand-written loop-level entry writes only its outputs (a located error
     otherwise), and each output its nests are not proven to write in full is
     zero-filled first, so no element of a result is left as the memory found it
-    (dialects/outputs.py). Programs lowered from the tensor level write all of every
+    (dialects/outputs.py); so is a buffer it allocates and reads before writing in full. Programs lowered from the tensor level write all of every
     output by construction and are not touched."""
     from xdsl.dialects.builtin import ArrayAttr, StringAttr
 
     from xdsl.dialects.builtin import IntegerAttr
 
     from aicf.diagnostics import location_of
-    from aicf.dialects.outputs import check_input_writes, fill_uncovered_outputs, outputs_read_first
+    from aicf.dialects.outputs import (
+        check_input_writes,
+        fill_allocs_read_first,
+        fill_uncovered_outputs,
+        outputs_read_first,
+    )
 
     check_input_writes(func, need_outputs=True)
-    notes = fill_uncovered_outputs(func)
+    notes = fill_uncovered_outputs(func) + fill_allocs_read_first(func)
     read_first = outputs_read_first(func)
     for k, op in read_first:
         notes.append(f"output #{k} is read before it is written in full ({location_of(op)}): an update in "

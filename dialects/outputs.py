@@ -20,6 +20,9 @@ construction; a hand-written one may not:
   function, that writes zeros: what the program leaves unwritten is 0 on every
   target (the fill is an ordinary nest, so each target runs it as it runs any),
   never the memory's old contents.
+- `fill_allocs_read_first`: a buffer the function allocates (`memref.alloc`) and reads
+  before its writes are proven to cover it gets the same zero fill, right after the
+  alloc (it read heap garbage).
 """
 
 from __future__ import annotations
@@ -318,6 +321,22 @@ def _zero(elt) -> Operation:
     return arith.ConstantOp(IntegerAttr(0, elt))
 
 
+def _zero_fill(buf: SSAValue) -> NestOp | None:
+    """A nest writing zeros to all of `buf` (None for a buffer of no static shape or no
+    scalar element type: the emitters say what is wrong with those)."""
+    t = buf.type
+    assert isinstance(t, MemRefType)
+    elt = t.get_element_type()
+    shape = tuple(t.get_shape())
+    if not isinstance(elt, AnyFloat | IntegerType) or any(d < 0 for d in shape):
+        return None
+    body, block = make_body([])
+    zero = _zero(elt)
+    block.add_ops([zero, YieldOp(zero.results[0])])
+    return NestOp([], [buf], shape, [LoopIterator.PARALLEL] * len(shape), [AffineMap.identity(len(shape))],
+                  [Combiner.NONE], body)  # fmt: skip
+
+
 def fill_uncovered_outputs(fn: func.FuncOp) -> list[str]:
     """Zero-fill, first thing in `fn`, each output `uncovered_outputs` names; a note on
     each (for `Executable.explain`)."""
@@ -329,16 +348,9 @@ def fill_uncovered_outputs(fn: func.FuncOp) -> list[str]:
     for k, writers in uncovered_outputs(fn):
         out = fn.args[nin + k]
         t = out.type
-        assert isinstance(t, MemRefType)
-        elt = t.get_element_type()
-        if not isinstance(elt, AnyFloat | IntegerType):
-            continue  # not a scalar type a nest can yield; the emitters say so
-        shape = tuple(t.get_shape())
-        body, block = make_body([])
-        zero = _zero(elt)
-        block.add_ops([zero, YieldOp(zero.results[0])])
-        fill = NestOp([], [out], shape, [LoopIterator.PARALLEL] * len(shape), [AffineMap.identity(len(shape))],
-                      [Combiner.NONE], body)  # fmt: skip
+        fill = _zero_fill(out)
+        if fill is None:
+            continue
         fill.location = fn.location
         if first is None:
             fn.body.block.add_op(fill)
@@ -386,3 +398,43 @@ def outputs_read_first(fn: func.FuncOp) -> list[tuple[int, Operation]]:
             if root in writers:
                 writers[root].append(w if root is v else op)
     return sorted(found.items())
+
+
+def _units(ops) -> Iterator[Operation]:
+    """The ops of a function in the order they run: a nest whole, the ops inside a
+    group (or any other op with regions) one by one."""
+    for op in ops:
+        if op.regions and not isinstance(op, NestOp):
+            yield from _units(_inner_ops(op))
+        else:
+            yield op
+
+
+def fill_allocs_read_first(fn: func.FuncOp) -> list[str]:
+    """Zero-fill, right after its `memref.alloc`, each buffer the function allocates
+    (at its top level) that an op reads before the ops ahead of it have written all of
+    it: the read saw whatever the allocator's memory held (heap garbage, different from
+    run to run). A note on each (for `Executable.explain`)."""
+    from aicf.diagnostics import location_of
+
+    allocs = [op for op in fn.body.block.ops if isinstance(op, memref.AllocOp)]
+    writers: dict[SSAValue, list[Operation]] = {op.results[0]: [] for op in allocs}
+    found: dict[SSAValue, Operation] = {}
+    for op in _units(fn.body.block.ops):
+        for v in _reads(op):
+            root = _root(v)
+            if root in writers and root not in found and not _covered(root, writers[root]):
+                found[root] = op
+        for w, v in _writes(op):
+            if v in writers:  # through a view: not proven (the view's indices are not the buffer's)
+                writers[v].append(w)
+    notes = []
+    for alloc in allocs:
+        buf = alloc.results[0]
+        if buf not in found or (fill := _zero_fill(buf)) is None:
+            continue
+        fill.location = alloc.location
+        fn.body.block.insert_op_after(fill, alloc)
+        notes.append(f"the buffer allocated at {location_of(alloc)} is zero-filled first: {location_of(found[buf])} "
+                     "reads it before it is written in full")
+    return notes
