@@ -75,6 +75,13 @@ class LocatedParser(Parser):
 
     line_offset: int = 0
 
+    def _parse_token(self, expected_kind, error_msg: str):
+        # xDSL words one expectation as a bare suffix (" in block definition"): the
+        # message read `error:  in block definition`, naming nothing expected
+        if error_msg.startswith(" ") and expected_kind == MLIRTokenKind.CARET_IDENT:
+            error_msg = "expected a block label (^name)" + error_msg
+        return super()._parse_token(expected_kind, error_msg)
+
     def resolve_operand(self, operand, type):
         # Remember where a not-yet-defined value is first used, so that a value that is
         # never defined is reported at its use (as MLIR does), not at the end of input.
