@@ -556,6 +556,12 @@ class NestEmitter:
                                f"{', '.join(_ACC_TYPES)}")
             if is_float_type(t) != is_float_type(v.type):
                 raise op_error(self.nest, f"cannot accumulate a {v.type} output in {name} on the cpu target")
+            width = lambda x: 64 if isinstance(x, IndexType) else x.width.data  # noqa: E731
+            if not is_float_type(t) and width(t) < width(v.type):
+                # the values are converted into the accumulator: a sum of two i64 2^40
+                # in i32 was 0, an i32 max in i1 was 1
+                raise op_error(self.nest, f"cannot accumulate {v.type} values in {name}, a narrower integer "
+                               "(they would wrap)")
             if isinstance(t, BFloat16Type):
                 raise op_error(self.nest, "cannot accumulate in bf16 on the cpu target, where bf16 "
                                "is only stored: name f32")

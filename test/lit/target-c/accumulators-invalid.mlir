@@ -40,3 +40,19 @@ func.func @unknown(%a: memref<8x16xf32>, %s: memref<8xf32>) attributes {aicf.num
   }
   func.return
 }
+
+// -----
+
+// An integer accumulator narrower than the values wraps them (two i64 2^40 summed in
+// i32 were 0).
+func.func @narrower_int(%a: memref<8x16xi64>, %s: memref<8xi64>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{'aicf_loop.nest' cannot accumulate i64 values in i32, a narrower integer (they would wrap)}}
+  aicf_loop.nest domain = [8, 16] iterators = [parallel, reduction]
+      ins(%a : memref<8x16xi64>) outs(%s : memref<8xi64>)
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
+      attrs = {aicf.schedule = {kind = "cpu.nest", parallel = 0 : i64, acc = "i32"}} {
+  ^bb0(%x: i64):
+    aicf_loop.yield %x : i64
+  }
+  func.return
+}
