@@ -9,15 +9,16 @@ consecutive groups: accesses are coalesced whenever the innermost parallel dim i
 the contiguous one. A 1-D elementwise domain that does not divide by `vec` gets a
 scalar tail loop.
 
-When there are few output groups and a long reduction, the reduction is split over
-`split` blocks (blockIdx.y): each writes partial accumulators to a workspace
-[split, outputs] and a second nest (over the workspace) combines them in a fixed
-order: deterministic, no atomics.
+When there are few output groups and a long reduction, the planner splits it:
+aicf-split-reductions makes a partial nest whose outputs are [chunk, outputs] (its last
+chunk cut short by the nest's guard: each thread walks min(extent, bound + 1) points)
+and a combine nest that folds them in a fixed order: deterministic, no atomics.
+(`split_workspaces` and `combine_view` are the same split inside the wgmma kernel's
+split-K.)
 """
 
 from __future__ import annotations
 
-import math
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import MemRefType
@@ -25,12 +26,14 @@ from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 
 from aicf.dialects import gpu
+from aicf.dialects.affine_intervals import linear_form
 from aicf.dialects.schedule import Schedule
 from aicf.math_precision import APPROX, mark_approximate
 
 from .builder import KernelBuilder, combine, convert
 from .context import LoweringContext
 from .view import (
+    guarded_length,
     annotate,
     SPLAT,
     VECTOR,
@@ -160,15 +163,9 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     K = s.get("slices", 1)
     if bs > lc.target.max_threads_per_block:
         raise NotImplementedError(f"gpu.per_output block = {bs} > {lc.target.max_threads_per_block} threads")
-    if S > 1 and s.get("combine") is None:
-        raise NotImplementedError(f"gpu.per_output split = {S} needs a `combine` schedule for the second pass")
-    # a split stores each thread's vec partials of an output as one vector of the
-    # accumulator type (f32 for f16/bf16 outputs): the output's own width may not be
-    partial_bytes = [vec * element_bytes(t) for t in view.acc_types]
-    if S > 1 and vec > 1 and any(b not in gpu.VECTOR_ACCESS_BYTES for b in partial_bytes):
-        raise NotImplementedError(
-            f"gpu.per_output split = {S} stores vec = {vec} partials as one vector of "
-            f"{max(partial_bytes)} bytes; a vector access moves 4, 8 or 16")
+    if S > 1:
+        raise NotImplementedError(f"gpu.per_output split = {S}: run aicf-split-reductions first (the "
+                                  "partial and combine nests are lowered, not the split nest)")
     Mp, R = prod(Ep), prod(Er)
     if Mp == 0:
         return  # nothing to write
@@ -188,17 +185,17 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
                                   f"accumulator bytes) exceed the {lc.target.smem_per_block_default} a block holds "
                                   "statically")
 
-    if S > 1:
-        ws_ops = [Operand(lc.workspace(w.type), w.type, w.map) for w in split_workspaces(view, S)]
-        out_ops = ws_ops
-    else:
-        out_ops = view.outputs
+    bound = guarded_length(view)
+    if bound is not None and vec > 1 and dim in linear_form(view.bound.bound)[0]:  # type: ignore[union-attr, index]
+        raise NotImplementedError(f"gpu.per_output vec = {vec}: the guard's bound reads d{dim}, "
+                                  "which a thread's lanes do not share")
+    out_ops = view.outputs
     params = [*view.inputs, *out_ops]
-    wide = uses_64bit_index(view, extra=grid * bs * vec * 2) or (S > 1 and S * Mp + grid * bs * vec >= 2**31)
+    wide = uses_64bit_index(view, extra=grid * bs * vec * 2)
     kernel = gpu.KernelOp(
         lc.kernel_name(view.name),
         [o.type for o in params],
-        [grid, S, 1],
+        [grid, 1, 1],
         [bs, 1, 1],
         index_bitwidth=64 if wide else 32,
         launch_bounds=(bs, s["minblocks"]),
@@ -212,8 +209,6 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     bid = kb.v(gpu.BlockIdOp("x"))
     start = kb.add_i(kb.mul_i(bid, bs), tid)
     stride = grid * bs
-    s_id = kb.v(gpu.BlockIdOp("y")) if S > 1 else None
-    chunk = math.ceil(R / S) if S > 1 else R
 
     def point_dims(pidx: list[SSAValue]) -> list[SSAValue | None]:
         dims: list[SSAValue | None] = [None] * n
@@ -243,11 +238,9 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
                     new.append(combine(kb, view.combiners[o], accs[o * v + k], ys[o][k]))
             return new
 
-        if S > 1:
-            lo = kb.mul_i(s_id, chunk)  # type: ignore[arg-type]
-            hi = kb.min_i(kb.add_i(lo, chunk), R)
-        else:
-            lo, hi = kb.index(0), kb.index(R)
+        lo, hi = kb.index(0), kb.index(R)
+        if bound is not None:  # the guarded dim is the outermost reduction dim
+            hi = kb.mul_i(bound(kb, dims), R // Er[0])
         if first is not None:
             lo = kb.add_i(lo, first)
         accs = kb.for_(lo, hi, step, inits, rbody, unroll=s["unroll"])
@@ -268,19 +261,11 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     def store_group(g: SSAValue, lanes: list[list[SSAValue]]) -> None:
         dims = group_dims(g)
         for o, (op, a) in enumerate(zip(out_ops, out_args)):
-            if S > 1:
-                flat = kb.mul_i(g, vec)
-                vals = lanes[o]
-                if vec > 1:
-                    kb.store_vector(kb.pack(vals), a, [s_id, flat])  # type: ignore[list-item]
-                else:
-                    kb.store(vals[0], a, [s_id, flat])  # type: ignore[list-item]
-            else:
-                store_lanes(kb, op, a, dims, dim, lanes[o])
+            store_lanes(kb, op, a, dims, dim, lanes[o])
 
     if K > 1:
         sliced_tiles(kb, view, s, K, lambda g, first, step: compute(group_dims(g), vec, first, step), store_group)
-    U = s["unroll"] if not Rd and S == 1 else 1
+    U = s["unroll"] if not Rd else 1
     rest_from = start
     if U > 1:
         # chunks of bs*U groups, the block's threads take groups tid, tid+bs, ...: each
@@ -324,9 +309,6 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
         mark_approximate(kernel.walk())
     lc.add_kernel(kernel)
     lc.launch(kernel, [o.host for o in params])
-
-    if S > 1:
-        lc.lower_view(combine_view(view, S, ws_ops), s["combine"])
 
 
 def slices_fit(K: int, block: int, reduces: bool) -> bool:

@@ -29,21 +29,3 @@ func.func @big(%x: memref<4096x512xf64>, %y: memref<512xf64>, %z: memref<512xf64
   func.return
 }
 
-// -----
-
-// A split's partials are stored as vectors of the accumulator type: 8 f16 outputs a
-// thread are 16 bytes, their f32 partials 32 (the store's verifier said only "a vector
-// access moves 4, 8 or 16 bytes, not 32", not which parameter to change).
-func.func @split_partials(%a: memref<1x4096xf16>, %b: memref<4096x4096xf16>, %y: memref<1x4096xf16>) attributes {aicf.num_outputs = 1 : i64} {
-  // expected-error @+1 {{'aicf_loop.nest' cannot be lowered to the GPU: gpu.per_output split = 2 stores vec = 8 partials as one vector of 32 bytes; a vector access moves 4, 8 or 16}}
-  aicf_loop.nest domain = [1, 4096, 4096] iterators = [parallel, parallel, reduction]
-      ins(%a, %b : memref<1x4096xf16>, memref<4096x4096xf16>) outs(%y : memref<1x4096xf16>)
-      maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d2, d1), (d0, d1, d2) -> (d0, d1)] combiners = [add] attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 8, block = 256, grid = 64, split = 2, unroll = 4, minblocks = 1, slices = 32, combine = {kind = "gpu.per_output", vec = 1, block = 256, grid = 8, split = 1, unroll = 1, minblocks = 1}}} {
-  ^bb0(%p: f16, %q: f16):
-    %1 = arith.extf %p : f16 to f32
-    %2 = arith.extf %q : f16 to f32
-    %3 = arith.mulf %1, %2 : f32
-    aicf_loop.yield %3 : f32
-  }
-  func.return
-}
