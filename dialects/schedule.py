@@ -85,6 +85,8 @@ register_kind(ScheduleKind(
         # share each output vector, each walking every slices-th reduction point, and
         # fold their accumulators through shared memory; absent: 1
         "slices": Param(INT, minimum=1, optional=True),
+        # 1: blockIdx.y runs the outermost parallel dim (a split partial's chunks)
+        "outer_grid": Param(INT, (0, 1), optional=True),
     },
     "threads own output vectors; elementwise nests and outer-axis reductions "
     "(slices > 1: the threads of a block share outputs and fold through shared memory; "

@@ -12,7 +12,9 @@ scalar tail loop.
 When there are few output groups and a long reduction, the planner splits it:
 aicf-split-reductions makes a partial nest whose outputs are [chunk, outputs] (its last
 chunk cut short by the nest's guard: each thread walks min(extent, bound + 1) points)
-and a combine nest that folds them in a fixed order: deterministic, no atomics.
+and a combine nest that folds them in a fixed order: deterministic, no atomics. The
+planner runs the partial with `outer_grid = 1`: its chunks on blockIdx.y, each
+block's threads on outputs of one chunk (few outputs spread over many SMs).
 (`split_workspaces` and `combine_view` are the same split inside the wgmma kernel's
 split-K.)
 """
@@ -176,6 +178,14 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
             f"gpu.per_output vec = {vec} must divide the innermost parallel extent "
             f"({Ep[-1] if P else 'none'}; a tail is built for one parallel dim without reduction only)")
     groups = Mp // vec
+    # outer_grid: blockIdx.y runs the outermost parallel dim (a split's chunks, as
+    # CUTLASS's split-k slices), blockIdx.x and the threads the groups of one value of it
+    outer = bool(s.get("outer_grid", 0))
+    if outer and (len(P) < 2 and vec > 1 or not P or Ep[0] > lc.target.max_grid_y):
+        raise NotImplementedError(
+            f"gpu.per_output outer_grid = 1 needs an outermost parallel dim of at most "
+            f"{lc.target.max_grid_y} that the vectors (vec = {vec}) do not run along")
+    inner_groups = groups // Ep[0] if outer else groups
     if K > 1 and not slices_fit(K, bs, bool(Rd)):
         raise NotImplementedError(f"gpu.per_output slices = {K} must be a power of two dividing block = {bs}, "
                                   "on a reduction")
@@ -195,7 +205,7 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     kernel = gpu.KernelOp(
         lc.kernel_name(view.name),
         [o.type for o in params],
-        [grid, 1, 1],
+        [grid, Ep[0] if outer else 1, 1],
         [bs, 1, 1],
         index_bitwidth=64 if wide else 32,
         launch_bounds=(bs, s["minblocks"]),
@@ -209,6 +219,7 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     bid = kb.v(gpu.BlockIdOp("x"))
     start = kb.add_i(kb.mul_i(bid, bs), tid)
     stride = grid * bs
+    base = kb.mul_i(kb.v(gpu.BlockIdOp("y")), inner_groups) if outer else None
 
     def point_dims(pidx: list[SSAValue]) -> list[SSAValue | None]:
         dims: list[SSAValue | None] = [None] * n
@@ -264,7 +275,10 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
             store_lanes(kb, op, a, dims, dim, lanes[o])
 
     if K > 1:
-        sliced_tiles(kb, view, s, K, lambda g, first, step: compute(group_dims(g), vec, first, step), store_group)
+        sliced_tiles(kb, view, s, K, lambda g, first, step: compute(group_dims(g), vec, first, step), store_group,
+                     inner_groups, base)
+    if outer and (not Rd or tail):
+        raise NotImplementedError("gpu.per_output outer_grid = 1 runs reductions only")
     U = s["unroll"] if not Rd else 1
     rest_from = start
     if U > 1:
@@ -292,7 +306,9 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
         if full > 0:
             kb.for_(bid, full, grid, [], chunk_body)
         rest_from = kb.add_i(start, full * chunk)
-    if K == 1 and (U == 1 or groups % (bs * U)):
+    if K == 1 and outer:
+        kb.for_(start, inner_groups, stride, [], lambda g, acc: group_body(kb.add_i(base, g), acc))  # type: ignore[arg-type]
+    elif K == 1 and (U == 1 or groups % (bs * U)):
         kb.for_(rest_from, groups, stride, [], group_body)
     if tail:
 
@@ -317,7 +333,8 @@ def slices_fit(K: int, block: int, reduces: bool) -> bool:
     return reduces and K & (K - 1) == 0 and block % K == 0
 
 
-def sliced_tiles(kb: KernelBuilder, view: NestView, s: Schedule, K: int, group_lanes, store) -> None:
+def sliced_tiles(kb: KernelBuilder, view: NestView, s: Schedule, K: int, group_lanes, store,
+                 groups: int | None = None, base: SSAValue | None = None) -> None:
     """The reduction of `slices` = K > 1: a block owns tiles of Gb = block / K
     consecutive output vectors; thread t takes vector t % Gb of the tile and reduction
     points t / Gb, t / Gb + K, ... (`group_lanes(g, first, step)`: its accumulators).
@@ -329,7 +346,8 @@ def sliced_tiles(kb: KernelBuilder, view: NestView, s: Schedule, K: int, group_l
     bs, grid, vec = s["block"], s["grid"], s["vec"]
     Gb = bs // K
     nout = len(view.outputs)
-    groups = prod(view.extents[d] for d in view.parallel_dims) // vec
+    if groups is None:  # else: the groups of one blockIdx.y slice, from `base` on
+        groups = prod(view.extents[d] for d in view.parallel_dims) // vec
     ntiles = -(-groups // Gb)
     ragged = groups % Gb != 0
     tid = kb.v(gpu.ThreadIdOp("x"))
@@ -343,9 +361,10 @@ def sliced_tiles(kb: KernelBuilder, view: NestView, s: Schedule, K: int, group_l
         return [kb.add_i(kb.mul_i(row, Gb * vec), kb.add_i(kb.mul_i(gl, vec), k))]
 
     def tile_body(tile: SSAValue, _):
-        g = kb.add_i(kb.mul_i(tile, Gb), gl)
+        gi = kb.add_i(kb.mul_i(tile, Gb), gl)
+        g = kb.add_i(base, gi) if base is not None else gi
         if ragged:
-            inside = kb.lt(g, groups)
+            inside = kb.lt(gi, groups)
             idents = [kb.constant(identity_of(view.combiners[o], t), t)
                       for o, t in enumerate(view.acc_types) for _ in range(vec)]
 

@@ -83,10 +83,10 @@ def _combine(view: NestView, S: int, t: GpuTarget, split_workspaces, combine_vie
 
 def split_params(view: NestView, kind: str, params: dict, t: GpuTarget) -> dict:
     """A rows or per-output split as aicf-split-reductions will make it: at most the
-    extent of the nest's outermost reduction dim (the one it cuts), the kernel's grid
-    for the partial nest (the in-kernel grid times the chunks: a block per chunk of a
-    row; grid x chunks for per-output threads), and the combine nest's schedule (planned
-    on the nest the pass builds). Unsplittable (a guarded nest, a view of no nest):
+    extent of the nest's outermost reduction dim (the one it cuts), the partial nest's
+    grid (rows: a block per chunk of a row; per-output: the chunks on blockIdx.y,
+    `outer_grid`), and the combine nest's schedule (planned on the nest the pass
+    builds). Unsplittable (a guarded nest, a view of no nest):
     split = 1."""
     from aicf.passes.loop.split_reductions import chunk_align, split_nest, split_refusal
 
@@ -101,16 +101,16 @@ def split_params(view: NestView, kind: str, params: dict, t: GpuTarget) -> dict:
     parts = split_nest(nest, S, partials_last=kind == "gpu.rows",
                        align=chunk_align(nest, Schedule(kind, {**params, "split": S})))
     try:
-        chunks = parts.partial.extents[nest.reduction_dims[0]]
-        if kind == "gpu.rows":
+        extra: dict = {}
+        if kind == "gpu.rows":  # a block a chunk of a row
             grid = prod(parts.partial.extents[d] for d in parts.partial.parallel_dims)
-        else:
-            grid = int(params["grid"]) * chunks
+        else:  # the chunks on blockIdx.y, the grid the cost model priced on x
+            grid, extra = int(params["grid"]), {"outer_grid": 1}
         v2 = collapse(view_of(parts.combine, view.name + "_combine"))
         combine = select(gpu_nest_candidates(v2, t, with_library=False)).schedule
     finally:
         parts.erase()
-    return {**params, "split": S, "grid": max(1, min(grid, t.max_grid_x)), "combine": combine}
+    return {**params, **extra, "split": S, "grid": max(1, min(grid, t.max_grid_x)), "combine": combine}
 
 
 def per_output_candidate(view: NestView, t: GpuTarget) -> Candidate:

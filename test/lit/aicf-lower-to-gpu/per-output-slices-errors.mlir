@@ -29,3 +29,31 @@ func.func @big(%x: memref<4096x512xf64>, %y: memref<512xf64>, %z: memref<512xf64
   func.return
 }
 
+
+// -----
+
+// outer_grid puts the outermost parallel dim on blockIdx.y: the vectors must run
+// along another dim, and it is for reductions (a split's partial).
+func.func @outer_grid_vectors(%x: memref<64x4096xf32>, %y: memref<64xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{'aicf_loop.nest' cannot be lowered to the GPU: gpu.per_output outer_grid = 1 needs an outermost parallel dim of at most 65535 that the vectors (vec = 4) do not run along}}
+  aicf_loop.nest domain = [64, 4096] iterators = [parallel, reduction]
+      ins(%x : memref<64x4096xf32>) outs(%y : memref<64xf32>)
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add] attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 4 : i64, block = 64 : i64, grid = 1 : i64, split = 1 : i64, unroll = 4 : i64, minblocks = 1 : i64, outer_grid = 1 : i64}} {
+  ^bb0(%a : f32):
+    aicf_loop.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @outer_grid_elementwise(%x: memref<64xf32>, %y: memref<64x4096xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{'aicf_loop.nest' cannot be lowered to the GPU: gpu.per_output outer_grid = 1 runs reductions only}}
+  aicf_loop.nest domain = [64, 4096] iterators = [parallel, parallel]
+      ins(%x : memref<64xf32>) outs(%y : memref<64x4096xf32>)
+      maps = [(d0, d1) -> (d0), (d0, d1) -> (d0, d1)] attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 4 : i64, block = 64 : i64, grid = 1 : i64, split = 1 : i64, unroll = 4 : i64, minblocks = 1 : i64, outer_grid = 1 : i64}} {
+  ^bb0(%a : f32):
+    aicf_loop.yield %a : f32
+  }
+  func.return
+}
