@@ -169,3 +169,29 @@ def _max_dim(e: AffineExpr) -> int:
     if isinstance(e, AffineBinaryOpExpr):
         return max(_max_dim(e.lhs), _max_dim(e.rhs))
     return -1
+
+
+def linear_form(expr: AffineExpr) -> tuple[dict[int, int], int] | None:
+    """`expr` as sum(coef * d) + const, or None when it has floordiv/mod/products."""
+    if isinstance(expr, AffineDimExpr):
+        return {expr.position: 1}, 0
+    if isinstance(expr, AffineConstantExpr):
+        return {}, expr.value
+    if isinstance(expr, AffineBinaryOpExpr):
+        if expr.kind == AffineBinaryOpKind.Add:
+            a, b = linear_form(expr.lhs), linear_form(expr.rhs)
+            if a is None or b is None:
+                return None
+            c = dict(a[0])
+            for k, v in b[0].items():
+                c[k] = c.get(k, 0) + v
+            return c, a[1] + b[1]
+        if expr.kind == AffineBinaryOpKind.Mul:
+            a, b = linear_form(expr.lhs), linear_form(expr.rhs)
+            if a is None or b is None:
+                return None
+            if not b[0]:
+                return {k: v * b[1] for k, v in a[0].items()}, a[1] * b[1]
+            if not a[0]:
+                return {k: v * a[1] for k, v in b[0].items()}, a[1] * b[1]
+    return None

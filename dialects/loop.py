@@ -43,6 +43,7 @@ from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    AffineSetAttr,
     AnyFloat,
     ArrayAttr,
     DenseArrayBase,
@@ -56,13 +57,14 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineConstraintExpr, AffineConstraintKind, AffineDimExpr, AffineExpr, AffineMap, AffineSet
 from xdsl.irdl import (
     IRDLOperation,
     AttrSizedOperandSegments,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    opt_prop_def,
     prop_def,
     region_def,
     traits_def,
@@ -83,7 +85,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from aicf.dialects.affine_intervals import INT64, DivisionByZero, expr_range, first_outside
+from aicf.dialects.affine_intervals import INT64, DivisionByZero, expr_range, first_outside, linear_form
 from aicf.dialects.tensor import AttentionProperties
 from aicf.errors import VerifyAtOp
 
@@ -115,10 +117,66 @@ class Combiner(str, Enum):
         raise ValueError("the `none` combiner has no identity")
 
 
+class RaggedBound:
+    """A guard `bound - d<dim> >= 0`: reduction dim `dim` runs to min(extent, bound + 1),
+    `bound` affine in the parallel dims before it."""
+
+    __slots__ = ("dim", "bound")
+
+    def __init__(self, dim: int, bound: AffineExpr):
+        self.dim, self.bound = dim, bound
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RaggedBound) and (self.dim, str(self.bound)) == (other.dim, str(other.bound))
+
+    def __hash__(self) -> int:
+        return hash((self.dim, str(self.bound)))
+
+    def to_set(self, ndims: int) -> AffineSet:
+        return AffineSet(ndims, 0, (AffineConstraintExpr(
+            AffineConstraintKind.ge, self.bound - AffineDimExpr(self.dim), AffineExpr.constant(0)),))
+
+    def within(self, ndims: int, expr: AffineExpr) -> AffineExpr:
+        """`expr` with the bounded dim at its largest value, the bound (for ranges)."""
+        dims = [AffineDimExpr(k) for k in range(ndims)]
+        dims[self.dim] = self.bound
+        return expr.replace_dims_and_symbols(dims, [])
+
+
+def linear_expr(coefs: dict[int, int], const: int) -> AffineExpr:
+    """sum(coef * d) + const, like terms collected (interval analysis does not cancel
+    d1 * 252 - d1 * 252)."""
+    e: AffineExpr = AffineExpr.constant(const)
+    for d, v in sorted(coefs.items()):
+        if v:
+            e = e + AffineDimExpr(d) * v
+    return e
+
+
+def ragged_bound(g: AffineSet, iterators: Sequence[Iterator]) -> RaggedBound | str:
+    """The one guard form nests take, or what is wrong with `g` (see the module
+    docstring)."""
+    if len(g.constraints) != 1 or g.constraints[0].kind is not AffineConstraintKind.ge:
+        return "must be one `>= 0` constraint"
+    c = g.constraints[0]
+    lf = linear_form(c.lhs - c.rhs)
+    red = [d for d, it in enumerate(iterators) if it is Iterator.REDUCTION]
+    if lf is None or not red:
+        return "must bound the outermost reduction dim by an affine sum of parallel dims"
+    coefs, const = lf
+    j = red[0]
+    if coefs.get(j) != -1 or any(v and d > j for d, v in coefs.items()):
+        return (f"must be `B - d{j} >= 0` for the outermost reduction dim d{j}, with B affine "
+                f"in the parallel dims before it")
+    return RaggedBound(j, linear_expr({d: v for d, v in coefs.items() if d != j}, const))
+
+
 @functools.lru_cache(maxsize=4096)
-def _verify_in_bounds(i: int, m: AffineMap, t: MemRefType, extents: tuple[int, ...]) -> None:
-    """Every index map #i produces over the domain lies inside the buffer of type t,
-    and every value the emitted code computes on the way fits its 64-bit integers.
+def _verify_in_bounds(i: int, m: AffineMap, t: MemRefType, extents: tuple[int, ...],
+                      guard: RaggedBound | None = None) -> None:
+    """Every index map #i produces over the domain (inside the guard) lies inside the
+    buffer of type t, and every value the emitted code computes on the way fits its
+    64-bit integers.
     (Memoised: a program repeats a few nests many times, and the interval analysis is
     a good part of verifying one; a failure raises, so it is never kept.)"""
     if 0 in extents:  # an empty domain accesses nothing
@@ -127,6 +185,14 @@ def _verify_in_bounds(i: int, m: AffineMap, t: MemRefType, extents: tuple[int, .
     for d, (r, size) in enumerate(zip(m.results, t.get_shape())):
         try:
             rng = expr_range(r, box)
+            lf = linear_form(r) if guard is not None else None
+            if rng is not None and lf is not None and lf[0].get(guard.dim):  # type: ignore[union-attr]
+                # a linear index is monotone in the bounded dim: at its bound it is
+                # extreme over the points inside the guard (which may be fewer)
+                at = expr_range(linear_expr(*linear_form(guard.within(len(extents), r))), box)  # type: ignore[union-attr, misc]
+                if at is not None:
+                    rng = ((max(rng[0], at[0]), rng[1]) if lf[0][guard.dim] < 0  # type: ignore[union-attr]
+                           else (rng[0], min(rng[1], at[1])))
             # the emitters compute every subexpression in 64-bit integers (int64_t on
             # the cpu target), where an exact range past 2^63 would have wrapped
             wraps = first_outside(r, box, INT64)
@@ -208,6 +274,7 @@ class NestOp(IRDLOperation):
     iterator_types = prop_def(ArrayAttr[StringAttr])
     indexing_maps = prop_def(ArrayAttr[AffineMapAttr])
     combiners = prop_def(ArrayAttr[StringAttr])
+    guard = opt_prop_def(AffineSetAttr)
     body = region_def("single_block")
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
@@ -222,6 +289,7 @@ class NestOp(IRDLOperation):
         maps: Sequence[AffineMap],
         combiners: Sequence[Combiner | str],
         body: Region,
+        guard: AffineSet | None = None,
     ):
         super().__init__(
             operands=[list(inputs), list(outputs)],
@@ -230,6 +298,7 @@ class NestOp(IRDLOperation):
                 "iterator_types": ArrayAttr([StringAttr(Iterator(i).value) for i in iterators]),
                 "indexing_maps": ArrayAttr([AffineMapAttr(m) for m in maps]),
                 "combiners": ArrayAttr([StringAttr(Combiner(c).value) for c in combiners]),
+                **({"guard": AffineSetAttr(guard)} if guard is not None else {}),
             },
             regions=[body],
         )
@@ -284,6 +353,20 @@ class NestOp(IRDLOperation):
             n *= e
         return n
 
+    @property
+    def guard_set(self) -> AffineSet | None:
+        return self.guard.data if self.guard is not None else None
+
+    @property
+    def ragged_bound(self) -> RaggedBound | None:
+        """The guard as a bound on its reduction dim (verified to be one)."""
+        g = self.guard_set
+        if g is None:
+            return None
+        rb = ragged_bound(g, self.iterators)
+        assert isinstance(rb, RaggedBound), rb
+        return rb
+
     # --- verification -------------------------------------------------------------------
 
     def verify_(self) -> None:
@@ -310,6 +393,14 @@ class NestOp(IRDLOperation):
                 f"expected {nops} indexing maps (one per input and output), "
                 f"got {len(self.indexing_maps)}"
             )
+        guard = None
+        if self.guard is not None:
+            g = self.guard.data
+            if g.num_dims != ndims or g.num_symbols != 0:
+                raise VerifyException(f"guard ({g}) must have {ndims} dims and no symbols")
+            guard = ragged_bound(g, self.iterators)
+            if isinstance(guard, str):
+                raise VerifyException(f"guard ({g}) {guard}")
         for i, (operand, m) in enumerate(zip((*inputs, *outputs), self.maps)):
             assert isinstance(operand.type, MemRefType)
             if m.num_dims != ndims or m.num_symbols != 0:
@@ -321,7 +412,7 @@ class NestOp(IRDLOperation):
                     f"map #{i} ({m}) has {len(m.results)} results for a rank-"
                     f"{operand.type.get_num_dims()} operand {operand.type}"
                 )
-            _verify_in_bounds(i, m, operand.type, extents)
+            _verify_in_bounds(i, m, operand.type, extents, guard)
         if len(self.combiners) != len(outputs):
             raise VerifyException(
                 f"expected {len(outputs)} combiners, got {len(self.combiners)}"
@@ -395,7 +486,7 @@ class NestOp(IRDLOperation):
 
     # --- assembly format ------------------------------------------------------------------
 
-    _WORDS: ClassVar[tuple[str, ...]] = ("domain", "iterators", "ins", "outs", "maps", "combiners")
+    _WORDS: ClassVar[tuple[str, ...]] = ("domain", "iterators", "ins", "outs", "maps", "combiners", "guard")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" domain = [")
@@ -420,6 +511,8 @@ class NestOp(IRDLOperation):
                     self.combiner_kinds, lambda c: printer.print_string(c.value)
                 )
                 printer.print_string("]")
+            if self.guard is not None:
+                printer.print_string(f"\nguard = {self.guard.data}")
         extra = {k: v for k, v in self.attributes.items()}
         if extra:
             printer.print_string(" attrs = ")
@@ -479,12 +572,16 @@ class NestOp(IRDLOperation):
             for c in combiners:
                 if c not in Combiner._value2member_map_:
                     parser.raise_error(f"unknown combiner '{c}'", pos, parser.pos)
+        guard = None
+        if parser.parse_optional_keyword("guard"):
+            parser.parse_punctuation("=")
+            guard = parser.parse_affine_set()
         attrs = {}
         if parser.parse_optional_keyword("attrs"):
             parser.parse_punctuation("=")
             attrs = parser.parse_optional_attr_dict()
         body = parser.parse_region()
-        op = cls(inputs, outputs, domain, iterators, maps, combiners, body)
+        op = cls(inputs, outputs, domain, iterators, maps, combiners, body, guard)
         op.attributes.update(attrs)
         return op
 

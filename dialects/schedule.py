@@ -13,7 +13,7 @@ kind declares its parameters and their types here (`KINDS`), so the nest and gro
 verifiers reject a schedule with an unknown kind, a missing or mistyped parameter,
 or a value outside its range, at the op's location. Common to every kind and
 optional: `est_ns` (the planner's predicted time) and `why` (a one-line reason).
-A parameter typed `schedule` holds a nested schedule (the combine and tail nests of a
+A parameter typed `schedule` holds a nested schedule (the combine nest of a
 split reduction, passes/loop/split_reductions.py), verified the same way.
 """
 
@@ -80,18 +80,18 @@ register_kind(ScheduleKind(
         "unroll": _pos,
         "grid_kind": Param(STR, ("stride", "once"), optional=True),
         "combine": Param(SCHEDULE, optional=True),
-        "tail": Param(SCHEDULE, optional=True),
         "math": _math,
         # reductions: `slices` threads of a block (a power of two dividing the block)
         # share each output vector, each walking every slices-th reduction point, and
         # fold their accumulators through shared memory; absent: 1
         "slices": Param(INT, minimum=1, optional=True),
+        # 1: blockIdx.y runs the outermost parallel dim (a split partial's chunks)
+        "outer_grid": Param(INT, (0, 1), optional=True),
     },
     "threads own output vectors; elementwise nests and outer-axis reductions "
     "(slices > 1: the threads of a block share outputs and fold through shared memory; "
-    "split > 1: partials in a workspace, combined by the nested `combine` schedule; "
-    "aicf-split-reductions makes them nests of their own, `tail` the schedule of the "
-    "points past the last whole chunk)",
+    "split > 1: aicf-split-reductions makes the reduction a partial nest over the chunks "
+    "with these parameters and a combine nest with the nested `combine` schedule)",
 ))
 register_kind(ScheduleKind(
     "gpu.rows", "gpu", "nest",
@@ -99,14 +99,12 @@ register_kind(ScheduleKind(
         "vec": _vec, "mode": Param(STR, ("warp", "block", "split")), "block": _pos,
         "grid": _pos, "split": _pos, "unroll": _pos, "minblocks": _pos,
         "combine": Param(SCHEDULE, optional=True),
-        "tail": Param(SCHEDULE, optional=True),
         # 1: a scalar head to each row's first aligned vector, then vectors, then a tail
         "peel": Param(INT, (0, 1), optional=True),
     },
-    "a warp or a block per row of an innermost-axis reduction (split: a row over "
-    "several blocks, partials combined by the nested `combine` schedule; "
-    "aicf-split-reductions makes them nests of their own, `tail` the schedule of the "
-    "points past the last whole chunk)",
+    "a warp or a block per row of an innermost-axis reduction (split > 1: "
+    "aicf-split-reductions cuts each row into chunks, rows of a partial nest with these "
+    "parameters, and a combine nest with the nested `combine` schedule folds them)",
 ))
 register_kind(ScheduleKind(
     "gpu.matmul_tiled", "gpu", "nest",

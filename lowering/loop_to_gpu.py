@@ -29,10 +29,11 @@ from aicf.dialects.loop import AttentionOp, GroupOp, NestOp
 from aicf.dialects.schedule import Schedule, schedule_of
 from aicf.diagnostics import op_error
 from aicf.lowering.gather_to_gpu import lower_gathers
-from aicf.lowering.gpu_schedules import LoweringContext, build_view
+from aicf.lowering.gpu_schedules import GUARDED_KINDS, LoweringContext, build_view
 from aicf.lowering.gpu_schedules.library import build_library_call
 from aicf.lowering.gpu_schedules.view import NestView, collapse, view_of
 from aicf.lowering.replay import LoweringReplay
+from aicf.passes.loop.split_reductions import split_reductions
 from aicf.target import GpuTarget, resolve_gpu_target
 
 
@@ -52,6 +53,9 @@ def nest_view(fn: func.FuncOp, nest: NestOp, index: int) -> NestView:
 
 def lower_nest(module: ModuleOp, fn: func.FuncOp, nest: NestOp, index: int, target: GpuTarget) -> None:
     s = _schedule(nest)
+    if nest.guard is not None and s.kind not in GUARDED_KINDS:
+        raise op_error(nest, f"cannot be lowered to the GPU: schedule kind {s.kind} cannot run a "
+                             f"guarded nest (only {', '.join(GUARDED_KINDS)} can)")
     lc = LoweringContext(module, nest, target, fn)
     if build_library_call(nest, lc):  # the schedule names cuBLAS/CUB: one host call
         lc.finish()  # its scratch, if any, freed after it
@@ -94,6 +98,9 @@ def lower_group(module: ModuleOp, fn: func.FuncOp, group: GroupOp, index: int, t
     from aicf.lowering.gpu_schedules import row_group
 
     s = _schedule(group)
+    guarded = next((n for n in group.walk() if isinstance(n, NestOp) and n.guard is not None), None)
+    if guarded is not None and s.kind != "gpu.members":
+        raise op_error(guarded, f"cannot be lowered to the GPU: a {s.kind} group cannot run a guarded nest")
     if s.kind == "gpu.row_group":
         gv = row_group.analyze(group, f"{fn.sym_name.data}_group{index}")
         if isinstance(gv, str):
@@ -146,6 +153,9 @@ class LowerToGpuPass(ModulePass):
             groups = [o for o in fn.walk() if isinstance(o, GroupOp)]
             for i, group in enumerate(groups):
                 replay.lower(group, lambda: lower_group(op, fn, group, i, target))  # noqa: B023
+            # a split schedule is its partial and combine nests (gpu.members groups'
+            # nests included, now out of their groups)
+            split_reductions(fn)
             nests = [o for o in fn.walk() if isinstance(o, NestOp)]
             for i, nest in enumerate(nests):
                 replay.lower(nest, lambda: lower_nest(op, fn, nest, i, target))  # noqa: B023

@@ -108,6 +108,8 @@ def gemm_params(nest: NestOp) -> GemmParams | str:
     """The BLAS call(s) that compute this nest, or why there are none (a short reason)."""
     if len(nest.inputs) != 2 or len(nest.outputs) != 1:
         return "not two inputs and one output"
+    if nest.guard is not None:
+        return "a guarded nest (a split's partial)"
     if isinstance(nest.parent_op(), GroupOp):
         return "a member of a fused row group"
     elts = [_elt(v) for v in (*nest.inputs, *nest.outputs)]

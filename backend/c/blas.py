@@ -260,6 +260,8 @@ class _Gemm:
     @classmethod
     def read(cls, nest: NestOp, sched: DictionaryAttr, c_type_of) -> _Gemm:
         """The parameters, after the checks that need no strides."""
+        if nest.guard is not None:
+            raise _unfit(nest, "a guarded nest (a split's partial; a gemm call runs whole dims)")
         routine = _param(nest, sched, "routine", str)
         if routine not in _C_TYPES:
             raise _unfit(nest, f"routine '{routine}' (expected sgemm or dgemm)")

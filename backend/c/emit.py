@@ -398,7 +398,7 @@ class Loop:
     """One `for` over a domain dim, with the pragma put before it."""
 
     dim: int
-    extent: int
+    extent: int | str  # a C expression for a guarded (ragged) dim
     pragma: str = ""
 
 
@@ -482,6 +482,16 @@ class NestEmitter:
         # leading loops shared among threads (the schedule's; none inside a slice)
         self.parallel = 0 if fixed else _nest_parallel(nest)
         self.big = self.parallel > 0
+        # a guarded dim runs to its bound (the verifier puts the dims the bound reads
+        # outside it, so they are defined where its loop starts)
+        rb = nest.ragged_bound
+        self.limits: dict[int, int | str] = dict(enumerate(self.extents))
+        if rb is not None:
+            b = f"({affine_c(rb.bound, self.dims)} + 1)"
+            self.limits[rb.dim] = f"({b} < {self.extents[rb.dim]} ? {b} : {self.extents[rb.dim]})"
+
+    def loop(self, d: int) -> Loop:
+        return Loop(d, self.limits[d])
 
     def body_lines(self) -> tuple[list[str], list[str]]:
         """Loads + scalar ops of the body, and the C names of the yielded values."""
@@ -597,7 +607,7 @@ class NestEmitter:
             clauses += f" reduction({_OMP_REDUCTION[c]}:{accs[k]})"
             if nan_flags[k]:
                 clauses += f" reduction(|:{nan_flags[k]})"
-        red_loops = [Loop(d, self.extents[d]) for d in range(prefix, self.ndims)]
+        red_loops = [self.loop(d) for d in range(prefix, self.ndims)]
         if simd_ok:
             red_loops[-1].pragma = "omp simd" + clauses
         par_loops = [Loop(d, self.extents[d]) for d in range(self.fixed, prefix)]
@@ -643,7 +653,7 @@ class NestEmitter:
             ref = f"{tmps[k]}[{lin}]"
             v = convert(yielded[k], ytypes[k], aattrs[k], cast=True)
             lines.append(f"{ref} = {combine(c, ref, v, atypes[k])};")
-        loops = [Loop(d, self.extents[d]) for d in range(self.ndims)]
+        loops = [self.loop(d) for d in range(self.ndims)]
         innermost_parallel = self.ndims - 1 not in nest.reduction_dims
         if innermost_parallel:
             loops[-1].pragma = "omp simd"

@@ -18,8 +18,10 @@ Nest kinds and their builders:
 Group kinds: `gpu.row_group` (row_group.py: one kernel for a softmax/layer norm
 group); `gpu.members` (the group's nests run one by one, lowering/loop_to_gpu.py).
 
-A split reduction's second pass is a view (`combine_view`) lowered with the nested
-schedule its parent carries (`combine`).
+A split reduction (split > 1) is made into its partial and combine nests by
+aicf-split-reductions before these run; the wgmma kernel's split-K alone combines its
+partials through a view (`per_output.combine_view`) with its nested `combine` schedule.
+A guarded nest (a split's partial) runs only as the kinds in GUARDED_KINDS.
 """
 
 from __future__ import annotations
@@ -49,13 +51,20 @@ def register_builder(kind: str, build: NestBuilder) -> None:
     BUILDERS[kind] = build
 
 
+GUARDED_KINDS = ("gpu.per_output", "gpu.rows")
+"""The kinds whose kernels walk a guarded dim to its bound."""
+
+
 def build_view(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     builder = BUILDERS.get(s.kind)
     if builder is None:
         raise NotImplementedError(
             f"schedule kind {s.kind} has no GPU builder (GPU kinds: {', '.join(sorted(BUILDERS))})"
         )
+    if view.bound is not None and s.kind not in GUARDED_KINDS:
+        raise NotImplementedError(f"schedule kind {s.kind} cannot run a guarded nest (only "
+                                  f"{', '.join(GUARDED_KINDS)} can)")
     builder(view, s, lc)
 
 
-__all__ = ["BUILDERS", "register_builder", "build_view", "NestView", "LoweringContext"]
+__all__ = ["BUILDERS", "GUARDED_KINDS", "register_builder", "build_view", "NestView", "LoweringContext"]

@@ -223,7 +223,10 @@ def problem_of(
 
 
 def nest_problem(nest, max_vector_bytes: int = 16) -> tuple[MatmulRoles, MatmulProblem] | None:
-    """Roles and problem of an `aicf_loop.nest`, or None if it is not a matmul."""
+    """Roles and problem of an `aicf_loop.nest`, or None if it is not a matmul (a
+    guarded nest is not: its tiles would run past the guard)."""
+    if getattr(nest, "guard", None) is not None:
+        return None
     roles = match_matmul(
         nest.extents,
         [i.value for i in nest.iterators],

@@ -9,15 +9,18 @@ consecutive groups: accesses are coalesced whenever the innermost parallel dim i
 the contiguous one. A 1-D elementwise domain that does not divide by `vec` gets a
 scalar tail loop.
 
-When there are few output groups and a long reduction, the reduction is split over
-`split` blocks (blockIdx.y): each writes partial accumulators to a workspace
-[split, outputs] and a second nest (over the workspace) combines them in a fixed
-order: deterministic, no atomics.
+When there are few output groups and a long reduction, the planner splits it:
+aicf-split-reductions makes a partial nest whose outputs are [chunk, outputs] (its last
+chunk cut short by the nest's guard: each thread walks min(extent, bound + 1) points)
+and a combine nest that folds them in a fixed order: deterministic, no atomics. The
+planner runs the partial with `outer_grid = 1`: its chunks on blockIdx.y, each
+block's threads on outputs of one chunk (few outputs spread over many SMs).
+(`split_workspaces` and `combine_view` are the same split inside the wgmma kernel's
+split-K.)
 """
 
 from __future__ import annotations
 
-import math
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import MemRefType
@@ -25,12 +28,14 @@ from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 
 from aicf.dialects import gpu
+from aicf.dialects.affine_intervals import linear_form
 from aicf.dialects.schedule import Schedule
 from aicf.math_precision import APPROX, mark_approximate
 
 from .builder import KernelBuilder, combine, convert
 from .context import LoweringContext
 from .view import (
+    guarded_length,
     annotate,
     SPLAT,
     VECTOR,
@@ -160,15 +165,9 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     K = s.get("slices", 1)
     if bs > lc.target.max_threads_per_block:
         raise NotImplementedError(f"gpu.per_output block = {bs} > {lc.target.max_threads_per_block} threads")
-    if S > 1 and s.get("combine") is None:
-        raise NotImplementedError(f"gpu.per_output split = {S} needs a `combine` schedule for the second pass")
-    # a split stores each thread's vec partials of an output as one vector of the
-    # accumulator type (f32 for f16/bf16 outputs): the output's own width may not be
-    partial_bytes = [vec * element_bytes(t) for t in view.acc_types]
-    if S > 1 and vec > 1 and any(b not in gpu.VECTOR_ACCESS_BYTES for b in partial_bytes):
-        raise NotImplementedError(
-            f"gpu.per_output split = {S} stores vec = {vec} partials as one vector of "
-            f"{max(partial_bytes)} bytes; a vector access moves 4, 8 or 16")
+    if S > 1:
+        raise NotImplementedError(f"gpu.per_output split = {S}: run aicf-split-reductions first (the "
+                                  "partial and combine nests are lowered, not the split nest)")
     Mp, R = prod(Ep), prod(Er)
     if Mp == 0:
         return  # nothing to write
@@ -179,6 +178,14 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
             f"gpu.per_output vec = {vec} must divide the innermost parallel extent "
             f"({Ep[-1] if P else 'none'}; a tail is built for one parallel dim without reduction only)")
     groups = Mp // vec
+    # outer_grid: blockIdx.y runs the outermost parallel dim (a split's chunks, as
+    # CUTLASS's split-k slices), blockIdx.x and the threads the groups of one value of it
+    outer = bool(s.get("outer_grid", 0))
+    if outer and (len(P) < 2 and vec > 1 or not P or Ep[0] > lc.target.max_grid_y):
+        raise NotImplementedError(
+            f"gpu.per_output outer_grid = 1 needs an outermost parallel dim of at most "
+            f"{lc.target.max_grid_y} that the vectors (vec = {vec}) do not run along")
+    inner_groups = groups // Ep[0] if outer else groups
     if K > 1 and not slices_fit(K, bs, bool(Rd)):
         raise NotImplementedError(f"gpu.per_output slices = {K} must be a power of two dividing block = {bs}, "
                                   "on a reduction")
@@ -188,17 +195,17 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
                                   f"accumulator bytes) exceed the {lc.target.smem_per_block_default} a block holds "
                                   "statically")
 
-    if S > 1:
-        ws_ops = [Operand(lc.workspace(w.type), w.type, w.map) for w in split_workspaces(view, S)]
-        out_ops = ws_ops
-    else:
-        out_ops = view.outputs
+    bound = guarded_length(view)
+    if bound is not None and vec > 1 and dim in linear_form(view.bound.bound)[0]:  # type: ignore[union-attr, index]
+        raise NotImplementedError(f"gpu.per_output vec = {vec}: the guard's bound reads d{dim}, "
+                                  "which a thread's lanes do not share")
+    out_ops = view.outputs
     params = [*view.inputs, *out_ops]
-    wide = uses_64bit_index(view, extra=grid * bs * vec * 2) or (S > 1 and S * Mp + grid * bs * vec >= 2**31)
+    wide = uses_64bit_index(view, extra=grid * bs * vec * 2)
     kernel = gpu.KernelOp(
         lc.kernel_name(view.name),
         [o.type for o in params],
-        [grid, S, 1],
+        [grid, Ep[0] if outer else 1, 1],
         [bs, 1, 1],
         index_bitwidth=64 if wide else 32,
         launch_bounds=(bs, s["minblocks"]),
@@ -212,8 +219,7 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     bid = kb.v(gpu.BlockIdOp("x"))
     start = kb.add_i(kb.mul_i(bid, bs), tid)
     stride = grid * bs
-    s_id = kb.v(gpu.BlockIdOp("y")) if S > 1 else None
-    chunk = math.ceil(R / S) if S > 1 else R
+    base = kb.mul_i(kb.v(gpu.BlockIdOp("y")), inner_groups) if outer else None
 
     def point_dims(pidx: list[SSAValue]) -> list[SSAValue | None]:
         dims: list[SSAValue | None] = [None] * n
@@ -243,11 +249,9 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
                     new.append(combine(kb, view.combiners[o], accs[o * v + k], ys[o][k]))
             return new
 
-        if S > 1:
-            lo = kb.mul_i(s_id, chunk)  # type: ignore[arg-type]
-            hi = kb.min_i(kb.add_i(lo, chunk), R)
-        else:
-            lo, hi = kb.index(0), kb.index(R)
+        lo, hi = kb.index(0), kb.index(R)
+        if bound is not None:  # the guarded dim is the outermost reduction dim
+            hi = kb.mul_i(bound(kb, dims), R // Er[0])
         if first is not None:
             lo = kb.add_i(lo, first)
         accs = kb.for_(lo, hi, step, inits, rbody, unroll=s["unroll"])
@@ -268,19 +272,14 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     def store_group(g: SSAValue, lanes: list[list[SSAValue]]) -> None:
         dims = group_dims(g)
         for o, (op, a) in enumerate(zip(out_ops, out_args)):
-            if S > 1:
-                flat = kb.mul_i(g, vec)
-                vals = lanes[o]
-                if vec > 1:
-                    kb.store_vector(kb.pack(vals), a, [s_id, flat])  # type: ignore[list-item]
-                else:
-                    kb.store(vals[0], a, [s_id, flat])  # type: ignore[list-item]
-            else:
-                store_lanes(kb, op, a, dims, dim, lanes[o])
+            store_lanes(kb, op, a, dims, dim, lanes[o])
 
     if K > 1:
-        sliced_tiles(kb, view, s, K, lambda g, first, step: compute(group_dims(g), vec, first, step), store_group)
-    U = s["unroll"] if not Rd and S == 1 else 1
+        sliced_tiles(kb, view, s, K, lambda g, first, step: compute(group_dims(g), vec, first, step), store_group,
+                     inner_groups, base)
+    if outer and (not Rd or tail):
+        raise NotImplementedError("gpu.per_output outer_grid = 1 runs reductions only")
+    U = s["unroll"] if not Rd else 1
     rest_from = start
     if U > 1:
         # chunks of bs*U groups, the block's threads take groups tid, tid+bs, ...: each
@@ -307,7 +306,9 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
         if full > 0:
             kb.for_(bid, full, grid, [], chunk_body)
         rest_from = kb.add_i(start, full * chunk)
-    if K == 1 and (U == 1 or groups % (bs * U)):
+    if K == 1 and outer:
+        kb.for_(start, inner_groups, stride, [], lambda g, acc: group_body(kb.add_i(base, g), acc))  # type: ignore[arg-type]
+    elif K == 1 and (U == 1 or groups % (bs * U)):
         kb.for_(rest_from, groups, stride, [], group_body)
     if tail:
 
@@ -325,9 +326,6 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     lc.add_kernel(kernel)
     lc.launch(kernel, [o.host for o in params])
 
-    if S > 1:
-        lc.lower_view(combine_view(view, S, ws_ops), s["combine"])
-
 
 def slices_fit(K: int, block: int, reduces: bool) -> bool:
     """Whether `slices` = K can be built: a reduction, K a power of two dividing the
@@ -335,7 +333,8 @@ def slices_fit(K: int, block: int, reduces: bool) -> bool:
     return reduces and K & (K - 1) == 0 and block % K == 0
 
 
-def sliced_tiles(kb: KernelBuilder, view: NestView, s: Schedule, K: int, group_lanes, store) -> None:
+def sliced_tiles(kb: KernelBuilder, view: NestView, s: Schedule, K: int, group_lanes, store,
+                 groups: int | None = None, base: SSAValue | None = None) -> None:
     """The reduction of `slices` = K > 1: a block owns tiles of Gb = block / K
     consecutive output vectors; thread t takes vector t % Gb of the tile and reduction
     points t / Gb, t / Gb + K, ... (`group_lanes(g, first, step)`: its accumulators).
@@ -347,7 +346,8 @@ def sliced_tiles(kb: KernelBuilder, view: NestView, s: Schedule, K: int, group_l
     bs, grid, vec = s["block"], s["grid"], s["vec"]
     Gb = bs // K
     nout = len(view.outputs)
-    groups = prod(view.extents[d] for d in view.parallel_dims) // vec
+    if groups is None:  # else: the groups of one blockIdx.y slice, from `base` on
+        groups = prod(view.extents[d] for d in view.parallel_dims) // vec
     ntiles = -(-groups // Gb)
     ragged = groups % Gb != 0
     tid = kb.v(gpu.ThreadIdOp("x"))
@@ -361,9 +361,10 @@ def sliced_tiles(kb: KernelBuilder, view: NestView, s: Schedule, K: int, group_l
         return [kb.add_i(kb.mul_i(row, Gb * vec), kb.add_i(kb.mul_i(gl, vec), k))]
 
     def tile_body(tile: SSAValue, _):
-        g = kb.add_i(kb.mul_i(tile, Gb), gl)
+        gi = kb.add_i(kb.mul_i(tile, Gb), gl)
+        g = kb.add_i(base, gi) if base is not None else gi
         if ragged:
-            inside = kb.lt(g, groups)
+            inside = kb.lt(gi, groups)
             idents = [kb.constant(identity_of(view.combiners[o], t), t)
                       for o, t in enumerate(view.acc_types) for _ in range(vec)]
 

@@ -7,19 +7,18 @@ elements (16-byte loads when the row is contiguous), keeping `vec` independent
 accumulators, then: fold the vector lanes in order -> warp shuffle butterfly
 (`aicf_gpu.warp_reduce`) -> for blocks, one value per warp through shared memory
 and a second warp reduce. Rows are covered by a grid-stride loop. When rows are few
-and long (`mode=split`), each row is cut into `split` chunks reduced by separate
-blocks (blockIdx.y) into a workspace [rows, split], and a second nest combines the
-partials in order: deterministic, no atomics. All parameters come from cost.py.
+and long (`mode=split`), aicf-split-reductions has made each row's chunks rows of a
+partial nest of their own (a block each), the last one cut short by the nest's guard,
+and a combine nest folds the partials in order: deterministic, no atomics.
 
 `peel=1` (rows whose length the vector width does not divide, e.g. 3001 f32): each
 row is read as a scalar head up to its first 16-byte boundary, aligned vectors, and
-a scalar tail (peel.py); the head and tail elements go to the first lanes (of the
-first split chunk) and fold into their vector accumulators.
+a scalar tail (peel.py); the head and tail elements go to the first lanes and fold
+into their vector accumulators.
 """
 
 from __future__ import annotations
 
-import math
 
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
@@ -35,6 +34,7 @@ from .peel import row_head
 from .per_output import body_lanes, linear_expr, load_lanes, _str
 from .view import (
     annotate,
+    guarded_length,
     NestView,
     Operand,
     element_bytes,
@@ -67,19 +67,14 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     if not peel and Er[-1] % vec:  # a hand-written schedule; the planner peels these
         raise NotImplementedError(f"{s.kind} vec = {vec} does not divide the row's {Er[-1]} "
                                   "elements (peel = 1 folds the rest)")
+    bound = guarded_length(view, vec if not peel and len(Er) == 1 else 1)
     dim = n - 1
     Rg = R // vec  # peeled: the most aligned vectors a row holds
     ws = lc.target.warp_size
     wpb = bs // ws
     nout = len(view.outputs)
-
-    if S > 1:
-        ws_ops = [Operand(lc.workspace(w.type), w.type, w.map) for w in split_workspaces(view, S)]
-        out_ops = ws_ops
-        grid_dims = [M, S, 1]
-    else:
-        out_ops = view.outputs
-        grid_dims = [grid, 1, 1]
+    out_ops = view.outputs
+    grid_dims = [grid, 1, 1]
     params = [*view.inputs, *out_ops]
     wide = uses_64bit_index(view, extra=grid_dims[0] * bs * vec * 2)
     kernel = gpu.KernelOp(
@@ -99,7 +94,6 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     bid = kb.v(gpu.BlockIdOp("x"))
     lane = kb.v(gpu.LaneIdOp())
     warp = kb.div_i(tid, ws)
-    s_id = kb.v(gpu.BlockIdOp("y")) if S > 1 else None
     if mode == "warp":
         row0, rstride, G, me = kb.add_i(kb.mul_i(bid, wpb), warp), grid * wpb, ws, lane
     else:
@@ -109,8 +103,6 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
         for at in view.acc_types:
             st = MemRefType(at, [ws], memory_space=gpu.shared_space())
             shared.append(kb.v(gpu.AllocSharedOp(st)))
-
-    chunk = math.ceil(Rg / S) if S > 1 else Rg
 
     def row_body(row: SSAValue, _):
         pidx = kb.delinearize(row, Ep)
@@ -122,8 +114,17 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
             inits += [kb.constant(identity_of(view.combiners[o], at), at)] * vec
 
         walkers = [o for o in view.inputs if dim in o.map.used_dims()]
+        # a guarded row (a split's chunk) is `length` points long, known per row
+        length = bound(kb, dims) if bound is not None else None
         head = row_head(kb, walkers[0], dims, dim, vec) if peel else None
-        nvec = kb.div_i(kb.sub_i(R, head), vec) if head is not None else kb.index(Rg)
+        if head is not None and length is not None:
+            head = kb.min_i(head, length)
+        if head is not None:
+            nvec = kb.div_i(kb.sub_i(length if length is not None else R, head), vec)
+        elif length is not None:
+            nvec = kb.mul_i(length, Rg // Er[0]) if len(Er) > 1 else kb.div_i(length, vec)
+        else:
+            nvec = kb.index(Rg)
 
         def rbody(j: SSAValue, accs: list[SSAValue]):
             if head is not None:
@@ -142,21 +143,12 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
                 for k in range(vec)
             ]
 
-        if S > 1:
-            lo = kb.mul_i(s_id, chunk)  # type: ignore[arg-type]
-            hi = kb.min_i(kb.add_i(lo, chunk), nvec)
-            lo = kb.add_i(lo, me)
-        else:
-            lo, hi = me, nvec
-        accs = kb.for_(lo, hi, G, inits, rbody, unroll=s["unroll"])
+        accs = kb.for_(me, nvec, G, inits, rbody, unroll=s["unroll"])
         if head is not None:
             tail0 = kb.add_i(head, kb.mul_i(nvec, vec))
-            edges = [(head, kb.index(0), 0), (kb.sub_i(R, tail0), tail0, 1 % vec)]
-            if S > 1:
-                accs = kb.if_(kb.eq(s_id, 0), lambda: fold_edges(dims, accs, edges),  # type: ignore[arg-type]
-                              lambda: accs, [a.type for a in accs])
-            else:
-                accs = fold_edges(dims, accs, edges)
+            end = length if length is not None else R
+            edges = [(head, kb.index(0), 0), (kb.sub_i(end, tail0), tail0, 1 % vec)]
+            accs = fold_edges(dims, accs, edges)
         finals = warp_totals(kb, view.combiners, accs, vec, ws)
         if mode != "warp":
             finals = block_totals(
@@ -168,12 +160,9 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
 
         def write():
             for o in range(nout):
-                if S > 1:
-                    kb.store(finals[o], out_args[o], [row, s_id])  # type: ignore[list-item]
-                else:
-                    op = out_ops[o]
-                    idx = [kb.affine(r, dims) for r in op.map.results]  # type: ignore[arg-type]
-                    kb.store(convert(kb, finals[o], op.type.get_element_type()), out_args[o], idx)
+                op = out_ops[o]
+                idx = [kb.affine(r, dims) for r in op.map.results]  # type: ignore[arg-type]
+                kb.store(convert(kb, finals[o], op.type.get_element_type()), out_args[o], idx)
             return []
 
         kb.if_(writer, write)
@@ -204,50 +193,17 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     lc.add_kernel(kernel)
     lc.launch(kernel, [o.host for o in params])
 
-    if S > 1:
-        lc.lower_view(combine_view(view, S, ws_ops), s["combine"])
-
 
 def check_block(bs: int, S: int, s: Schedule, lc: LoweringContext) -> None:
     """What a hand-written schedule must satisfy for the kernel to be built as written:
     whole warps (the reductions shuffle across full warps), a block the GPU takes, and
-    a second-pass schedule when the reduction is split."""
+    a split already made into nests (aicf-lower-to-gpu runs aicf-split-reductions)."""
     ws = lc.target.warp_size
     if bs % ws or bs > lc.target.max_threads_per_block:
         raise NotImplementedError(
             f"{s.kind} block = {bs}: a block must be a multiple of the warp size {ws} and at "
             f"most {lc.target.max_threads_per_block} threads"
         )
-    if S > 1 and s.get("combine") is None:
-        raise NotImplementedError(f"{s.kind} split = {S} needs a `combine` schedule for the second pass")
-
-
-def split_workspaces(view: NestView, S: int) -> list[Operand]:
-    """The partials of a split row reduction: [rows, split] per accumulator (no host
-    value: the builder allocates them, the planner only needs their types)."""
-    M = prod(view.extents[d] for d in view.parallel_dims)
-    ident = AffineMap(2, 0, (AffineDimExpr(0), AffineDimExpr(1)))
-    return [Operand(None, MemRefType(t, [M, S]), ident) for t in view.acc_types]  # type: ignore[arg-type]
-
-
-def combine_view(view: NestView, S: int, ws_ops: list[Operand]) -> NestView:
-    """The second pass of a split row reduction: combine each row's `split` partials
-    in order (the planner schedules it; the builder lowers it)."""
-    P = view.parallel_dims
-    Ep = [view.extents[d] for d in P]
-    nd = len(P) + 1
-    lin = linear_expr(list(range(len(P))), Ep)
-    ins = [Operand(w.host, w.type, AffineMap(nd, 0, (lin, AffineDimExpr(nd - 1)))) for w in ws_ops]
-    # parallel dims are the leading ones: output maps keep their numbering
-    outs = [Operand(o.host, o.type, AffineMap(nd, 0, o.map.results)) for o in view.outputs]
-    return NestView(
-        name=view.name + "_combine",
-        extents=(*Ep, S),
-        iterators=(*(["parallel"] * len(P)), "reduction"),
-        inputs=ins,
-        outputs=outs,
-        combiners=view.combiners,
-        acc_types=list(view.acc_types),
-        body=lambda kb, xs: list(xs),
-        notes=[f"second pass over {S} partials"],
-    )
+    if S > 1:
+        raise NotImplementedError(f"{s.kind} split = {S}: run aicf-split-reductions first (the partial "
+                                  "and combine nests are lowered, not the split nest)")

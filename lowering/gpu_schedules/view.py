@@ -19,8 +19,8 @@ from xdsl.ir.affine import (
 )
 
 from aicf.dialects import gpu
-from aicf.dialects.affine_intervals import INT32, fits
-from aicf.dialects.loop import Combiner, Iterator, NestOp
+from aicf.dialects.affine_intervals import INT32, expr_range, fits, linear_form
+from aicf.dialects.loop import Combiner, Iterator, NestOp, RaggedBound
 
 from .builder import KernelBuilder
 
@@ -46,6 +46,9 @@ class NestView:
     body: BodyFn
     source: NestOp | None = None
     notes: list[str] = field(default_factory=list)
+    # the nest's guard: its outermost reduction dim stops at a bound of the parallel
+    # dims (a split's last, shorter chunk); only gpu.rows and gpu.per_output take one
+    bound: RaggedBound | None = None
 
     @property
     def parallel_dims(self) -> list[int]:
@@ -122,32 +125,6 @@ is_contiguous = gpu.is_dense_row_major
 """Row-major and dense: the rule the launch verifier uses too."""
 
 
-def linear_form(expr: AffineExpr) -> tuple[dict[int, int], int] | None:
-    """`expr` as sum(coef * d) + const, or None when it has floordiv/mod/products."""
-    if isinstance(expr, AffineDimExpr):
-        return {expr.position: 1}, 0
-    if isinstance(expr, AffineConstantExpr):
-        return {}, expr.value
-    if isinstance(expr, AffineBinaryOpExpr):
-        if expr.kind == AffineBinaryOpKind.Add:
-            a, b = linear_form(expr.lhs), linear_form(expr.rhs)
-            if a is None or b is None:
-                return None
-            c = dict(a[0])
-            for k, v in b[0].items():
-                c[k] = c.get(k, 0) + v
-            return c, a[1] + b[1]
-        if expr.kind == AffineBinaryOpKind.Mul:
-            a, b = linear_form(expr.lhs), linear_form(expr.rhs)
-            if a is None or b is None:
-                return None
-            if not b[0]:
-                return {k: v * b[1] for k, v in a[0].items()}, a[1] * b[1]
-            if not a[0]:
-                return {k: v * a[1] for k, v in b[0].items()}, a[1] * b[1]
-    return None
-
-
 VECTOR, SPLAT, GATHER = "vector", "splat", "gather"
 
 
@@ -211,6 +188,7 @@ def view_of(nest: NestOp, name: str) -> NestView:
         acc_types=[v.type for v in nest.yield_op.values],
         body=clone_body(nest),
         source=nest,
+        bound=nest.ragged_bound,
     )
 
 
@@ -221,7 +199,7 @@ def collapse(view: NestView) -> NestView:
     so schedules see long contiguous innermost extents. Kernel parameter types become
     the collapsed views (the ABI passes a contiguous buffer as any reshape of it)."""
     n = len(view.extents)
-    if n <= 1:
+    if n <= 1 or view.bound is not None:  # the guard names the nest's own dims
         return view
     for op in view.operands:
         if not is_contiguous(op.type):
@@ -271,6 +249,28 @@ def collapse(view: NestView) -> NestView:
         source=view.source,
         notes=view.notes + [f"collapsed domain {list(view.extents)} -> {list(new_extents)}"],
     )
+
+
+def guarded_length(view: NestView, multiple: int = 1) -> Callable[[KernelBuilder, Sequence[SSAValue | None]], SSAValue] | None:
+    """How many points of its guarded dim a kernel walks at the parallel indices
+    `dims`: min(extent, bound + 1); None for a nest without a guard. Kernels compute it
+    in unsigned index arithmetic, so the bound must never fall below -1 (a split's
+    never does); `multiple`: the length must be a whole number of it (vectors)."""
+    rb = view.bound
+    if rb is None:
+        return None
+    E = view.extents[rb.dim]
+    length = rb.bound + 1
+    box = [(0, max(e - 1, 0)) for e in view.extents]
+    rng = expr_range(length, box)
+    if rng is None or rng[0] < 0:
+        raise NotImplementedError(f"the guard's bound ({rb.bound}) may fall below -1 over the domain")
+    lf = linear_form(length)
+    if multiple > 1 and (E % multiple or lf is None or lf[1] % multiple
+                         or any(v % multiple for v in lf[0].values())):
+        raise NotImplementedError(f"the guard cuts rows that are not whole vectors of {multiple} "
+                                  "(peel = 1 reads the rest)")
+    return lambda kb, dims: kb.min_i(kb.affine(length, dims), E)  # type: ignore[arg-type]
 
 
 def identity_of(kind: str, t: Attribute) -> float | int:

@@ -33,6 +33,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
+from aicf.diagnostics import op_error
 from aicf.dialects.loop import Combiner, NestOp
 from aicf.lowering.loop_to_upstream.loops import (
     IndexConstants,
@@ -84,6 +85,10 @@ def combine(b: Builder, c: Combiner, acc: SSAValue, v: SSAValue) -> SSAValue:
 class NestToLoops(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, nest: NestOp, rewriter: PatternRewriter, /) -> None:
+        if nest.guard is not None:
+            # scf.for bounds here are constants; the C and GPU targets take the guard
+            raise op_error(nest, "aicf-to-upstream does not lower a guarded nest (a split's "
+                                 "partial); emit it with -t c or -t cuda")
         const = IndexConstants(InsertPoint.before(nest))
         extents = nest.extents
         yield_op = nest.yield_op

@@ -29,16 +29,18 @@ from aicf.cost import transpose as tcost
 from aicf.cost.row_group import plan_row_group
 from aicf.dialects.loop import GroupOp, NestOp
 from aicf.dialects.schedule import Schedule
-from aicf.lowering.gpu_schedules import matmul, mma_sync, per_output, row_group, rows, transpose, wgmma
+from aicf.lowering.gpu_schedules import GUARDED_KINDS, matmul, mma_sync, per_output, row_group, rows, transpose, wgmma
 from aicf.lowering.gpu_schedules.peel import peel_width
 from aicf.lowering.gpu_schedules.view import (
     SPLAT,
     VECTOR,
     NestView,
     access_class,
+    collapse,
     element_bytes,
     operand_bytes,
     prod,
+    view_of,
 )
 from aicf.math_precision import APPROX, PRECISE, math_mode, may_approximate
 from aicf.target import GpuTarget
@@ -77,6 +79,38 @@ def _combine(view: NestView, S: int, t: GpuTarget, split_workspaces, combine_vie
     """The schedule of a split reduction's second pass (over the partials)."""
     v2 = combine_view(view, S, split_workspaces(view, S))
     return plan_view(v2, t).schedule  # type: ignore[return-value]
+
+
+def split_params(view: NestView, kind: str, params: dict, t: GpuTarget) -> dict:
+    """A rows or per-output split as aicf-split-reductions will make it: at most the
+    extent of the nest's outermost reduction dim (the one it cuts), the partial nest's
+    grid (rows: a block per chunk of a row; per-output: the chunks on blockIdx.y,
+    `outer_grid`), and the combine nest's schedule (planned on the nest the pass
+    builds). Unsplittable (a guarded nest, a view of no nest):
+    split = 1."""
+    from aicf.passes.loop.split_reductions import chunk_align, split_nest, split_refusal
+
+    nest, S = view.source, int(params["split"])
+    if S <= 1:
+        return params
+    if nest is None or view.bound is not None:
+        return {**params, "split": 1}
+    S = min(S, nest.extents[nest.reduction_dims[0]])
+    if S <= 1 or split_refusal(nest, S) is not None:
+        return {**params, "split": 1}
+    parts = split_nest(nest, S, partials_last=kind == "gpu.rows",
+                       align=chunk_align(nest, Schedule(kind, {**params, "split": S})))
+    try:
+        extra: dict = {}
+        if kind == "gpu.rows":  # a block a chunk of a row
+            grid = prod(parts.partial.extents[d] for d in parts.partial.parallel_dims)
+        else:  # the chunks on blockIdx.y, the grid the cost model priced on x
+            grid, extra = int(params["grid"]), {"outer_grid": 1}
+        v2 = collapse(view_of(parts.combine, view.name + "_combine"))
+        combine = select(gpu_nest_candidates(v2, t, with_library=False)).schedule
+    finally:
+        parts.erase()
+    return {**params, **extra, "split": S, "grid": max(1, min(grid, t.max_grid_x)), "combine": combine}
 
 
 def per_output_candidate(view: NestView, t: GpuTarget) -> Candidate:
@@ -131,11 +165,7 @@ def per_output_candidate(view: NestView, t: GpuTarget) -> Candidate:
             params = {**q.params, "minblocks": max(1, gcost.blocks_per_sm(t, q.params["block"]) // 2), **math_param}
             if not Rd:
                 params["split"] = 1
-            if params["split"] > 1:
-                params["combine"] = _combine(
-                    view, params["split"], t, per_output.split_workspaces, per_output.combine_view
-                )
-            return _with_cost("gpu.per_output", params, q.cost)
+            return _with_cost("gpu.per_output", split_params(view, "gpu.per_output", params, t), q.cost)
 
     return Candidate("gpu.per_output", MATMUL_TIER if is_gemv(view) else 0, point(p), p.cost,
                      alternatives=p.why, space=lambda: [(point(q), q.cost) for q in p.space])
@@ -242,9 +272,7 @@ def rows_candidate(view: NestView, t: GpuTarget) -> Candidate:
                   "minblocks": max(1, gcost.blocks_per_sm(t, q.params["block"]) // 2)}
         if peel:
             params["peel"] = 1
-        if params["split"] > 1:
-            params["combine"] = _combine(view, params["split"], t, rows.split_workspaces, rows.combine_view)
-        return _with_cost("gpu.rows", params, q.cost)
+        return _with_cost("gpu.rows", split_params(view, "gpu.rows", params, t), q.cost)
 
     return Candidate("gpu.rows", 1, point(p), p.cost, alternatives=p.why,
                      space=lambda: [(point(q), q.cost) for q in p.space])
@@ -425,6 +453,9 @@ GPU_LIBRARY_CANDIDATES: list[Callable[[NestOp, NestView, GpuTarget], list[Candid
 
 def gpu_nest_candidates(view: NestView, t: GpuTarget, with_library: bool = True) -> list[Candidate]:
     cands = [f(view, t) for f in GPU_NEST_CANDIDATES]
+    if view.bound is not None:  # a guarded nest (a split's partial): the kinds that take one
+        return [c if c.kind in GUARDED_KINDS else Candidate(c.kind, c.tier, reason="cannot run a guarded nest")
+                for c in cands]
     if with_library and view.source is not None:
         cands += [c for f in GPU_LIBRARY_CANDIDATES for c in f(view.source, view, t)]
     return cands

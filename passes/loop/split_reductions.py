@@ -1,28 +1,27 @@
 """`aicf-split-reductions`: a reduction nest whose schedule says `split = S` becomes
-nests that reduce `S` chunks of it side by side into a workspace, and a nest that
+a nest that reduces `S` chunks of it side by side into a workspace, and a nest that
 combines the partials (as MLIR's linalg split-reduction), each a nest of its own that
-any schedule can run.
+any schedule of its shape can run.
 
-The reduction dim that is cut is the nest's outermost one, d, of extent R = S*q + r:
-- the partial nest has a new parallel dim s (extent S) just before d, and d runs over
-  the q points of chunk s (read at s*q + d); it writes partial s of each output to the
-  workspace, in the accumulator's type;
-- when S does not divide R, a tail nest reduces the r points left (read at S*q + d)
-  into partial S (the loop IR has no predicates for a ragged last chunk);
-- the combine nest folds the S (or S + 1) partials of each output, in order, with the
-  nest's combiners, and stores the outputs.
+The reduction dim that is cut is the nest's outermost one, d, of extent R, in chunks of
+q = ceil(R / S) points (rounded up to whole vectors when d is the one a gpu.rows kernel
+reads in vectors of `vec`), S' = ceil(R / q) of them:
+- the partial nest has a new parallel dim s (extent S'): just before d for gpu.rows
+  (whose reduction dims stay innermost), outermost for gpu.per_output (whose threads
+  vectorise the innermost parallel dim); d runs over the q points of chunk s (read at
+  s*q + d); when q does not divide R, the nest's guard `R - 1 - s*q - d >= 0` stops the
+  last chunk at the end (the loop IR's ragged bound); it writes partial s of each
+  output to the workspace, in the accumulator's type;
+- the combine nest folds the S' partials of each output, in order, with the nest's
+  combiners, and stores the outputs.
 The workspace keeps the partials outermost ([S', *output]) for gpu.per_output, whose
 threads own outputs, and innermost ([*output, S']) for gpu.rows, whose combine reads a
 row's partials as one short contiguous row.
 
-The pass decides nothing: the partial nest takes the parent's schedule with split = 1,
-the tail and combine nests its nested `tail` and `combine` schedules.
-
-Without this pass, gpu.rows and gpu.per_output make the same split inside their
-kernels (ragged chunks guarded there, blockIdx.y the chunk). The planner does not
-run the pass yet: with the partial nest planned on its own, column sums with few
-columns measured 10-40% slower on the H100 than the in-kernel split
-(bench/split_reductions.py, bench/NOTES.md "Session 11"), a tail nest costing a launch.
+The pass decides nothing: the partial nest takes the parent's schedule with split = 1
+(the planner writes a split's kernel parameters, its grid included, for the partial
+nest), the combine nest its nested `combine` schedule. aicf-lower-to-gpu runs it
+first, so a split schedule written by hand lowers as the planner's do.
 """
 
 from __future__ import annotations
@@ -43,15 +42,15 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from aicf.dialects.loop import Combiner, GroupOp, Iterator, NestOp, YieldOp
+from aicf.dialects.loop import Combiner, GroupOp, Iterator, NestOp, RaggedBound, YieldOp
 from aicf.dialects.schedule import SCHEDULE_ATTR, Schedule, schedule_of
 from aicf.diagnostics import op_error
 
 # the schedule kinds whose reductions the planner splits this way (the wgmma split-K
 # splits k inside its kernel, as CUTLASS's split_k_slices, and combines in a nest)
 SPLIT_KINDS = ("gpu.per_output", "gpu.rows")
-# the nested schedules a split carries, not parameters of the partial nest's kernel
-SUB_SCHEDULES = ("combine", "tail")
+# the nested schedule a split carries, not a parameter of the partial nest's kernel
+SUB_SCHEDULES = ("combine",)
 
 
 def split_refusal(nest: NestOp, split: int) -> str | None:
@@ -59,6 +58,8 @@ def split_refusal(nest: NestOp, split: int) -> str | None:
     red = nest.reduction_dims
     if not red:
         return "it has no reduction dim"
+    if nest.guard is not None:
+        return "it has a guard already"
     if any(c is Combiner.NONE for c in nest.combiner_kinds):
         return "an output is stored, not folded"
     extent = nest.extents[red[0]]
@@ -71,11 +72,10 @@ def split_refusal(nest: NestOp, split: int) -> str | None:
 class SplitParts:
     workspaces: list[memref.AllocOp]
     partial: NestOp
-    tail: NestOp | None
     combine: NestOp
 
     def ops(self) -> list[Operation]:
-        return [*self.workspaces, self.partial, *([self.tail] if self.tail else []), self.combine]
+        return [*self.workspaces, self.partial, self.combine]
 
     def erase(self) -> None:
         """Drop detached parts (the planner's), users first."""
@@ -83,15 +83,22 @@ class SplitParts:
             op.erase()
 
 
-def split_nest(nest: NestOp, split: int, partials_last: bool) -> SplitParts:
+def chunking(R: int, split: int, align: int = 1) -> tuple[int, int]:
+    """(chunk length, number of chunks) of `R` points cut `split` ways, chunks a
+    multiple of `align` long."""
+    q = -(-R // split)
+    q = min(R, -(-q // align) * align) if R else 0
+    return q, (-(-R // q) if q else 0)
+
+
+def split_nest(nest: NestOp, split: int, partials_last: bool, align: int = 1) -> SplitParts:
     """The parts of `nest` split `split` ways (see the module docstring), detached
     (`SplitParts.erase` drops them unused); `partials_last`: the workspace holds each
-    output's partials innermost."""
+    output's partials innermost; `align`: chunks are a multiple of it long."""
     E, n = nest.extents, len(nest.extents)
     d = nest.reduction_dims[0]
     R = E[d]
-    q, r = divmod(R, split)
-    npart = split + (1 if r else 0)
+    q, npart = chunking(R, split, align)
     acc_types = [v.type for v in nest.yield_op.values]
     par = nest.parallel_dims
     outs = list(nest.outputs)
@@ -109,29 +116,26 @@ def split_nest(nest: NestOp, split: int, partials_last: bool) -> SplitParts:
         res = tuple(e.replace_dims_and_symbols(renumber, []) for e in out_map.results)
         return (*res, part) if partials_last else (part, *res)
 
-    # the partial nest: s is new dim d, the chunk's point d + 1, later dims shift by one
-    shift = [AffineDimExpr(i if i < d else i + 1) for i in range(n)]
+    # the partial nest: s is a new dim at `sp` (just before d for rows, whose reduction
+    # dims stay innermost; outermost for per-output, whose threads vectorise the
+    # innermost parallel dim), the dims from sp on shift by one
+    sp = d if partials_last else 0
+    shift = [AffineDimExpr(i if i < sp else i + 1) for i in range(n)]
     chunked = list(shift)
-    chunked[d] = AffineDimExpr(d) * q + AffineDimExpr(d + 1)
+    chunked[d] = AffineDimExpr(sp) * q + AffineDimExpr(d + 1)
+    guard = (RaggedBound(d + 1, AffineExpr.constant(R - 1) - AffineDimExpr(sp) * q).to_set(n + 1)
+             if npart * q != R else None)
+    extents = list(E)
+    extents[d] = q
+    iterators = list(nest.iterators)
+    extents.insert(sp, npart)
+    iterators.insert(sp, Iterator.PARALLEL)
     partial = NestOp(
-        nest.inputs, [w.memref for w in workspaces], [*E[:d], split, q, *E[d + 1:]],
-        [*nest.iterators[:d], Iterator.PARALLEL, *nest.iterators[d:]],
+        nest.inputs, [w.memref for w in workspaces], extents, iterators,
         [*(m.replace_dims_and_symbols(chunked, [], n + 1, 0) for m in nest.input_maps),
-         *(AffineMap(n + 1, 0, ws_index(m, shift, AffineDimExpr(d))) for m in out_maps)],
-        nest.combiner_kinds, nest.body.clone(),
+         *(AffineMap(n + 1, 0, ws_index(m, shift, AffineDimExpr(sp))) for m in out_maps)],
+        nest.combiner_kinds, nest.body.clone(), guard,
     )
-
-    tail = None
-    if r:
-        tailed = [AffineDimExpr(i) for i in range(n)]
-        tailed[d] = AffineDimExpr(d) + split * q
-        same = [AffineDimExpr(i) for i in range(n)]
-        tail = NestOp(
-            nest.inputs, [w.memref for w in workspaces], [*E[:d], r, *E[d + 1:]], nest.iterators,
-            [*(m.replace_dims_and_symbols(tailed, [], n, 0) for m in nest.input_maps),
-             *(AffineMap(n, 0, ws_index(m, same, AffineConstantExpr(split))) for m in out_maps)],
-            nest.combiner_kinds, nest.body.clone(),
-        )
 
     # the combine nest: the nest's parallel dims (in order), the partials' dim last for
     # rows, first otherwise
@@ -153,16 +157,21 @@ def split_nest(nest: NestOp, split: int, partials_last: bool) -> SplitParts:
          *(AffineMap(cdims, 0, tuple(e.replace_dims_and_symbols(onto, []) for e in m.results)) for m in out_maps)],
         nest.combiner_kinds, Region(block),
     )
-    for op in (partial, tail, combine):
-        if op is not None:
-            op.location = nest.location
-    return SplitParts(workspaces, partial, tail, combine)
+    for op in (partial, combine):
+        op.location = nest.location
+    return SplitParts(workspaces, partial, combine)
 
 
 def partial_schedule(s: Schedule) -> Schedule:
     """The partial nest's schedule: the parent's kernel parameters, split = 1."""
     return Schedule(s.kind, {**{k: v for k, v in s.params.items() if k not in SUB_SCHEDULES and k != "est_ns"},
                              "split": 1})
+
+
+def chunk_align(nest: NestOp, s: Schedule) -> int:
+    """Chunks of a row a gpu.rows kernel reads in vectors start on whole vectors."""
+    d = nest.reduction_dims[0]
+    return int(s.get("vec", 1)) if s.kind == "gpu.rows" and d == len(nest.extents) - 1 else 1
 
 
 class SplitScheduledReduction(RewritePattern):
@@ -177,16 +186,11 @@ class SplitScheduledReduction(RewritePattern):
         why = split_refusal(nest, S)
         if why is not None:
             raise op_error(nest, f"cannot split its reduction: {why}")
-        parts = split_nest(nest, S, partials_last=s.kind == "gpu.rows")
-        subs = {"combine": parts.combine, **({"tail": parts.tail} if parts.tail else {})}
-        for key, op in subs.items():
-            sub = s.get(key)
-            if not isinstance(sub, Schedule):
-                parts.erase()
-                raise op_error(nest, f"{s.kind} split = {S} needs a `{key}` schedule for its {key} nest"
-                                     + (f" ({nest.extents[nest.reduction_dims[0]] % S} points past "
-                                        f"{S} whole chunks)" if key == "tail" else ""))
-            op.attributes[SCHEDULE_ATTR] = sub.to_attr()
+        combine = s.get("combine")
+        if not isinstance(combine, Schedule):
+            raise op_error(nest, f"{s.kind} split = {S} needs a `combine` schedule for its combine nest")
+        parts = split_nest(nest, S, partials_last=s.kind == "gpu.rows", align=chunk_align(nest, s))
+        parts.combine.attributes[SCHEDULE_ATTR] = combine.to_attr()
         parts.partial.attributes[SCHEDULE_ATTR] = partial_schedule(s).to_attr()
         for op in parts.ops():
             rewriter.insert(op, InsertPoint.before(nest))
@@ -204,7 +208,7 @@ def split_reductions(op: Operation) -> None:
 
 @dataclass(frozen=True)
 class SplitReductionsPass(ModulePass):
-    """Make each reduction whose schedule says split = S into its partial, tail and
+    """Make each reduction whose schedule says split = S into its partial and
     combine nests (see the module docstring)."""
 
     name = "aicf-split-reductions"

@@ -1,6 +1,6 @@
 """aicf-split-reductions (passes/loop/split_reductions.py): a reduction nest the
-planner split becomes a partial nest over `split` chunks, a tail nest for the points
-past the last whole chunk, and a combine nest. The parts are plain nests, so their
+planner split becomes a partial nest over `split` chunks (guarded where the last chunk
+is shorter) and a combine nest. The parts are plain nests, so their
 numerics are checked on the cpu target (schedules stripped and planned for the cpu
 after the split) against NumPy in float64; and a split the planner chose on the
 H100's description is checked to lower as nests."""
@@ -54,11 +54,13 @@ def split_and_run(text: str, kind: str, split: int, x: np.ndarray, combiner: str
         nests[0].combiners = ArrayAttr([StringAttr(combiner)])
     base = ROWS if kind == "gpu.rows" else PER_OUTPUT
     nests[0].attributes[SCHEDULE_ATTR] = Schedule(kind, {
-        **base, "split": split, "combine": Schedule(kind, base), "tail": Schedule(kind, base)}).to_attr()
+        **base, "split": split, "combine": Schedule(kind, base)}).to_attr()
     extent = nests[0].extents[nests[0].reduction_dims[0]]
     split_reductions(m)
     after = [n for n in m.walk() if isinstance(n, NestOp)]
-    assert len(after) == 2 + (extent % split != 0)  # partial, tail where needed, combine
+    assert len(after) == 2  # partial, combine
+    q = -(-extent // split)
+    assert (after[0].guard is not None) == (extent % q != 0)  # a ragged last chunk
     for n in after:
         del n.attributes[SCHEDULE_ATTR]
     return aicf.compile(m, target="cpu")(x)
@@ -122,12 +124,60 @@ def test_the_planner_splits_few_long_rows_and_the_parts_lower():
     assert s is not None and s["split"] > 1 and isinstance(s["combine"], Schedule)
     run_pipeline(m, ["aicf-split-reductions"])
     parts = [n for n in m.walk() if isinstance(n, NestOp)]
-    assert len(parts) == 2 + ("tail" in s.params)
+    assert len(parts) == 2
     partial = schedule_of(parts[0])
     assert partial is not None and partial.kind == s.kind and partial["split"] == 1
     assert {k: v for k, v in partial.params.items() if k != "split"} == \
-        {k: v for k, v in s.params.items() if k not in ("split", "combine", "tail", "est_ns")}
+        {k: v for k, v in s.params.items() if k not in ("split", "combine", "est_ns")}
     assert schedule_of(parts[-1]) == s["combine"]
     run_pipeline(m, ["aicf-lower-to-gpu{target=h100}"])
     kernels = [o for o in m.walk() if o.name == "aicf_gpu.kernel"]
     assert len(kernels) == len(parts)
+
+
+def test_a_split_matmul_runs_its_guarded_partial_as_loops_not_blas():
+    """A matmul whose k (1000) is split 7 ways has a guarded partial (chunks of 143,
+    the last 142): the cpu planner must not hand it to BLAS, which would run whole dims
+    past the guard."""
+    text = ("func.func @f(%a: tensor<8x1000xf32>, %b: tensor<1000x16xf32>) -> tensor<8x16xf32> {\n"
+            "  %y = aicf_tensor.matmul %a, %b : (tensor<8x1000xf32>, tensor<1000x16xf32>) -> tensor<8x16xf32>\n"
+            "  func.return %y : tensor<8x16xf32>\n}\n")
+    m = parse_module(make_context(), text, "<test>")
+    run_pipeline(m, ["aicf-infer-shapes", "aicf-lower-to-loops"])
+    (nest,) = [n for n in m.walk() if isinstance(n, NestOp)]
+    nest.attributes[SCHEDULE_ATTR] = Schedule("gpu.per_output", {
+        **PER_OUTPUT, "split": 7, "combine": Schedule("gpu.per_output", PER_OUTPUT)}).to_attr()
+    split_reductions(m)
+    partial = next(n for n in m.walk() if isinstance(n, NestOp))
+    assert partial.guard is not None
+    for n in m.walk():
+        if isinstance(n, NestOp):
+            del n.attributes[SCHEDULE_ATTR]
+    planned = m.clone()
+    run_pipeline(planned, ["aicf-plan{target=cpu}"])
+    kinds = [schedule_of(n).kind for n in planned.walk() if isinstance(n, NestOp)]  # type: ignore[union-attr]
+    assert kinds[0] == "cpu.nest", kinds
+    exe = aicf.compile(m, target="cpu")
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((8, 1000)).astype(np.float32), rng.standard_normal((1000, 16)).astype(np.float32)
+    np.testing.assert_allclose(exe(a, b), a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
+def test_guard_round_trips_and_bounds_the_reads():
+    """The printed guard parses back to the same nest; without it the last chunk's
+    reads would leave the buffer (the verifier checks accesses inside the guard)."""
+    text = program("sum", (1001, 63), [0], "f32", False)
+    m = parse_module(make_context(), text, "<test>")
+    run_pipeline(m, ["aicf-infer-shapes", "aicf-lower-to-loops"])
+    (nest,) = [n for n in m.walk() if isinstance(n, NestOp)]
+    nest.attributes[SCHEDULE_ATTR] = Schedule("gpu.per_output", {
+        **PER_OUTPUT, "split": 4, "combine": Schedule("gpu.per_output", PER_OUTPUT)}).to_attr()
+    split_reductions(m)
+    printed = str(m)
+    assert "guard = " in printed
+    again = parse_module(make_context(), printed, "<printed>")
+    assert str(again) == printed
+    partial = next(n for n in again.walk() if isinstance(n, NestOp))
+    partial.guard = None
+    with pytest.raises(Exception, match="may reach index 1003 of dim 0"):
+        partial.verify()

@@ -4,26 +4,28 @@
 // schedule on other buffers: a model's repeated layers) launches the first one's
 // kernels; its host ops (workspace, launches, frees) are cloned onto its buffers.
 // A nest that differs (reduce_max) gets kernels of its own. (The schedules are written
-// by hand, a split whose second pass is split again, so the check does not hang on the
-// planner's pick.)
+// by hand, a split whose combine nest is split again, so the check does not hang on the
+// planner's pick: aicf-lower-to-gpu makes each split its partial and combine nests,
+// three nests a layer, and the second layer's three reuse the first's kernels.)
 // CHECK-LABEL: aicf_gpu.kernel @layers_nest0(
-// CHECK: aicf_gpu.kernel @layers_nest0_combine(
-// CHECK: aicf_gpu.kernel @layers_nest0_combine_combine(
-// CHECK-NOT: aicf_gpu.kernel @layers_nest1
+// CHECK: aicf_gpu.kernel @layers_nest1(
 // CHECK: aicf_gpu.kernel @layers_nest2(
+// CHECK-NOT: aicf_gpu.kernel @layers_nest3
+// CHECK-NOT: aicf_gpu.kernel @layers_nest5
+// CHECK: aicf_gpu.kernel @layers_nest6(
 // CHECK-LABEL: func.func @layers
-// CHECK: %[[W0:.*]] = memref.alloc() {aicf_gpu.workspace} : memref<64x1024xf32>
+// CHECK: %[[W0:.*]] = memref.alloc() : memref<64x1024xf32>
 // CHECK-NEXT: aicf_gpu.launch @layers_nest0(%x, %[[W0]])
-// CHECK: aicf_gpu.launch @layers_nest0_combine_combine(%{{.*}}, %out0)
+// CHECK: aicf_gpu.launch @layers_nest2(%{{.*}}, %out0)
 // CHECK: memref.dealloc %[[W0]]
-// CHECK: %[[W2:.*]] = memref.alloc() {aicf_gpu.workspace} : memref<64x1024xf32>
+// CHECK: %[[W2:.*]] = memref.alloc() : memref<64x1024xf32>
 // CHECK-NEXT: aicf_gpu.launch @layers_nest0(%y, %[[W2]])
-// CHECK-NEXT: %[[W3:.*]] = memref.alloc() {aicf_gpu.workspace} : memref<4x1024xf32>
-// CHECK-NEXT: aicf_gpu.launch @layers_nest0_combine(%[[W2]], %[[W3]])
-// CHECK-NEXT: aicf_gpu.launch @layers_nest0_combine_combine(%[[W3]], %out1)
-// CHECK-NEXT: memref.dealloc %[[W2]]
+// CHECK-NEXT: %[[W3:.*]] = memref.alloc() : memref<4x1024xf32>
+// CHECK-NEXT: aicf_gpu.launch @layers_nest1(%[[W2]], %[[W3]])
+// CHECK-NEXT: aicf_gpu.launch @layers_nest2(%[[W3]], %out1)
 // CHECK-NEXT: memref.dealloc %[[W3]]
-// CHECK: aicf_gpu.launch @layers_nest2(%y,
+// CHECK-NEXT: memref.dealloc %[[W2]]
+// CHECK: aicf_gpu.launch @layers_nest6(%y,
 func.func @layers(%x: memref<8192x1024xf32>, %y: memref<8192x1024xf32>, %out0: memref<1024xf32>, %out1: memref<1024xf32>, %out2: memref<1024xf32>) attributes {aicf.num_outputs = 3 : i64} {
   aicf_loop.nest domain = [8192, 1024] iterators = [reduction, parallel] ins(%x : memref<8192x1024xf32>) outs(%out0 : memref<1024xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1)] combiners = [add] attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 4 : i64, block = 256 : i64, grid = 1 : i64, split = 64 : i64, unroll = 4 : i64, minblocks = 4 : i64, combine = {kind = "gpu.per_output", vec = 4 : i64, block = 256 : i64, grid = 1 : i64, split = 4 : i64, unroll = 4 : i64, minblocks = 4 : i64, combine = {kind = "gpu.per_output", vec = 4 : i64, block = 256 : i64, grid = 1 : i64, split = 1 : i64, unroll = 4 : i64, minblocks = 4 : i64}}}} {

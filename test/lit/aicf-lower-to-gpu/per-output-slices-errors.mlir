@@ -29,21 +29,31 @@ func.func @big(%x: memref<4096x512xf64>, %y: memref<512xf64>, %z: memref<512xf64
   func.return
 }
 
+
 // -----
 
-// A split's partials are stored as vectors of the accumulator type: 8 f16 outputs a
-// thread are 16 bytes, their f32 partials 32 (the store's verifier said only "a vector
-// access moves 4, 8 or 16 bytes, not 32", not which parameter to change).
-func.func @split_partials(%a: memref<1x4096xf16>, %b: memref<4096x4096xf16>, %y: memref<1x4096xf16>) attributes {aicf.num_outputs = 1 : i64} {
-  // expected-error @+1 {{'aicf_loop.nest' cannot be lowered to the GPU: gpu.per_output split = 2 stores vec = 8 partials as one vector of 32 bytes; a vector access moves 4, 8 or 16}}
-  aicf_loop.nest domain = [1, 4096, 4096] iterators = [parallel, parallel, reduction]
-      ins(%a, %b : memref<1x4096xf16>, memref<4096x4096xf16>) outs(%y : memref<1x4096xf16>)
-      maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d2, d1), (d0, d1, d2) -> (d0, d1)] combiners = [add] attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 8, block = 256, grid = 64, split = 2, unroll = 4, minblocks = 1, slices = 32, combine = {kind = "gpu.per_output", vec = 1, block = 256, grid = 8, split = 1, unroll = 1, minblocks = 1}}} {
-  ^bb0(%p: f16, %q: f16):
-    %1 = arith.extf %p : f16 to f32
-    %2 = arith.extf %q : f16 to f32
-    %3 = arith.mulf %1, %2 : f32
-    aicf_loop.yield %3 : f32
+// outer_grid puts the outermost parallel dim on blockIdx.y: the vectors must run
+// along another dim, and it is for reductions (a split's partial).
+func.func @outer_grid_vectors(%x: memref<64x4096xf32>, %y: memref<64xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{'aicf_loop.nest' cannot be lowered to the GPU: gpu.per_output outer_grid = 1 needs an outermost parallel dim of at most 65535 that the vectors (vec = 4) do not run along}}
+  aicf_loop.nest domain = [64, 4096] iterators = [parallel, reduction]
+      ins(%x : memref<64x4096xf32>) outs(%y : memref<64xf32>)
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add] attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 4 : i64, block = 64 : i64, grid = 1 : i64, split = 1 : i64, unroll = 4 : i64, minblocks = 1 : i64, outer_grid = 1 : i64}} {
+  ^bb0(%a : f32):
+    aicf_loop.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @outer_grid_elementwise(%x: memref<64xf32>, %y: memref<64x4096xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{'aicf_loop.nest' cannot be lowered to the GPU: gpu.per_output outer_grid = 1 runs reductions only}}
+  aicf_loop.nest domain = [64, 4096] iterators = [parallel, parallel]
+      ins(%x : memref<64xf32>) outs(%y : memref<64x4096xf32>)
+      maps = [(d0, d1) -> (d0), (d0, d1) -> (d0, d1)] attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 4 : i64, block = 64 : i64, grid = 1 : i64, split = 1 : i64, unroll = 4 : i64, minblocks = 1 : i64, outer_grid = 1 : i64}} {
+  ^bb0(%a : f32):
+    aicf_loop.yield %a : f32
   }
   func.return
 }

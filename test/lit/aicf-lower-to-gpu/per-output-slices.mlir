@@ -37,21 +37,24 @@ func.func @cols(%x: memref<8192x1024xf32>, %y: memref<1024xf32>) attributes {aic
 
 // -----
 
-// slices with a split: each block's folded partials go to the workspace, and the
-// second pass combines the split's rows.
+// slices with a split: the partial nest's folded partials go to the workspace, and
+// the combine nest combines the split's rows. outer_grid = 1: the chunks run on
+// blockIdx.y, each block's threads on the outputs of its chunk.
 // CHECK-LABEL: aicf_gpu.kernel @both_nest0(
+// CHECK-SAME: grid = [8, 2, 1]
 // CHECK-SAME: slices=4
+// CHECK: aicf_gpu.block_id y
 // CHECK: aicf_gpu.alloc_shared
 // CHECK: aicf_gpu.barrier
-// CHECK-LABEL: aicf_gpu.kernel @both_nest0_combine
+// CHECK-LABEL: aicf_gpu.kernel @both_nest1(
 // CHECK-LABEL: func.func @both
-// CHECK: %[[WS:.*]] = memref.alloc() {aicf_gpu.workspace} : memref<2x512xf32>
+// CHECK: %[[WS:.*]] = memref.alloc() : memref<2x512xf32>
 // CHECK: aicf_gpu.launch @both_nest0(%x, %[[WS]]) grid = [8, 2, 1]
-// CHECK: aicf_gpu.launch @both_nest0_combine(%[[WS]], %y)
+// CHECK: aicf_gpu.launch @both_nest1(%[[WS]], %y)
 func.func @both(%x: memref<4096x512xf32>, %y: memref<512xf32>) attributes {aicf.num_outputs = 1 : i64} {
   aicf_loop.nest domain = [4096, 512] iterators = [reduction, parallel]
       ins(%x : memref<4096x512xf32>) outs(%y : memref<512xf32>)
-      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1)] combiners = [max] attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 4 : i64, block = 64 : i64, grid = 8 : i64, split = 2 : i64, slices = 4 : i64, unroll = 4 : i64, minblocks = 4 : i64, combine = {kind = "gpu.per_output", vec = 4 : i64, block = 128 : i64, grid = 1 : i64, split = 1 : i64, unroll = 4 : i64, minblocks = 4 : i64}}} {
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1)] combiners = [max] attrs = {aicf.schedule = {kind = "gpu.per_output", vec = 4 : i64, block = 64 : i64, grid = 8 : i64, split = 2 : i64, slices = 4 : i64, outer_grid = 1 : i64, unroll = 4 : i64, minblocks = 4 : i64, combine = {kind = "gpu.per_output", vec = 4 : i64, block = 128 : i64, grid = 1 : i64, split = 1 : i64, unroll = 4 : i64, minblocks = 4 : i64}}} {
   ^bb0(%a : f32):
     aicf_loop.yield %a : f32
   }

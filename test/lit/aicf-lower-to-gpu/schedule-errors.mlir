@@ -58,7 +58,7 @@ func.func @partial_warp(%x: memref<6x1001xf32>, %y: memref<6xf32>) attributes {a
 // -----
 
 func.func @split_without_combine(%x: memref<6x1001xf32>, %y: memref<6xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // expected-error @+1 {{'aicf_loop.nest' cannot be lowered to the GPU: gpu.rows split = 2 needs a `combine` schedule for the second pass}}
+  // expected-error @+1 {{'aicf_loop.nest' gpu.rows split = 2 needs a `combine` schedule for its combine nest}}
   aicf_loop.nest domain = [6, 1001] iterators = [parallel, reduction]
       ins(%x : memref<6x1001xf32>) outs(%y : memref<6xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]

@@ -12,20 +12,6 @@ func.func @no_combine(%x: memref<6x1000xf32>, %y: memref<6xf32>) attributes {aic
   func.return
 }
 
-// -----
-
-func.func @no_tail(%x: memref<6x1001xf32>, %y: memref<6xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // expected-error @+1 {{'aicf_loop.nest' gpu.rows split = 4 needs a `tail` schedule for its tail nest (1 points past 4 whole chunks)}}
-  aicf_loop.nest domain = [6, 1001] iterators = [parallel, reduction]
-      ins(%x : memref<6x1001xf32>) outs(%y : memref<6xf32>)
-      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
-      attrs = {aicf.schedule = {kind = "gpu.rows", vec = 1, mode = "block", block = 64, grid = 24, split = 4, unroll = 4, minblocks = 1,
-               combine = {kind = "gpu.rows", vec = 1, mode = "warp", block = 64, grid = 1, split = 1, unroll = 1, minblocks = 1}}} {
-  ^bb0(%a : f32):
-    aicf_loop.yield %a : f32
-  }
-  func.return
-}
 
 // -----
 
