@@ -653,7 +653,8 @@ def _triangle(m, k, lower: bool, func_name: str):
     k = max(-rows, min(cols, _index(k, "k", func_name)))
     shifted = row + k
     keep = shifted >= col if lower else shifted <= col
-    return ops.where(keep, x, 0)
+    # a bool matrix stays bool (a weak 0 made it i32: ~np.tril(mask) was -1 - x)
+    return ops.where(keep, x, False if x.dtype == "i1" else 0)
 
 
 def tril(m, k=0):
@@ -667,7 +668,19 @@ def triu(m, k=0):
 
 
 def _positive(x):
+    if isinstance(x, Tensor) and x.dtype == "i1":  # NumPy has no positive of bools
+        raise located_error(None, "numpy.positive (+x) of a bool tensor is not defined (nor in NumPy)")
     return x
+
+
+def _fabs(x):
+    """numpy.fabs: the absolute value as a float (of an integer: in f32, JAX's
+    promotion); abs of an i32 INT_MIN wrapped to INT_MIN where NumPy gives 2**31."""
+    if isinstance(x, Tensor) and x.dtype == "i1":
+        raise located_error(None, "numpy.fabs of a bool tensor is not supported (NumPy takes it as f16); cast it first")
+    if isinstance(x, Tensor) and x.dtype in ("i32", "i64"):
+        x = ops.cast(x, "f32")
+    return ops.abs(x)
 
 
 def _square(x):
@@ -694,7 +707,7 @@ UFUNCS: dict[str, Callable[..., Tensor]] = {
     "tanh": ops.tanh,
     "sqrt": ops.sqrt,
     "absolute": ops.abs,
-    "fabs": ops.abs,
+    "fabs": _fabs,
 }
 """NumPy ufunc name -> its meaning on traced tensors (called with the ufunc's inputs)."""
 

@@ -462,7 +462,7 @@ class Tensor:
         return _api().ops.neg(self)
 
     def __pos__(self):
-        return self
+        return _api()._positive(self)
 
     def __abs__(self):
         return _api().ops.abs(self)

@@ -379,3 +379,28 @@ def test_triangle_diagonal_past_the_edges(func, k):
     x = np.arange(12, dtype=np.float32).reshape(3, 4) + 1
     got = aicf.jit(lambda a: func(a, k))(x)
     np.testing.assert_array_equal(got, func(x, k))
+
+
+@pytest.mark.parametrize("func", [np.tril, np.triu])
+def test_triangle_of_a_bool_matrix_stays_bool(func):
+    """The zeros were a weak 0 beside the bool: the result was i32, so ~np.tril(mask)
+    gave -1 - x (-2 and -1) where NumPy gives the logical not."""
+    x = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
+    got = aicf.jit(lambda a: ~func(a > 0, 1))(x)
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got, ~func(x > 0, 1))
+
+
+def test_fabs_of_integers_is_a_float():
+    """np.fabs is float-only: of an i32 it was abs in i32, INT_MIN staying INT_MIN."""
+    x = np.array([-(2**31), -5, 0, 3, 2**31 - 1], np.int32)
+    got = aicf.jit(np.fabs)(x)
+    assert got.dtype.kind == "f"
+    np.testing.assert_allclose(got, np.fabs(x), rtol=1e-7)
+
+
+def test_positive_of_a_bool_tensor_is_an_error_as_in_numpy():
+    x = np.array([1.0, -1.0], np.float32)
+    for f in (lambda a: np.positive(a > 0), lambda a: +(a > 0)):
+        with pytest.raises(aicf.CompileError, match=r"test_numpy_frontend.py:\d+: error: numpy.positive"):
+            aicf.jit(f)(x)
