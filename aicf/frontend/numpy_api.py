@@ -271,6 +271,7 @@ def broadcast_to(array, shape, subok=False):
 
 
 def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True, *, device=None):
+    dtype = _numpy_dtype(dtype, "numpy.astype")
     if casting != "unsafe":  # NumPy's rule decides, as it would on an array
         from aicf.frontend.tensor import TracedDType, dtype_of
 
@@ -398,7 +399,19 @@ def _einsum_specs(subscripts: str, ranks: tuple[int, ...]) -> tuple[list[list[st
 # --- constants shaped like a tensor ------------------------------------------------------------
 
 
+def _numpy_dtype(dtype: Any, func_name: str) -> Any:
+    """A dtype given to a NumPy function: a string NumPy reads otherwise than aicf
+    ("i1": int8 to NumPy, bool to MLIR; "f16": float128, not half) is an error, not
+    aicf's reading (x.astype("i1") gave bools where NumPy code meant int8)."""
+    if isinstance(dtype, str) and dtype.strip() in ("i1", "f16"):
+        raise located_error(func_name, f"dtype {dtype!r} is ambiguous: NumPy reads it as "
+                            f"{np.dtype(dtype.strip()).name}, MLIR as {'bool' if 'i' in dtype else 'float16'}; "
+                            "write a NumPy name (\"bool\", \"float16\", np.int32)")
+    return dtype
+
+
 def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    dtype = _numpy_dtype(dtype, "numpy.full_like")
     x = _tensor(a, "numpy.full_like")
     target = x.shape if shape is None else tuple(_int_list(shape, "an extent", "numpy.full_like"))
     if None in target:

@@ -404,3 +404,19 @@ def test_positive_of_a_bool_tensor_is_an_error_as_in_numpy():
     for f in (lambda a: np.positive(a > 0), lambda a: +(a > 0)):
         with pytest.raises(aicf.CompileError, match=r"test_numpy_frontend.py:\d+: error: numpy.positive"):
             aicf.jit(f)(x)
+
+
+@pytest.mark.parametrize("make", [
+    lambda a, d: a.astype(d),
+    lambda a, d: np.astype(a, d),
+    lambda a, d: np.zeros_like(a, dtype=d),
+    lambda a, d: np.full_like(a, 3, d),
+])  # fmt: skip
+@pytest.mark.parametrize("name", ["i1", "f16"])
+def test_dtype_strings_numpy_reads_otherwise_are_refused(make, name):
+    """NumPy reads "i1" as int8 and "f16" as float128; aicf's MLIR names were taken:
+    (x * 10).astype("i1") gave bools where NumPy code meant int8."""
+    x = np.array([1.5, -2.0, 0.0], np.float32)
+    with pytest.raises(aicf.CompileError, match=rf"test_numpy_frontend.py:\d+: error: .*dtype '{name}' is ambiguous"):
+        aicf.jit(lambda a: make(a * 10, name))(x)
+    assert aicf.jit(lambda a: aicf.ops.cast(a, "i1"))(x).dtype == np.bool_  # aicf.ops: MLIR's names
