@@ -311,6 +311,11 @@ class Tensor:
         MLIR's spelling (`x.dtype == "f32"`) and prints as that."""
         return TracedDType(self.mlir_dtype)
 
+    @dtype.setter
+    def dtype(self, value) -> None:
+        # NumPy's in-place reinterpretation of the bytes: an AttributeError without a line
+        _api().immutable(f"assigning dtype {value!r} (use x = x.astype(...))")
+
     @property
     def mlir_dtype(self) -> str:
         """MLIR's spelling of the element type (`"f32"`, `"bf16"`, `"i1"`)."""

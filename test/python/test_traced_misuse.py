@@ -586,3 +586,21 @@ def test_a_weak_int_beside_a_bool_tensor_stays_an_int(fn):
     want = fn(X4)
     assert got.dtype.kind == want.dtype.kind == "i"
     np.testing.assert_array_equal(got, want)
+
+
+def test_assigning_a_dtype_is_a_located_error():
+    """x.dtype = np.int32 (NumPy's reinterpretation of the bytes) raised AttributeError
+    "property 'dtype' of 'Tensor' object has no setter" from inside aicf."""
+
+    def f(x):
+        x.dtype = np.int32
+        return x
+
+    with pytest.raises(CompileError, match=rf"{here(-3)}: error: assigning dtype .* tensors are immutable"):
+        aicf.jit(f)(X4)
+
+
+def test_jit_of_a_callable_without_a_signature_is_an_argument_error():
+    """aicf.jit(max) raised inspect's raw ValueError "no signature found for builtin"."""
+    with pytest.raises(ArgumentError, match="aicf.jit: cannot read the signature of max"):
+        aicf.jit(max)
