@@ -435,8 +435,9 @@ def getitem(x: Tensor, index: Any) -> Tensor:
     indexing), plus one integer array (a tensor, an int array or list, a range) beside
     slices. The slices become one aicf_tensor.slice (a view its consumers read in
     place), integers and None a reshape, the integer array a take along its axis
-    (out-of-range indices clamped, as JAX's gathers; an in-range arithmetic sequence
-    is a slice instead)."""
+    (a constant index out of range is NumPy's IndexError, a located error; a traced
+    one is clamped, as JAX's gathers; an in-range arithmetic sequence is a slice
+    instead)."""
     items = index if isinstance(index, tuple) else (index,)
     arrays = [k for k, i in enumerate(items) if _integer_index(i) is not None]
     if arrays:
@@ -571,6 +572,13 @@ def _advanced_getitem(x: Tensor, items: tuple, arrays: list[int]) -> Tensor:
             axis += 1
             source_axis += i is not None
     if isinstance(index, np.ndarray) and source_axis < x.ndim:
+        n = x.shape[source_axis]
+        if index.size and n is not None and (index.min() < -n or index.max() >= n):
+            # constant indices: NumPy's IndexError, as np.take's mode='raise' (clamped,
+            # x[[3, 0]] of 3 rows silently read row 2 for 3)
+            bad = int(index.max() if index.max() >= n else index.min())
+            raise located_error(None, f"index {bad} is out of bounds for axis {source_axis} with size {n} "
+                                "(indices that are traced tensors are clamped, as aicf.ops.take)")
         as_slice = _as_slice(index, x.shape[source_axis])
         if as_slice is not None:
             return getitem(x, items[:k] + (as_slice,) + items[k + 1 :])
