@@ -202,6 +202,8 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 
 
 def transpose(a, axes=None):
+    if axes is not None:  # NumPy counts a negative axis from the end: x.transpose(-1, 0, 1)
+        axes = _normalize_axes(axes, _tensor(a, "numpy.transpose").ndim, "numpy.transpose")
     return ops.transpose(a, axes)
 
 

@@ -420,3 +420,14 @@ def test_dtype_strings_numpy_reads_otherwise_are_refused(make, name):
     with pytest.raises(aicf.CompileError, match=rf"test_numpy_frontend.py:\d+: error: .*dtype '{name}' is ambiguous"):
         aicf.jit(lambda a: make(a * 10, name))(x)
     assert aicf.jit(lambda a: aicf.ops.cast(a, "i1"))(x).dtype == np.bool_  # aicf.ops: MLIR's names
+
+
+def test_transpose_counts_negative_axes_from_the_end():
+    """NumPy takes x.transpose(-1, 0, 1); it was "not a permutation"."""
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    for f in (lambda a: a.transpose(-1, 0, 1), lambda a: np.transpose(a, (-3, -1, -2)), lambda a: a.transpose((2, -3, 1))):
+        np.testing.assert_array_equal(aicf.jit(f)(x), f(x))
+    with pytest.raises(aicf.CompileError, match=r"test_numpy_frontend.py:\d+: error: .*axis -4 is out of range"):
+        aicf.jit(lambda a: a.transpose(-4, 0, 1))(x)
+    with pytest.raises(aicf.CompileError, match="not a permutation"):
+        aicf.jit(lambda a: a.transpose(-1, 2, 0))(x)
