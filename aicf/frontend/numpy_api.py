@@ -203,7 +203,9 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 
 def transpose(a, axes=None):
     if axes is not None:  # NumPy counts a negative axis from the end: x.transpose(-1, 0, 1)
-        axes = _normalize_axes(axes, _tensor(a, "numpy.transpose").ndim, "numpy.transpose")
+        n = _tensor(a, "numpy.transpose").ndim
+        # one out of range stays so, for the op's "not a permutation"
+        axes = [v % n if -n <= v < 0 else v for v in _int_list(axes, "a perm entry", "aicf_tensor.transpose")]
     return ops.transpose(a, axes)
 
 
