@@ -347,6 +347,13 @@ class Tensor:
     def __repr__(self) -> str:
         return f"Tensor(shape={self.shape}, dtype={self.dtype})"
 
+    def __format__(self, spec: str) -> str:
+        # f"{loss:.3f}" (logging inside a traced function) raised object's raw TypeError
+        # "unsupported format string passed to Tensor.__format__"
+        if not spec:
+            return str(self)
+        return _api().no_value(f"formatting with {spec!r}")
+
     def __bool__(self) -> bool:
         # `if x == y:` lands here now that comparisons build ops: name the user's line
         return _api().no_value("the truth value (data-dependent control flow)")

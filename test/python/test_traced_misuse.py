@@ -608,3 +608,13 @@ def test_jit_of_a_callable_without_a_signature_is_an_argument_error():
     """aicf.jit(max) raised inspect's raw ValueError "no signature found for builtin"."""
     with pytest.raises(ArgumentError, match="aicf.jit: cannot read the signature of max"):
         aicf.jit(max)
+
+
+def test_formatting_a_tensor_with_a_spec_is_a_located_error():
+    """f"{x.sum():.3f}" raised object's raw TypeError "unsupported format string
+    passed to Tensor.__format__"; without a spec it prints the tensor as str() does."""
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: formatting with '.3f' of a traced tensor"):
+        aicf.jit(lambda x: (f"{x.sum():.3f}", x)[1])(X4)
+    seen = []
+    aicf.jit(lambda x: (seen.append(f"{x}"), x)[1])(X4)
+    assert seen == ["Tensor(shape=(4,), dtype=f32)"]
