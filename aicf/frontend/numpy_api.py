@@ -291,6 +291,9 @@ def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True, *, devi
 
 def clip(a, a_min=_NO, a_max=_NO, out=None, *, min=_NO, max=_NO, **kwargs):
     _reject("numpy.clip", out=(out, None), **{k: (v, None) for k, v in kwargs.items()})
+    if (a_min is not _NO or a_max is not _NO) and (min is not _NO or max is not _NO):
+        # NumPy's ValueError: which bound wins is not said; min was silently dropped
+        raise located_error(None, "numpy.clip: give a_min/a_max or min/max, not both")
     lo = a_min if a_min is not _NO else min
     hi = a_max if a_max is not _NO else max
     x = a

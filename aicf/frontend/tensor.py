@@ -274,6 +274,12 @@ def _method(impl: str):
     return method
 
 
+def _bad_call(method: str, why: str):
+    from aicf.frontend.tracer import located_error
+
+    raise located_error(None, f"ndarray.{method}: {why}")
+
+
 def _comparison(name: str):
     def compare(self, other):
         return getattr(_api().ops, name)(self, other)
@@ -536,12 +542,17 @@ class Tensor:
 
     # ndarray methods ----------------------------------------------------------------------
 
-    def reshape(self, *shape, order="C"):
+    def reshape(self, *shape, order="C", copy=None, **keywords):
+        if keywords or not shape:  # a raw TypeError naming Tensor.reshape
+            _bad_call("reshape", f"unexpected keyword argument(s) {', '.join(keywords)}" if keywords
+                      else "missing the shape")
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = shape[0]
-        return _api().reshape(self, shape, order=order)
+        return _api().reshape(self, shape, order=order, copy=copy)
 
-    def transpose(self, *axes):
+    def transpose(self, *axes, **keywords):
+        if keywords:  # NumPy's method takes none; it was a raw TypeError naming Tensor
+            _bad_call("transpose", f"takes no keyword arguments, got {', '.join(keywords)}")
         if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
             axes = axes[0]
         return _api().transpose(self, axes or None)

@@ -618,3 +618,17 @@ def test_formatting_a_tensor_with_a_spec_is_a_located_error():
     seen = []
     aicf.jit(lambda x: (seen.append(f"{x}"), x)[1])(X4)
     assert seen == ["Tensor(shape=(4,), dtype=f32)"]
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: x.reshape(shape=(2, 2)), r"ndarray.reshape: unexpected keyword argument\(s\) shape"),
+    (lambda x: x.reshape(), "ndarray.reshape: missing the shape"),
+    (lambda x: x.transpose(axes=(0,)), "ndarray.transpose: takes no keyword arguments, got axes"),
+    (lambda x: np.clip(x, 0, 1, min=0), "numpy.clip: give a_min/a_max or min/max, not both"),
+])  # fmt: skip
+def test_ndarray_methods_called_as_numpy_refuses_are_located_errors(fn, words):
+    """x.reshape(shape=...) and x.transpose(axes=...) raised raw TypeErrors naming
+    Tensor's methods; np.clip(x, 0, 1, min=0) (NumPy's ValueError) dropped min."""
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
+        aicf.jit(fn)(X4)
+    np.testing.assert_array_equal(aicf.jit(lambda x: x.reshape(2, 2, copy=True))(X4), X4.reshape(2, 2))
