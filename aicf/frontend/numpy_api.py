@@ -636,6 +636,16 @@ def _split(ary, sections, axis, func_name: str, exact: bool):
     n = x.shape[ax]
     if n is None:
         raise located_error(None, f"{func_name}: axis {ax} has a dynamic extent")
+    if np.ndim(sections) == 0 and not isinstance(sections, Tensor):
+        # a number of sections as NumPy takes one (len() fails): a 0-d array, or a float
+        # with an integer value (np.split(x, 2.0)); iterating either raised a raw TypeError
+        number = isinstance(sections, numbers.Real) or (
+            isinstance(sections, np.ndarray | np.generic) and sections.dtype.kind in "biuf")
+        k = float(sections) if number else None
+        if k is None or not k.is_integer():
+            raise located_error(None, f"{func_name}: the number of sections must be an integer, got "
+                                f"{type(sections).__name__} {sections!r:.40}")
+        sections = int(k)
     if isinstance(sections, numbers.Integral):
         k = int(sections)
         if k <= 0:
