@@ -370,6 +370,10 @@ def _to_order(x: Tensor, have: list[str], want: list[str]) -> Tensor:
 
 def _einsum_specs(subscripts: str, ranks: tuple[int, ...]) -> tuple[list[list[str]], list[str]]:
     text = subscripts.replace(" ", "")
+    bad = sorted({c for c in text.replace("->", "").replace("...", "") if c != "," and c not in string.ascii_letters})
+    if bad:  # NumPy's ValueError; '$' (or 'λ') was taken as an index name
+        raise located_error(None, f"numpy.einsum: invalid subscript {bad[0]!r} in {subscripts!r}: "
+                            "subscripts must be letters")
     lhs, arrow, out = text.partition("->")
     specs = lhs.split(",")
     if len(specs) != len(ranks):
@@ -513,7 +517,9 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if mode not in ("raise", "clip"):
         raise located_error("numpy.take", f"mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     if mode == "raise" and not isinstance(indices, Tensor):
-        index = np.asarray(indices)
+        index = _index_array(indices, "numpy.take")
+        if axis is not None:  # "0" or None compared with ints raised raw TypeErrors
+            axis = _index(axis, "axis", "numpy.take")
         n = None  # an axis out of range is ops.take's to report
         if isinstance(a, Tensor):
             n = a.size if axis is None else (a.shape[axis] if -a.ndim <= axis < a.ndim else None)
@@ -521,6 +527,19 @@ def take(a, indices, axis=None, out=None, mode="raise"):
             raise located_error("numpy.take", f"index {int(index.max() if index.max() >= n else index.min())} "
                                 f"is out of bounds for size {n}")
     return ops.take(a, indices, axis)
+
+
+def _index_array(indices: Any, func_name: str | None) -> np.ndarray:
+    """Constant indices as an array of integers (a ragged list raised NumPy's raw
+    ValueError, None a raw TypeError from comparing it)."""
+    try:
+        array = np.asarray(indices)
+    except (ValueError, TypeError) as e:
+        raise located_error(func_name, f"the indices are no array: {e}") from None
+    if array.dtype.kind not in "iub" and array.size:
+        what = "indices must be integers, got an array of" if func_name else "an index array must hold integers, got"
+        raise located_error(func_name, f"{what} {array.dtype}")
+    return array
 
 
 def _integer_index(i: Any) -> Tensor | np.ndarray | None:
@@ -535,7 +554,7 @@ def _integer_index(i: Any) -> Tensor | np.ndarray | None:
     if isinstance(i, builtins.range):
         return np.arange(i.start, i.stop, i.step)
     if isinstance(i, np.ndarray | list):
-        array = np.asarray(i)
+        array = _index_array(i, None)
         if array.dtype == np.bool_:
             not_yet("indexing a traced tensor with a boolean mask", "masked select")
         if array.dtype.kind not in "iu" and array.size:

@@ -632,3 +632,19 @@ def test_ndarray_methods_called_as_numpy_refuses_are_located_errors(fn, words):
     with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
         aicf.jit(fn)(X4)
     np.testing.assert_array_equal(aicf.jit(lambda x: x.reshape(2, 2, copy=True))(X4), X4.reshape(2, 2))
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: np.take(x, [[0, 1], [2]]), "'numpy.take' the indices are no array"),
+    (lambda x: x[[[0, 1], [2]]], "the indices are no array"),
+    (lambda x: np.take(x, [0], axis="0"), "'numpy.take' axis must be an integer, got str"),
+    (lambda x: np.take(x, None), "'numpy.take' indices must be integers, got an array of object"),
+    (lambda x: np.einsum("i$,$j->ij", x[:, None], x[None]), r"numpy.einsum: invalid subscript '\$'"),
+    (lambda x: np.einsum("iλ,λj->ij", x[:, None], x[None]), "numpy.einsum: invalid subscript 'λ'"),
+])  # fmt: skip
+def test_malformed_indices_and_subscripts_are_located_errors(fn, words):
+    """A ragged index list raised NumPy's raw ValueError, a str axis or None indices a
+    raw TypeError from comparing them with ints; einsum took '$' as an index name
+    where NumPy raises."""
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
+        aicf.jit(fn)(X4)
