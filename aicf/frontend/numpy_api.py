@@ -682,10 +682,15 @@ def _split(ary, sections, axis, func_name: str, exact: bool):
         cuts = [_index(c, "a split index", func_name) for c in sections]
     bounds = [0, *cuts, n]
     parts = []
+    made: dict[tuple[int, int], Tensor] = {}  # one tensor per distinct part
     for a, b in zip(bounds[:-1], bounds[1:]):
         a, b, _ = builtins.slice(a, b).indices(n)
-        index = (builtins.slice(None),) * ax + (builtins.slice(a, builtins.max(a, b)),)
-        parts.append(getitem(x, index))
+        key = (a, b) if a < b else (0, 0)
+        if key not in made:
+            # sections past the extent are all empty: 10**6 of them traced 10**6 slices
+            # (~12 minutes); the same empty part is returned for each, as it is immutable
+            made[key] = getitem(x, (builtins.slice(None),) * ax + (builtins.slice(*key),))
+        parts.append(made[key])
     return parts
 
 

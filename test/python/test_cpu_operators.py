@@ -441,3 +441,18 @@ def test_reduce_var_over_unit_or_no_axes_is_not_its_input(shape, axes, ddof, vie
         ref = np.var(x.reshape(view or shape).astype(np.float64), axis=tuple(axes), ddof=ddof)
         got = aicf.compile(text, target="cpu", fuse=fuse)(x)
     np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
+def test_front_end_array_split_past_the_extent_builds_one_empty_part():
+    """np.array_split(x, 10**6) of an axis of 4 traced a slice per section (~12
+    minutes, bounded only at 2**20 sections); the empty sections are one tensor."""
+    import time
+
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    start = time.perf_counter()
+    seen = []
+    aicf.trace(lambda a: (seen.append(np.array_split(a, 20000)), a)[1], x)
+    assert time.perf_counter() - start < 5  # ~14 s before
+    parts = seen[0]
+    assert len(parts) == 20000 and [p.shape for p in parts[:5]] == [(1, 6)] * 4 + [(0, 6)]
+    assert len({id(p) for p in parts}) == 5
