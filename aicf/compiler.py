@@ -586,7 +586,9 @@ class Executable:
             checked.append(a)
         return checked
 
-    def __call__(self, *arrays):
+    def __call__(self, *arrays, **keywords):
+        if keywords:  # Python's raw "unexpected keyword argument" named __call__
+            raise _keywords_error(self.entry, [a.name for a in self.inputs], keywords)
         if self.zero_outputs and self.target == "cuda" and len(arrays) == len(self.inputs):
             return self._call_zeroed(arrays)
         if self.target == "cuda":
@@ -736,7 +738,9 @@ class SpecializingExecutable:
             self.specializations[key] = exe
         return exe
 
-    def __call__(self, *arrays):
+    def __call__(self, *arrays, **keywords):
+        if keywords:
+            raise _keywords_error(self.entry, self._arg_names, keywords)
         arrays = tuple(
             as_array(a, self.target, f"argument #{i} of @{self.entry}") for i, a in enumerate(arrays)
         )
@@ -748,6 +752,11 @@ class SpecializingExecutable:
             as_array(a, self.target, f"argument #{i} of @{self.entry}") for i, a in enumerate(arrays)
         )
         return self.specialize(self._shapes_of(arrays)).profile(*arrays, repeat=repeat)
+
+
+def _keywords_error(entry: str, names: Sequence[str], keywords: dict) -> ArgumentError:
+    return ArgumentError(f"@{entry} takes its arguments by position ({', '.join(names)}), got keyword "
+                         f"argument(s) {', '.join(map(repr, keywords))}")
 
 
 def _set_arg_type(arg, new_type: Attribute) -> None:

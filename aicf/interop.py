@@ -6,7 +6,7 @@ are returned as they are; any other object with `__dlpack__` becomes a NumPy arr
 (`np.from_dlpack`) when its memory is on the CPU, or a CuPy array (`cupy.from_dlpack`)
 when it is on a CUDA device and the target is cuda. An array on a device the target
 cannot read, or one DLPack cannot export (a torch tensor that requires grad, a dtype
-NumPy lacks), raises ArgumentError naming the argument, its device and its layout.
+NumPy lacks, a lazily negated view), raises ArgumentError naming the argument, its device and its layout.
 A masked array is refused (its mask would be ignored). Anything else is returned
 unchanged for the caller's own checks.
 """
@@ -29,6 +29,15 @@ _DEVICE_NAMES = {
 
 def _is_cupy(a: Any) -> bool:
     return type(a).__module__.split(".")[0] == "cupy"
+
+
+def _negative_bit(a: Any) -> bool:
+    """Whether `a` is a torch tensor whose values are its memory negated (is_neg())."""
+    is_neg = getattr(a, "is_neg", None)
+    try:
+        return callable(is_neg) and bool(is_neg())
+    except Exception:  # not torch's method: no such bit
+        return False
 
 
 def describe(a: Any) -> str:
@@ -105,6 +114,13 @@ def as_array(a: Any, target: str, where: str) -> Any:
         raise ArgumentError(
             f"{where}: {describe(a)} is on {device}; the {target} target takes arrays on "
             f"{needs} (copy it there first, e.g. torch's x.cpu())"
+        )
+    if _negative_bit(a):
+        # torch exports the memory of a lazily negated view (z.conj().imag,
+        # x._neg_view()) without the sign: every value was read (and written) negated
+        raise ArgumentError(
+            f"{where}: {describe(a)} has torch's negative bit set (a lazily negated view); "
+            "DLPack would carry its memory without the sign: pass x.resolve_neg()"
         )
     try:
         return take(a)

@@ -211,7 +211,11 @@ class JitFunction:
         self._last: tuple | None = None
         self._array_types: set[type] = {np.ndarray}  # the plain arrays _fast_key has met
         self._specs: dict[tuple, TensorSpec] = {}  # (shape, dtype) of a plain array -> its spec
-        self._sig = inspect.signature(fn)
+        try:
+            self._sig = inspect.signature(fn)
+        except (ValueError, TypeError) as e:  # a builtin without one (max, min): a raw ValueError
+            raise ArgumentError(f"aicf.jit: cannot read the signature of {self._name} ({e}); wrap it "
+                                "in a Python function (lambda x: max(x, 0))") from None
         params = list(self._sig.parameters.values())
         positional = [
             p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)

@@ -202,6 +202,10 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 
 
 def transpose(a, axes=None):
+    if axes is not None:  # NumPy counts a negative axis from the end: x.transpose(-1, 0, 1)
+        n = _tensor(a, "numpy.transpose").ndim
+        # one out of range stays so, for the op's "not a permutation"
+        axes = [v % n if -n <= v < 0 else v for v in _int_list(axes, "a perm entry", "aicf_tensor.transpose")]
     return ops.transpose(a, axes)
 
 
@@ -271,6 +275,7 @@ def broadcast_to(array, shape, subok=False):
 
 
 def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True, *, device=None):
+    dtype = _numpy_dtype(dtype, "numpy.astype")
     if casting != "unsafe":  # NumPy's rule decides, as it would on an array
         from aicf.frontend.tensor import TracedDType, dtype_of
 
@@ -286,6 +291,9 @@ def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True, *, devi
 
 def clip(a, a_min=_NO, a_max=_NO, out=None, *, min=_NO, max=_NO, **kwargs):
     _reject("numpy.clip", out=(out, None), **{k: (v, None) for k, v in kwargs.items()})
+    if (a_min is not _NO or a_max is not _NO) and (min is not _NO or max is not _NO):
+        # NumPy's ValueError: which bound wins is not said; min was silently dropped
+        raise located_error(None, "numpy.clip: give a_min/a_max or min/max, not both")
     lo = a_min if a_min is not _NO else min
     hi = a_max if a_max is not _NO else max
     x = a
@@ -362,6 +370,10 @@ def _to_order(x: Tensor, have: list[str], want: list[str]) -> Tensor:
 
 def _einsum_specs(subscripts: str, ranks: tuple[int, ...]) -> tuple[list[list[str]], list[str]]:
     text = subscripts.replace(" ", "")
+    bad = sorted({c for c in text.replace("->", "").replace("...", "") if c != "," and c not in string.ascii_letters})
+    if bad:  # NumPy's ValueError; '$' (or 'λ') was taken as an index name
+        raise located_error(None, f"numpy.einsum: invalid subscript {bad[0]!r} in {subscripts!r}: "
+                            "subscripts must be letters")
     lhs, arrow, out = text.partition("->")
     specs = lhs.split(",")
     if len(specs) != len(ranks):
@@ -398,7 +410,19 @@ def _einsum_specs(subscripts: str, ranks: tuple[int, ...]) -> tuple[list[list[st
 # --- constants shaped like a tensor ------------------------------------------------------------
 
 
+def _numpy_dtype(dtype: Any, func_name: str) -> Any:
+    """A dtype given to a NumPy function: a string NumPy reads otherwise than aicf
+    ("i1": int8 to NumPy, bool to MLIR; "f16": float128, not half) is an error, not
+    aicf's reading (x.astype("i1") gave bools where NumPy code meant int8)."""
+    if isinstance(dtype, str) and dtype.strip() in ("i1", "f16"):
+        raise located_error(func_name, f"dtype {dtype!r} is ambiguous: NumPy reads it as "
+                            f"{np.dtype(dtype.strip()).name}, MLIR as {'bool' if 'i' in dtype else 'float16'}; "
+                            "write a NumPy name (\"bool\", \"float16\", np.int32)")
+    return dtype
+
+
 def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    dtype = _numpy_dtype(dtype, "numpy.full_like")
     x = _tensor(a, "numpy.full_like")
     target = x.shape if shape is None else tuple(_int_list(shape, "an extent", "numpy.full_like"))
     if None in target:
@@ -422,8 +446,9 @@ def getitem(x: Tensor, index: Any) -> Tensor:
     indexing), plus one integer array (a tensor, an int array or list, a range) beside
     slices. The slices become one aicf_tensor.slice (a view its consumers read in
     place), integers and None a reshape, the integer array a take along its axis
-    (out-of-range indices clamped, as JAX's gathers; an in-range arithmetic sequence
-    is a slice instead)."""
+    (a constant index out of range is NumPy's IndexError, a located error; a traced
+    one is clamped, as JAX's gathers; an in-range arithmetic sequence is a slice
+    instead)."""
     items = index if isinstance(index, tuple) else (index,)
     arrays = [k for k, i in enumerate(items) if _integer_index(i) is not None]
     if arrays:
@@ -492,7 +517,9 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if mode not in ("raise", "clip"):
         raise located_error("numpy.take", f"mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     if mode == "raise" and not isinstance(indices, Tensor):
-        index = np.asarray(indices)
+        index = _index_array(indices, "numpy.take")
+        if axis is not None:  # "0" or None compared with ints raised raw TypeErrors
+            axis = _index(axis, "axis", "numpy.take")
         n = None  # an axis out of range is ops.take's to report
         if isinstance(a, Tensor):
             n = a.size if axis is None else (a.shape[axis] if -a.ndim <= axis < a.ndim else None)
@@ -500,6 +527,19 @@ def take(a, indices, axis=None, out=None, mode="raise"):
             raise located_error("numpy.take", f"index {int(index.max() if index.max() >= n else index.min())} "
                                 f"is out of bounds for size {n}")
     return ops.take(a, indices, axis)
+
+
+def _index_array(indices: Any, func_name: str | None) -> np.ndarray:
+    """Constant indices as an array of integers (a ragged list raised NumPy's raw
+    ValueError, None a raw TypeError from comparing it)."""
+    try:
+        array = np.asarray(indices)
+    except (ValueError, TypeError) as e:
+        raise located_error(func_name, f"the indices are no array: {e}") from None
+    if array.dtype.kind not in "iub" and array.size:
+        what = "indices must be integers, got an array of" if func_name else "an index array must hold integers, got"
+        raise located_error(func_name, f"{what} {array.dtype}")
+    return array
 
 
 def _integer_index(i: Any) -> Tensor | np.ndarray | None:
@@ -514,7 +554,7 @@ def _integer_index(i: Any) -> Tensor | np.ndarray | None:
     if isinstance(i, builtins.range):
         return np.arange(i.start, i.stop, i.step)
     if isinstance(i, np.ndarray | list):
-        array = np.asarray(i)
+        array = _index_array(i, None)
         if array.dtype == np.bool_:
             not_yet("indexing a traced tensor with a boolean mask", "masked select")
         if array.dtype.kind not in "iu" and array.size:
@@ -558,6 +598,13 @@ def _advanced_getitem(x: Tensor, items: tuple, arrays: list[int]) -> Tensor:
             axis += 1
             source_axis += i is not None
     if isinstance(index, np.ndarray) and source_axis < x.ndim:
+        n = x.shape[source_axis]
+        if index.size and n is not None and (index.min() < -n or index.max() >= n):
+            # constant indices: NumPy's IndexError, as np.take's mode='raise' (clamped,
+            # x[[3, 0]] of 3 rows silently read row 2 for 3)
+            bad = int(index.max() if index.max() >= n else index.min())
+            raise located_error(None, f"index {bad} is out of bounds for axis {source_axis} with size {n} "
+                                "(indices that are traced tensors are clamped, as aicf.ops.take)")
         as_slice = _as_slice(index, x.shape[source_axis])
         if as_slice is not None:
             return getitem(x, items[:k] + (as_slice,) + items[k + 1 :])
@@ -608,6 +655,16 @@ def _split(ary, sections, axis, func_name: str, exact: bool):
     n = x.shape[ax]
     if n is None:
         raise located_error(None, f"{func_name}: axis {ax} has a dynamic extent")
+    if np.ndim(sections) == 0 and not isinstance(sections, Tensor):
+        # a number of sections as NumPy takes one (len() fails): a 0-d array, or a float
+        # with an integer value (np.split(x, 2.0)); iterating either raised a raw TypeError
+        number = isinstance(sections, numbers.Real) or (
+            isinstance(sections, np.ndarray | np.generic) and sections.dtype.kind in "biuf")
+        k = float(sections) if number else None
+        if k is None or not k.is_integer():
+            raise located_error(None, f"{func_name}: the number of sections must be an integer, got "
+                                f"{type(sections).__name__} {sections!r:.40}")
+        sections = int(k)
     if isinstance(sections, numbers.Integral):
         k = int(sections)
         if k <= 0:
@@ -625,10 +682,15 @@ def _split(ary, sections, axis, func_name: str, exact: bool):
         cuts = [_index(c, "a split index", func_name) for c in sections]
     bounds = [0, *cuts, n]
     parts = []
+    made: dict[tuple[int, int], Tensor] = {}  # one tensor per distinct part
     for a, b in zip(bounds[:-1], bounds[1:]):
         a, b, _ = builtins.slice(a, b).indices(n)
-        index = (builtins.slice(None),) * ax + (builtins.slice(a, builtins.max(a, b)),)
-        parts.append(getitem(x, index))
+        key = (a, b) if a < b else (0, 0)
+        if key not in made:
+            # sections past the extent are all empty: 10**6 of them traced 10**6 slices
+            # (~12 minutes); the same empty part is returned for each, as it is immutable
+            made[key] = getitem(x, (builtins.slice(None),) * ax + (builtins.slice(*key),))
+        parts.append(made[key])
     return parts
 
 
@@ -653,7 +715,8 @@ def _triangle(m, k, lower: bool, func_name: str):
     k = max(-rows, min(cols, _index(k, "k", func_name)))
     shifted = row + k
     keep = shifted >= col if lower else shifted <= col
-    return ops.where(keep, x, 0)
+    # a bool matrix stays bool (a weak 0 made it i32: ~np.tril(mask) was -1 - x)
+    return ops.where(keep, x, False if x.dtype == "i1" else 0)
 
 
 def tril(m, k=0):
@@ -667,7 +730,19 @@ def triu(m, k=0):
 
 
 def _positive(x):
+    if isinstance(x, Tensor) and x.dtype == "i1":  # NumPy has no positive of bools
+        raise located_error(None, "numpy.positive (+x) of a bool tensor is not defined (nor in NumPy)")
     return x
+
+
+def _fabs(x):
+    """numpy.fabs: the absolute value as a float (of an integer: in f32, JAX's
+    promotion); abs of an i32 INT_MIN wrapped to INT_MIN where NumPy gives 2**31."""
+    if isinstance(x, Tensor) and x.dtype == "i1":
+        raise located_error(None, "numpy.fabs of a bool tensor is not supported (NumPy takes it as f16); cast it first")
+    if isinstance(x, Tensor) and x.dtype in ("i32", "i64"):
+        x = ops.cast(x, "f32")
+    return ops.abs(x)
 
 
 def _square(x):
@@ -694,7 +769,7 @@ UFUNCS: dict[str, Callable[..., Tensor]] = {
     "tanh": ops.tanh,
     "sqrt": ops.sqrt,
     "absolute": ops.abs,
-    "fabs": ops.abs,
+    "fabs": _fabs,
 }
 """NumPy ufunc name -> its meaning on traced tensors (called with the ufunc's inputs)."""
 

@@ -260,7 +260,9 @@ def pow(x: Any, y: Any) -> Tensor:
             and not isinstance(y, bool) and y < 0):
         raise located_error(T.PowOp.name, f"integers to negative integer powers are not allowed "
                             f"({x.dtype} ** {y}); cast the tensor to a float type first")
-    if isinstance(x, Tensor) and _is_float(x.dtype) and isinstance(y, float | np.floating) and y == 0.5:
+    # a 0-d float array is NumPy's scalar exponent too (x ** np.array(0.5) was inf at -inf)
+    scalar = isinstance(y, float | np.floating) or (isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind == "f")
+    if isinstance(x, Tensor) and _is_float(x.dtype) and scalar and y == 0.5:
         return sqrt(x)  # NumPy's x ** 0.5 is sqrt: nan at -inf, where C's pow gives +inf
     return _pow(x, y)
 

@@ -274,6 +274,12 @@ def _method(impl: str):
     return method
 
 
+def _bad_call(method: str, why: str):
+    from aicf.frontend.tracer import located_error
+
+    raise located_error(None, f"ndarray.{method}: {why}")
+
+
 def _comparison(name: str):
     def compare(self, other):
         return getattr(_api().ops, name)(self, other)
@@ -311,6 +317,11 @@ class Tensor:
         MLIR's spelling (`x.dtype == "f32"`) and prints as that."""
         return TracedDType(self.mlir_dtype)
 
+    @dtype.setter
+    def dtype(self, value) -> None:
+        # NumPy's in-place reinterpretation of the bytes: an AttributeError without a line
+        _api().immutable(f"assigning dtype {value!r} (use x = x.astype(...))")
+
     @property
     def mlir_dtype(self) -> str:
         """MLIR's spelling of the element type (`"f32"`, `"bf16"`, `"i1"`)."""
@@ -341,6 +352,13 @@ class Tensor:
 
     def __repr__(self) -> str:
         return f"Tensor(shape={self.shape}, dtype={self.dtype})"
+
+    def __format__(self, spec: str) -> str:
+        # f"{loss:.3f}" (logging inside a traced function) raised object's raw TypeError
+        # "unsupported format string passed to Tensor.__format__"
+        if not spec:
+            return str(self)
+        return _api().no_value(f"formatting with {spec!r}")
 
     def __bool__(self) -> bool:
         # `if x == y:` lands here now that comparisons build ops: name the user's line
@@ -462,7 +480,7 @@ class Tensor:
         return _api().ops.neg(self)
 
     def __pos__(self):
-        return self
+        return _api()._positive(self)
 
     def __abs__(self):
         return _api().ops.abs(self)
@@ -524,12 +542,17 @@ class Tensor:
 
     # ndarray methods ----------------------------------------------------------------------
 
-    def reshape(self, *shape, order="C"):
+    def reshape(self, *shape, order="C", copy=None, **keywords):
+        if keywords or not shape:  # a raw TypeError naming Tensor.reshape
+            _bad_call("reshape", f"unexpected keyword argument(s) {', '.join(keywords)}" if keywords
+                      else "missing the shape")
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = shape[0]
-        return _api().reshape(self, shape, order=order)
+        return _api().reshape(self, shape, order=order, copy=copy)
 
-    def transpose(self, *axes):
+    def transpose(self, *axes, **keywords):
+        if keywords:  # NumPy's method takes none; it was a raw TypeError naming Tensor
+            _bad_call("transpose", f"takes no keyword arguments, got {', '.join(keywords)}")
         if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
             axes = axes[0]
         return _api().transpose(self, axes or None)

@@ -211,3 +211,15 @@ def test_an_executable_copies_as_itself_and_does_not_pickle():
     assert copy.deepcopy(exe) is exe
     with pytest.raises(TypeError, match="cannot pickle <aicf.Executable @rowmax.*compile the source again"):
         pickle.dumps(exe)
+
+
+def test_keyword_arguments_to_an_executable_are_argument_errors():
+    """exe(x, s=...) raised Python's raw TypeError naming Executable.__call__."""
+    x = np.ones((4, 8), np.float32)
+    exe = aicf.compile(TWO, target="cpu", entry="scale")
+    with pytest.raises(aicf.ArgumentError, match=r"@scale takes its arguments by position \(%x, %s\), got keyword argument\(s\) 's'"):
+        exe(x, s=np.float32(2))
+    dynamic = aicf.compile(TWO.split("func.func @rowmax")[0].replace("4x8", "?x8"), target="cpu")
+    with pytest.raises(aicf.ArgumentError, match=r"by position .*got keyword argument\(s\) 'out'"):
+        dynamic(x, np.float32(2), out=x)
+    np.testing.assert_array_equal(dynamic(x, np.float32(2)), 2 * x)

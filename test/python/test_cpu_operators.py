@@ -353,12 +353,29 @@ def test_front_end_index_errors(index, words):
         (lambda x: np.concatenate([x, x.T]), "shapes 4x8, 8x4 differ off the axis"),
         (lambda x: np.concatenate([x, x], axis=2), "axis 2 is out of range for rank 2"),
         (lambda x: np.concatenate([x, x.astype(np.float16)]), "different element types"),
+        # iterated as split indices, each raised a raw TypeError
+        (lambda x: np.split(x, None), "the number of sections must be an integer, got NoneType"),
+        (lambda x: np.split(x, 2.5), "the number of sections must be an integer, got float 2.5"),
+        (lambda x: np.split(x, "2"), "the number of sections must be an integer, got str"),
     ],
 )
 def test_front_end_split_concat_errors(fn, words):
     with pytest.raises(aicf.CompileError) as err:
         aicf.trace(fn, aicf.TensorSpec((4, 8)))
     assert words in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize("sections", [np.array(2), 2.0, np.float64(4.0), np.int8(2)])
+def test_front_end_split_sections_as_numpy_takes_them(sections):
+    """A 0-d array or an integer-valued float is a number of sections to NumPy (len()
+    fails); iterating it as split indices raised a raw TypeError."""
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    for split in (np.split, np.array_split):
+        got = aicf.jit(lambda a: split(a, sections, axis=1))(x)
+        want = split(x, sections, axis=1)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
 
 
 # --- argmax / argmin ------------------------------------------------------------------------------
@@ -424,3 +441,18 @@ def test_reduce_var_over_unit_or_no_axes_is_not_its_input(shape, axes, ddof, vie
         ref = np.var(x.reshape(view or shape).astype(np.float64), axis=tuple(axes), ddof=ddof)
         got = aicf.compile(text, target="cpu", fuse=fuse)(x)
     np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
+def test_front_end_array_split_past_the_extent_builds_one_empty_part():
+    """np.array_split(x, 10**6) of an axis of 4 traced a slice per section (~12
+    minutes, bounded only at 2**20 sections); the empty sections are one tensor."""
+    import time
+
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    start = time.perf_counter()
+    seen = []
+    aicf.trace(lambda a: (seen.append(np.array_split(a, 20000)), a)[1], x)
+    assert time.perf_counter() - start < 5  # ~14 s before
+    parts = seen[0]
+    assert len(parts) == 20000 and [p.shape for p in parts[:5]] == [(1, 6)] * 4 + [(0, 6)]
+    assert len({id(p) for p in parts}) == 5

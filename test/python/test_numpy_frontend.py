@@ -379,3 +379,54 @@ def test_triangle_diagonal_past_the_edges(func, k):
     x = np.arange(12, dtype=np.float32).reshape(3, 4) + 1
     got = aicf.jit(lambda a: func(a, k))(x)
     np.testing.assert_array_equal(got, func(x, k))
+
+
+@pytest.mark.parametrize("func", [np.tril, np.triu])
+def test_triangle_of_a_bool_matrix_stays_bool(func):
+    """The zeros were a weak 0 beside the bool: the result was i32, so ~np.tril(mask)
+    gave -1 - x (-2 and -1) where NumPy gives the logical not."""
+    x = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
+    got = aicf.jit(lambda a: ~func(a > 0, 1))(x)
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got, ~func(x > 0, 1))
+
+
+def test_fabs_of_integers_is_a_float():
+    """np.fabs is float-only: of an i32 it was abs in i32, INT_MIN staying INT_MIN."""
+    x = np.array([-(2**31), -5, 0, 3, 2**31 - 1], np.int32)
+    got = aicf.jit(np.fabs)(x)
+    assert got.dtype.kind == "f"
+    np.testing.assert_allclose(got, np.fabs(x), rtol=1e-7)
+
+
+def test_positive_of_a_bool_tensor_is_an_error_as_in_numpy():
+    x = np.array([1.0, -1.0], np.float32)
+    for f in (lambda a: np.positive(a > 0), lambda a: +(a > 0)):
+        with pytest.raises(aicf.CompileError, match=r"test_numpy_frontend.py:\d+: error: numpy.positive"):
+            aicf.jit(f)(x)
+
+
+@pytest.mark.parametrize("make", [
+    lambda a, d: a.astype(d),
+    lambda a, d: np.astype(a, d),
+    lambda a, d: np.zeros_like(a, dtype=d),
+    lambda a, d: np.full_like(a, 3, d),
+])  # fmt: skip
+@pytest.mark.parametrize("name", ["i1", "f16"])
+def test_dtype_strings_numpy_reads_otherwise_are_refused(make, name):
+    """NumPy reads "i1" as int8 and "f16" as float128; aicf's MLIR names were taken:
+    (x * 10).astype("i1") gave bools where NumPy code meant int8."""
+    x = np.array([1.5, -2.0, 0.0], np.float32)
+    with pytest.raises(aicf.CompileError, match=rf"test_numpy_frontend.py:\d+: error: .*dtype '{name}' is ambiguous"):
+        aicf.jit(lambda a: make(a * 10, name))(x)
+    assert aicf.jit(lambda a: aicf.ops.cast(a, "i1"))(x).dtype == np.bool_  # aicf.ops: MLIR's names
+
+
+def test_transpose_counts_negative_axes_from_the_end():
+    """NumPy takes x.transpose(-1, 0, 1); it was "not a permutation"."""
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    for f in (lambda a: a.transpose(-1, 0, 1), lambda a: np.transpose(a, (-3, -1, -2)), lambda a: a.transpose((2, -3, 1))):
+        np.testing.assert_array_equal(aicf.jit(f)(x), f(x))
+    for bad in ((-4, 0, 1), (-1, 2, 0)):
+        with pytest.raises(aicf.CompileError, match=r"test_numpy_frontend.py:\d+: error: .*not a permutation"):
+            aicf.jit(lambda a: a.transpose(*bad))(x)

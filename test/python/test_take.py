@@ -149,8 +149,17 @@ def test_range_index_is_a_slice():
     assert T.SliceOp.name in names and T.TakeOp.name not in names
     f = aicf.jit(lambda w, ids: w[range(len(ids))] + w[range(13, 0, -3)])
     np.testing.assert_array_equal(f(w, ids), w[range(5)] + w[range(13, 0, -3)])
-    g = aicf.jit(lambda w: w[range(14, 20)])  # past the end: a take, clamped
-    np.testing.assert_array_equal(g(w), w[[14, 15, 15, 15, 15, 15]])
+
+
+@pytest.mark.parametrize("index", [range(14, 20), [3, 16], np.array([[0], [-17]]), (Ellipsis, [4, 0]), (None, [-20])])
+def test_constant_indices_out_of_range_are_located_errors(index):
+    """NumPy raises IndexError; a constant index past the end was clamped (w[[3, 16]]
+    of 16 rows read row 15 for 16), where np.take(mode='raise') already raised."""
+    w = RNG.standard_normal((16, 4)).astype(np.float32)
+    with pytest.raises(aicf.CompileError, match=r"test_take.py:\d+: error: index -?\d+ is out of bounds for axis \d with size (16|4)"):
+        aicf.jit(lambda w: w[index])(w)
+    ids = np.array([3, 16], np.int64)  # traced indices are clamped (a kernel cannot raise)
+    np.testing.assert_array_equal(aicf.jit(lambda w, i: w[i])(w, ids), w[[3, 15]])
 
 
 # --- cuda ---------------------------------------------------------------------------------------

@@ -243,6 +243,10 @@ def test_square_root_as_a_power_is_numpys():
     out = aicf.jit(lambda x: x ** 0.5)(x)
     np.testing.assert_array_equal(out, want)
     assert np.signbit(out[1])
+    # a 0-d array exponent is NumPy's scalar too (it took C's pow: +inf at -inf)
+    for y in (np.array(0.5), np.array(0.5, np.float32)):
+        with np.errstate(invalid="ignore"):
+            np.testing.assert_array_equal(aicf.jit(lambda x: x ** y)(x), x ** y)
 
 
 def test_torch_amin_is_exact_at_int_min():
@@ -586,3 +590,61 @@ def test_a_weak_int_beside_a_bool_tensor_stays_an_int(fn):
     want = fn(X4)
     assert got.dtype.kind == want.dtype.kind == "i"
     np.testing.assert_array_equal(got, want)
+
+
+def test_assigning_a_dtype_is_a_located_error():
+    """x.dtype = np.int32 (NumPy's reinterpretation of the bytes) raised AttributeError
+    "property 'dtype' of 'Tensor' object has no setter" from inside aicf."""
+
+    def f(x):
+        x.dtype = np.int32
+        return x
+
+    with pytest.raises(CompileError, match=rf"{here(-3)}: error: assigning dtype .* tensors are immutable"):
+        aicf.jit(f)(X4)
+
+
+def test_jit_of_a_callable_without_a_signature_is_an_argument_error():
+    """aicf.jit(max) raised inspect's raw ValueError "no signature found for builtin"."""
+    with pytest.raises(ArgumentError, match="aicf.jit: cannot read the signature of max"):
+        aicf.jit(max)
+
+
+def test_formatting_a_tensor_with_a_spec_is_a_located_error():
+    """f"{x.sum():.3f}" raised object's raw TypeError "unsupported format string
+    passed to Tensor.__format__"; without a spec it prints the tensor as str() does."""
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: formatting with '.3f' of a traced tensor"):
+        aicf.jit(lambda x: (f"{x.sum():.3f}", x)[1])(X4)
+    seen = []
+    aicf.jit(lambda x: (seen.append(f"{x}"), x)[1])(X4)
+    assert seen == ["Tensor(shape=(4,), dtype=f32)"]
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: x.reshape(shape=(2, 2)), r"ndarray.reshape: unexpected keyword argument\(s\) shape"),
+    (lambda x: x.reshape(), "ndarray.reshape: missing the shape"),
+    (lambda x: x.transpose(axes=(0,)), "ndarray.transpose: takes no keyword arguments, got axes"),
+    (lambda x: np.clip(x, 0, 1, min=0), "numpy.clip: give a_min/a_max or min/max, not both"),
+])  # fmt: skip
+def test_ndarray_methods_called_as_numpy_refuses_are_located_errors(fn, words):
+    """x.reshape(shape=...) and x.transpose(axes=...) raised raw TypeErrors naming
+    Tensor's methods; np.clip(x, 0, 1, min=0) (NumPy's ValueError) dropped min."""
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
+        aicf.jit(fn)(X4)
+    np.testing.assert_array_equal(aicf.jit(lambda x: x.reshape(2, 2, copy=True))(X4), X4.reshape(2, 2))
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: np.take(x, [[0, 1], [2]]), "'numpy.take' the indices are no array"),
+    (lambda x: x[[[0, 1], [2]]], "the indices are no array"),
+    (lambda x: np.take(x, [0], axis="0"), "'numpy.take' axis must be an integer, got str"),
+    (lambda x: np.take(x, None), "'numpy.take' indices must be integers, got an array of object"),
+    (lambda x: np.einsum("i$,$j->ij", x[:, None], x[None]), r"numpy.einsum: invalid subscript '\$'"),
+    (lambda x: np.einsum("iλ,λj->ij", x[:, None], x[None]), "numpy.einsum: invalid subscript 'λ'"),
+])  # fmt: skip
+def test_malformed_indices_and_subscripts_are_located_errors(fn, words):
+    """A ragged index list raised NumPy's raw ValueError, a str axis or None indices a
+    raw TypeError from comparing them with ints; einsum took '$' as an index name
+    where NumPy raises."""
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
+        aicf.jit(fn)(X4)
