@@ -33,7 +33,7 @@ from aicf.backend import disk_cache
 from aicf.context import make_context
 from aicf.diagnostics import decode_source, ir_snapshot, op_error, parse_module, verify_module
 from aicf.dtypes import as_bf16_bits, numpy_dtype
-from aicf.errors import AicfError, ArgumentError, CompileError
+from aicf.errors import AicfError, ArgumentError, CompileError, OutOfMemory
 from aicf.gc_pause import fewer_collections
 from aicf.interop import as_array
 from aicf.logs import getLogger
@@ -603,7 +603,13 @@ class Executable:
         arrays = self.check_arguments(arrays)
         outs = []
         for k, spec in enumerate(self.outputs):
-            o = (np.zeros if k in self.zero_outputs else np.empty)(spec.shape, spec.dtype)
+            try:
+                o = (np.zeros if k in self.zero_outputs else np.empty)(spec.shape, spec.dtype)
+            except MemoryError:
+                nbytes = int(np.prod(spec.shape, dtype=object)) * np.dtype(spec.dtype).itemsize
+                raise OutOfMemory(f"@{self.entry}: output #{k} ({'x'.join(map(str, spec.shape)) or 'scalar'} "
+                                  f"{np.dtype(spec.dtype).name}, {nbytes / 2**30:.1f} GiB) does not fit in "
+                                  "this machine's memory") from None
             if self.debug:
                 if o.dtype.kind == "f":
                     o.fill(np.nan)

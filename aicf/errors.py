@@ -25,6 +25,11 @@ class ArgumentValueError(ArgumentError, ValueError):
     an ArgumentError, and a ValueError as NumPy raises for one."""
 
 
+class OutOfMemory(AicfError, MemoryError):
+    """A buffer a call needs does not fit in memory; the message names the program's
+    entry and the buffer."""
+
+
 class LaunchError(AicfError, RuntimeError):
     """A kernel launch failed; the message names the kernel and its launch config."""
 

@@ -648,3 +648,14 @@ def test_malformed_indices_and_subscripts_are_located_errors(fn, words):
     where NumPy raises."""
     with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
         aicf.jit(fn)(X4)
+
+
+def test_an_output_past_the_address_space_is_our_error():
+    """A 512 TiB result (a broadcast view returned) cannot be allocated on any machine
+    (past the 128 TiB user address space, whatever the overcommit policy): aicf's
+    OutOfMemory naming the output, still a MemoryError, not NumPy's raw error."""
+    from aicf.errors import OutOfMemory
+
+    f = aicf.jit(lambda x: np.broadcast_to(x, (2, 2**44, 4)))
+    with pytest.raises(OutOfMemory, match=r"output #0 \(2x17592186044416x4 float32"):
+        f(np.ones(4, np.float32))
