@@ -30,6 +30,19 @@ CASES = [
 ]
 
 
+def case_executable(op: str, shape, axis: int, dt, rng):
+    """The jitted reduction of a case on the cuda target, its executable and a random
+    input."""
+    import cupy as cp
+
+    import aicf
+
+    red = aicf.ops.reduce_sum if op == "sum" else aicf.ops.reduce_max
+    f = aicf.jit(target="cuda")(lambda x, red=red, axis=axis: red(x, axis=axis))
+    x = cp.asarray(rng.standard_normal(shape).astype(dt))
+    return f, f.executable(x), x
+
+
 def main() -> int:
     import cupy as cp
     import torch
@@ -43,11 +56,8 @@ def main() -> int:
     rng = np.random.default_rng(0)
     rows = []
     for name, op, shape, axis, dt in CASES:
-        red = aicf.ops.reduce_sum if op == "sum" else aicf.ops.reduce_max
-        f = aicf.jit(target="cuda")(lambda x, red=red, axis=axis: red(x, axis=axis))
-        x = cp.asarray(rng.standard_normal(shape).astype(dt))
+        f, exe, x = case_executable(op, shape, axis, dt, rng)
         t = torch.as_tensor(x, device="cuda")
-        exe = f.executable(x)
         y = f(x)
         ref = getattr(np, op)(cp.asnumpy(x).astype(np.float64), axis=axis)
         err = float(np.max(np.abs(cp.asnumpy(y).astype(np.float64) - ref)) / max(1.0, float(np.max(np.abs(ref)))))
