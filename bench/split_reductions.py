@@ -47,8 +47,6 @@ def main() -> int:
     import cupy as cp
     import torch
 
-    import aicf
-
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
     ap.add_argument("--reps", type=int, default=30)
