@@ -401,6 +401,14 @@ class NestOp(IRDLOperation):
             guard = ragged_bound(g, self.iterators)
             if isinstance(guard, str):
                 raise VerifyException(f"guard ({g}) {guard}")
+            # the emitters compute the loop's end, bound + 1, in 64-bit integers too: a
+            # bound that wraps there would end the loop at a wrong point, silently
+            wraps = (first_outside(guard.bound + 1, [(0, e - 1) for e in extents], INT64)
+                     if 0 not in extents else None)
+            if wraps is not None:
+                raise VerifyException(f"guard ({g}) overflows 64-bit index arithmetic: {wraps[0]} "
+                                      f"(in the loop's end, bound + 1) reaches {wraps[1]} over the "
+                                      f"domain {list(extents)}")
         for i, (operand, m) in enumerate(zip((*inputs, *outputs), self.maps)):
             assert isinstance(operand.type, MemRefType)
             if m.num_dims != ndims or m.num_symbols != 0:
