@@ -45,9 +45,10 @@ def program(op: str, shape, axes, dtype: str, keepdims: bool) -> str:
             f"  func.return %y : {t_out}\n}}\n")
 
 
-def split_and_run(text: str, kind: str, split: int, x: np.ndarray, combiner: str | None = None) -> np.ndarray:
+def split_and_run(text: str, kind: str, split: int, x: np.ndarray, combiner: str | None = None,
+                  passes=("aicf-infer-shapes", "aicf-lower-to-loops")) -> np.ndarray:
     m = parse_module(make_context(), text, "<test>")
-    run_pipeline(m, ["aicf-infer-shapes", "aicf-lower-to-loops"])
+    run_pipeline(m, list(passes))
     nests = [n for n in m.walk() if isinstance(n, NestOp) and n.reduction_dims]
     assert len(nests) == 1
     if combiner is not None:
@@ -110,6 +111,23 @@ def test_split_in_the_accumulators_type(dtype):
         np.testing.assert_array_equal(got, want)
     else:
         np.testing.assert_allclose(got.astype(np.float64), want, rtol=2e-3, atol=2e-2)
+
+
+@pytest.mark.parametrize("kind", ["gpu.per_output", "gpu.rows"])
+def test_split_of_a_folded_view_verifies(kind):
+    """A transposed tensor reshaped reads through floordiv/mod once aicf-fold-view-copies
+    folds the copies: the partial's last chunk (34 of 100 points, 32 left) keeps its
+    reads inside the buffer through the guard, which the verifier must see past the
+    floordiv (it refused the pass's own output: index 80 of dim 1)."""
+    text = ("func.func @f(%x: tensor<10x80xf32>) -> tensor<8xf32> {\n"
+            "  %t = aicf_tensor.transpose %x perm = [1, 0] : (tensor<10x80xf32>) -> tensor<80x10xf32>\n"
+            "  %r = aicf_tensor.reshape %t : (tensor<80x10xf32>) -> tensor<8x100xf32>\n"
+            "  %y = aicf_tensor.reduce_sum %r axes = [1] : (tensor<8x100xf32>) -> tensor<8xf32>\n"
+            "  func.return %y : tensor<8xf32>\n}\n")
+    x = np.random.default_rng(4).standard_normal((10, 80)).astype(np.float32)
+    got = split_and_run(text, kind, 3, x,
+                        passes=("aicf-infer-shapes", "aicf-lower-to-loops", "aicf-fold-view-copies"))
+    np.testing.assert_allclose(got, x.T.reshape(8, 100).astype(np.float64).sum(1), rtol=1e-5, atol=1e-5)
 
 
 def test_the_planner_splits_few_long_rows_and_the_parts_lower():
