@@ -38,6 +38,7 @@ from aicf.lowering.gpu_schedules.view import (
     access_class,
     collapse,
     element_bytes,
+    guarded_length,
     operand_bytes,
     prod,
     view_of,
@@ -248,6 +249,18 @@ def body_mufu(view: NestView, math: str = PRECISE) -> float:
     return float(sum(scalar_mufu(op.name, math == APPROX and may_approximate(op)) for op in _body_ops(view)))
 
 
+def _guard_cuts_whole_vectors(view: NestView, vec: int) -> bool:
+    """gpu.rows reads a guarded row in whole vectors of `vec` (or the nest has no
+    guard): what rows.build asks of the guard without peel."""
+    if view.bound is None or len(view.reduction_dims) != 1:
+        return True
+    try:
+        guarded_length(view, vec)
+    except NotImplementedError:
+        return False
+    return True
+
+
 def rows_candidate(view: NestView, t: GpuTarget) -> Candidate:
     if not rows.applies(view):
         return Candidate("gpu.rows", 1, reason="not a reduction over the innermost dims")
@@ -263,6 +276,8 @@ def rows_candidate(view: NestView, t: GpuTarget) -> Candidate:
         pv = peel_width(walkers, n - 1, R, acc_b, t.max_vector_bytes)
     peel = int(pv > vec)
     vec = max(vec, pv)
+    if not peel and vec > 1 and not _guard_cuts_whole_vectors(view, vec):
+        vec = 1  # a hand-written guard that ends rows mid-vector: the builder reads no part vectors
     eb = max((element_bytes(o.type.get_element_type()) for o in view.inputs), default=4)
     acc = sum(element_bytes(a) for a in view.acc_types)
     p = gcost.plan_rows(t, M, R // vec, vec * eb, operand_bytes(view), acc)
