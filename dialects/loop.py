@@ -15,7 +15,14 @@ A nest states the whole computation of one (fused) tensor op:
 - for each output, a combiner: `none` (the yielded value is stored), or `add`, `max`,
   `min`, `mul`, which fold the yielded values over the reduction dims, starting from
   the combiner's identity, and store the result once. The yielded value's type is the
-  accumulator type; it is converted to the output's element type when stored.
+  accumulator type; it is converted to the output's element type when stored;
+- optionally a `guard`, an affine integer set of one form only, `B - dj >= 0` with dj
+  the outermost reduction dim and B affine in the parallel dims before it (no
+  floordiv, mod or symbols): dj then runs over [0, min(extent, B + 1)) at each point
+  of those dims (the ragged last chunk of a split reduction,
+  passes/loop/split_reductions.py). Accesses are checked inside the guard; B + 1 must
+  fit 64-bit integers. The C emitter, gpu.rows and gpu.per_output walk the guarded dim
+  to its bound; BLAS, the other GPU kinds and aicf-to-upstream refuse a guarded nest.
 
 This is what tiling, the cost model and the GPU lowering read: everything they need
 (extents, which dims reduce, how each buffer is walked) is in the op.
