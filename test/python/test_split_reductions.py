@@ -153,6 +153,26 @@ def test_the_planner_splits_few_long_rows_and_the_parts_lower():
     assert len(kernels) == len(parts)
 
 
+@pytest.mark.parametrize("op,shape,axes", [
+    ("sum", (100001, 6, 2), [0]),  # guarded partial, not collapsed: 2 columns, vec 4 priced on 12
+    ("sum", (8, 7, 65537), [1, 2]),  # a peeled row of the nest is two reduction dims of the partial
+    ("max", (4, 196609, 3), [1, 2]),
+    ("sum", (16, 65537), [0, 1]),  # rows of 65537 in the partial, vec 4 priced on 16 * 65537
+])
+def test_the_planners_split_fits_the_partial_nest(op, shape, axes):
+    """The planner prices a split on the nest's collapsed view, but the partial's dims
+    need not merge the same way: its kernel parameters must still build (the in-kernel
+    split these replaced lowered all of these; the partials were refused, or crashed
+    in the arith builder for a peeled row of two dims)."""
+    m = parse_module(make_context(), program(op, shape, axes, "f32", False), "<test>")
+    run_pipeline(m, ["aicf-infer-shapes", "aicf-lower-to-loops", "aicf-plan{target=h100}"])
+    (nest,) = [n for n in m.walk() if isinstance(n, NestOp)]
+    s = schedule_of(nest)
+    assert s is not None and s["split"] > 1, s
+    run_pipeline(m, ["aicf-lower-to-gpu{target=h100}"])
+    assert len([o for o in m.walk() if o.name == "aicf_gpu.kernel"]) >= 2
+
+
 def test_a_split_matmul_runs_its_guarded_partial_as_loops_not_blas():
     """A matmul whose k (1000) is split 7 ways has a guarded partial (chunks of 143,
     the last 142): the cpu planner must not hand it to BLAS, which would run whole dims
