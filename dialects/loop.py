@@ -15,7 +15,14 @@ A nest states the whole computation of one (fused) tensor op:
 - for each output, a combiner: `none` (the yielded value is stored), or `add`, `max`,
   `min`, `mul`, which fold the yielded values over the reduction dims, starting from
   the combiner's identity, and store the result once. The yielded value's type is the
-  accumulator type; it is converted to the output's element type when stored.
+  accumulator type; it is converted to the output's element type when stored;
+- optionally a `guard`, an affine integer set of one form only, `B - dj >= 0` with dj
+  the outermost reduction dim and B affine in the parallel dims before it (no
+  floordiv, mod or symbols): dj then runs over [0, min(extent, B + 1)) at each point
+  of those dims (the ragged last chunk of a split reduction,
+  passes/loop/split_reductions.py). Accesses are checked inside the guard; B + 1 must
+  fit 64-bit integers. The C emitter, gpu.rows and gpu.per_output walk the guarded dim
+  to its bound; BLAS, the other GPU kinds and aicf-to-upstream refuse a guarded nest.
 
 This is what tiling, the cost model and the GPU lowering read: everything they need
 (extents, which dims reduce, how each buffer is walked) is in the op.
@@ -57,7 +64,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineConstraintExpr, AffineConstraintKind, AffineDimExpr, AffineExpr, AffineMap, AffineSet
+from xdsl.ir.affine import AffineBinaryOpExpr, AffineConstraintExpr, AffineConstraintKind, AffineDimExpr, AffineExpr, AffineMap, AffineSet
 from xdsl.irdl import (
     IRDLOperation,
     AttrSizedOperandSegments,
@@ -171,6 +178,30 @@ def ragged_bound(g: AffineSet, iterators: Sequence[Iterator]) -> RaggedBound | s
     return RaggedBound(j, linear_expr({d: v for d, v in coefs.items() if d != j}, const))
 
 
+def _guarded_parts(e: AffineExpr, guard: RaggedBound, box: list[tuple[int, int]],
+                   parts: list[tuple[int, int]]) -> AffineExpr:
+    """`e` with each largest linear subexpression that reads the guarded dim made a new
+    dim (numbered after the domain's, its range appended to `parts`): a linear value is
+    monotone in the bounded dim, so over the points inside the guard it is extreme at
+    the bound, and interval analysis of what is computed from it (a floordiv or mod of
+    a folded view) starts from that range instead of the unguarded box's."""
+    lf = linear_form(e)
+    if lf is not None:
+        coef = lf[0].get(guard.dim, 0)
+        rng = expr_range(e, box)
+        if not coef or rng is None:
+            return e
+        at = expr_range(linear_expr(*linear_form(guard.within(len(box), e))), box)  # type: ignore[misc]
+        if at is not None:
+            rng = (max(rng[0], at[0]), rng[1]) if coef < 0 else (rng[0], min(rng[1], at[1]))
+        parts.append(rng)
+        return AffineDimExpr(len(box) + len(parts) - 1)
+    if isinstance(e, AffineBinaryOpExpr):
+        return AffineBinaryOpExpr(e.kind, _guarded_parts(e.lhs, guard, box, parts),
+                                  _guarded_parts(e.rhs, guard, box, parts))
+    return e
+
+
 @functools.lru_cache(maxsize=4096)
 def _verify_in_bounds(i: int, m: AffineMap, t: MemRefType, extents: tuple[int, ...],
                       guard: RaggedBound | None = None) -> None:
@@ -184,15 +215,11 @@ def _verify_in_bounds(i: int, m: AffineMap, t: MemRefType, extents: tuple[int, .
     box = [(0, e - 1) for e in extents]
     for d, (r, size) in enumerate(zip(m.results, t.get_shape())):
         try:
-            rng = expr_range(r, box)
-            lf = linear_form(r) if guard is not None else None
-            if rng is not None and lf is not None and lf[0].get(guard.dim):  # type: ignore[union-attr]
-                # a linear index is monotone in the bounded dim: at its bound it is
-                # extreme over the points inside the guard (which may be fewer)
-                at = expr_range(linear_expr(*linear_form(guard.within(len(extents), r))), box)  # type: ignore[union-attr, misc]
-                if at is not None:
-                    rng = ((max(rng[0], at[0]), rng[1]) if lf[0][guard.dim] < 0  # type: ignore[union-attr]
-                           else (rng[0], min(rng[1], at[1])))
+            if guard is None:
+                rng = expr_range(r, box)
+            else:  # each linear part that reads the bounded dim, as one value of its guarded range
+                parts: list[tuple[int, int]] = []
+                rng = expr_range(_guarded_parts(r, guard, box, parts), [*box, *parts])
             # the emitters compute every subexpression in 64-bit integers (int64_t on
             # the cpu target), where an exact range past 2^63 would have wrapped
             wraps = first_outside(r, box, INT64)
@@ -401,6 +428,14 @@ class NestOp(IRDLOperation):
             guard = ragged_bound(g, self.iterators)
             if isinstance(guard, str):
                 raise VerifyException(f"guard ({g}) {guard}")
+            # the emitters compute the loop's end, bound + 1, in 64-bit integers too: a
+            # bound that wraps there would end the loop at a wrong point, silently
+            wraps = (first_outside(guard.bound + 1, [(0, e - 1) for e in extents], INT64)
+                     if 0 not in extents else None)
+            if wraps is not None:
+                raise VerifyException(f"guard ({g}) overflows 64-bit index arithmetic: {wraps[0]} "
+                                      f"(in the loop's end, bound + 1) reaches {wraps[1]} over the "
+                                      f"domain {list(extents)}")
         for i, (operand, m) in enumerate(zip((*inputs, *outputs), self.maps)):
             assert isinstance(operand.type, MemRefType)
             if m.num_dims != ndims or m.num_symbols != 0:

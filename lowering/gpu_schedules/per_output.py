@@ -51,6 +51,12 @@ from .view import (
 )
 
 
+def guard_reads(view: NestView, dim: int) -> bool:
+    """The nest's guard bounds its reduction by `dim`: the lanes of one vector along
+    `dim` would each need a bound of their own."""
+    return view.bound is not None and dim in linear_form(view.bound.bound)[0]  # type: ignore[index]
+
+
 def vector_width(view: NestView, dim: int, max_bytes: int, allow_tail: bool, partials: bool = True) -> int:
     """Widest vector (elements) along domain dim `dim`: max_bytes over the widest
     element among the operands that walk dim, halved until the extent divides (or a
@@ -59,7 +65,7 @@ def vector_width(view: NestView, dim: int, max_bytes: int, allow_tail: bool, par
     stored as vectors of them); along a reduction dim they are folded to one value in
     registers, so an f32 accumulator does not halve the 16-byte loads of an f16 row."""
     walkers = [o for o in view.operands if dim in o.map.used_dims()]
-    if not walkers:
+    if not walkers or guard_reads(view, dim):
         return 1
     eb = max(element_bytes(o.type.get_element_type()) for o in walkers)
     if dim not in view.reduction_dims and partials:
@@ -196,7 +202,7 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
                                   "statically")
 
     bound = guarded_length(view)
-    if bound is not None and vec > 1 and dim in linear_form(view.bound.bound)[0]:  # type: ignore[union-attr, index]
+    if bound is not None and vec > 1 and guard_reads(view, dim):  # type: ignore[arg-type]
         raise NotImplementedError(f"gpu.per_output vec = {vec}: the guard's bound reads d{dim}, "
                                   "which a thread's lanes do not share")
     out_ops = view.outputs

@@ -67,6 +67,9 @@ def build(view: NestView, s: Schedule, lc: LoweringContext) -> None:
     if not peel and Er[-1] % vec:  # a hand-written schedule; the planner peels these
         raise NotImplementedError(f"{s.kind} vec = {vec} does not divide the row's {Er[-1]} "
                                   "elements (peel = 1 folds the rest)")
+    if peel and len(Er) != 1:  # a hand-written schedule; the planner peels one reduction dim
+        raise NotImplementedError(f"{s.kind} peel = 1 takes one reduction dim, not {len(Er)} "
+                                  "(they did not merge into one row)")
     bound = guarded_length(view, vec if not peel and len(Er) == 1 else 1)
     dim = n - 1
     Rg = R // vec  # peeled: the most aligned vectors a row holds

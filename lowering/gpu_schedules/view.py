@@ -297,9 +297,12 @@ def maps_fit_int32(views: Sequence[NestView]) -> bool:
 def uses_64bit_index(view: NestView, extra: int = 0) -> bool:
     """64-bit index arithmetic when any buffer or the domain reaches 2^31 elements
     (counting `extra`, the headroom a grid-stride loop adds past the end), or a value
-    computed for an access map (a subexpression, a constant) leaves int32."""
+    computed for an access map or the guard's loop end (a subexpression, a constant)
+    leaves int32."""
     if not maps_fit_int32([view]):
         return True
+    if view.bound is not None and not fits(view.bound.bound + 1, [(0, max(e - 1, 0)) for e in view.extents], INT32):
+        return True  # the guarded loop's end (guarded_length) is computed in index arithmetic too
     limit = 2**31 - 1
     biggest = max([view.num_points(), *(num_elements(o.type) for o in view.operands)])
     for o in view.operands:

@@ -38,6 +38,7 @@ from aicf.lowering.gpu_schedules.view import (
     access_class,
     collapse,
     element_bytes,
+    guarded_length,
     operand_bytes,
     prod,
     view_of,
@@ -81,6 +82,29 @@ def _combine(view: NestView, S: int, t: GpuTarget, split_workspaces, combine_vie
     return plan_view(v2, t).schedule  # type: ignore[return-value]
 
 
+def _partial_fits(kind: str, params: dict, v: NestView) -> bool:
+    """Whether the builder takes a split's partial nest (view `v`) with the kernel
+    parameters priced on the unsplit nest's view: the partial's dims need not merge as
+    the nest's did (a guarded partial is not collapsed at all), so a vector width that
+    divided the nest's merged innermost extent may not divide the partial's, and a
+    peeled row may be two reduction dims."""
+    vec = int(params["vec"])
+    P, Rd = v.parallel_dims, v.reduction_dims
+    if kind == "gpu.rows":
+        Er = [v.extents[d] for d in Rd]
+        if not rows.applies(v) or params.get("peel") and len(Er) != 1:
+            return False
+        if not params.get("peel") and Er[-1] % vec:
+            return False
+        try:
+            guarded_length(v, vec if not params.get("peel") and len(Er) == 1 else 1)
+        except NotImplementedError:
+            return False
+        return True
+    # gpu.per_output with outer_grid: the chunks on blockIdx.y, vectors along P[-1]
+    return (len(P) >= 2 or vec == 1) and v.extents[P[-1]] % vec == 0 and not per_output.guard_reads(v, P[-1])
+
+
 def split_params(view: NestView, kind: str, params: dict, t: GpuTarget) -> dict:
     """A rows or per-output split as aicf-split-reductions will make it: at most the
     extent of the nest's outermost reduction dim (the one it cuts), the partial nest's
@@ -101,6 +125,15 @@ def split_params(view: NestView, kind: str, params: dict, t: GpuTarget) -> dict:
     parts = split_nest(nest, S, partials_last=kind == "gpu.rows",
                        align=chunk_align(nest, Schedule(kind, {**params, "split": S})))
     try:
+        pv = collapse(view_of(parts.partial, view.name + "_partial"))
+        if not _partial_fits(kind, params, pv):
+            # narrower vectors (no peel) over the partial's rows; the kernel the cost
+            # model priced reads wider ones, so its estimate is a little optimistic
+            params = {k: v for k, v in params.items() if k != "peel"}
+            while int(params["vec"]) > 1 and not _partial_fits(kind, params, pv):
+                params["vec"] = int(params["vec"]) // 2
+            if not _partial_fits(kind, params, pv):
+                return {**params, "split": 1}
         extra: dict = {}
         if kind == "gpu.rows":  # a block a chunk of a row
             grid = prod(parts.partial.extents[d] for d in parts.partial.parallel_dims)
@@ -248,6 +281,18 @@ def body_mufu(view: NestView, math: str = PRECISE) -> float:
     return float(sum(scalar_mufu(op.name, math == APPROX and may_approximate(op)) for op in _body_ops(view)))
 
 
+def _guard_cuts_whole_vectors(view: NestView, vec: int) -> bool:
+    """gpu.rows reads a guarded row in whole vectors of `vec` (or the nest has no
+    guard): what rows.build asks of the guard without peel."""
+    if view.bound is None or len(view.reduction_dims) != 1:
+        return True
+    try:
+        guarded_length(view, vec)
+    except NotImplementedError:
+        return False
+    return True
+
+
 def rows_candidate(view: NestView, t: GpuTarget) -> Candidate:
     if not rows.applies(view):
         return Candidate("gpu.rows", 1, reason="not a reduction over the innermost dims")
@@ -263,6 +308,8 @@ def rows_candidate(view: NestView, t: GpuTarget) -> Candidate:
         pv = peel_width(walkers, n - 1, R, acc_b, t.max_vector_bytes)
     peel = int(pv > vec)
     vec = max(vec, pv)
+    if not peel and vec > 1 and not _guard_cuts_whole_vectors(view, vec):
+        vec = 1  # a hand-written guard that ends rows mid-vector: the builder reads no part vectors
     eb = max((element_bytes(o.type.get_element_type()) for o in view.inputs), default=4)
     acc = sum(element_bytes(a) for a in view.acc_types)
     p = gcost.plan_rows(t, M, R // vec, vec * eb, operand_bytes(view), acc)

@@ -35,3 +35,40 @@ func.func @guarded_matmul(%a: memref<64x100xf32>, %b: memref<100x64xf32>, %c: me
   }
   func.return
 }
+
+// -----
+
+// A guard whose loop end (bound + 1 = 4294967301) leaves int32: the kernel computes it
+// in 64-bit index arithmetic (in 32 bits it wrapped to 5 and each row summed 5 of its
+// 100 points).
+// CHECK-LABEL: aicf_gpu.kernel @big_end_nest0(
+// CHECK-SAME: index = 64
+// CHECK: arith.constant 4294967301 : index
+func.func @big_end(%x: memref<4x100xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  aicf_loop.nest domain = [4, 100] iterators = [parallel, reduction]
+      ins(%x : memref<4x100xf32>) outs(%y : memref<4xf32>)
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
+      guard = (d0, d1) : (4294967300 - d1 >= 0)
+      attrs = {aicf.schedule = {kind = "gpu.rows", vec = 1 : i64, mode = "warp", block = 32 : i64, grid = 1 : i64, split = 1 : i64, unroll = 1 : i64, minblocks = 1 : i64}} {
+  ^bb0(%a : f32):
+    aicf_loop.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+// peel = 1 folds the scalar ends of one reduction dim; a guarded nest's dims do not
+// merge, so two reduction dims stay two (the builder crashed in arith.addi).
+func.func @peel_two_dims(%x: memref<4x3x32xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{'aicf_loop.nest' cannot be lowered to the GPU: gpu.rows peel = 1 takes one reduction dim, not 2 (they did not merge into one row)}}
+  aicf_loop.nest domain = [4, 3, 32] iterators = [parallel, reduction, reduction]
+      ins(%x : memref<4x3x32xf32>) outs(%y : memref<4xf32>)
+      maps = [(d0, d1, d2) -> (d0, d1, d2), (d0, d1, d2) -> (d0)] combiners = [add]
+      guard = (d0, d1, d2) : (1 - d1 >= 0)
+      attrs = {aicf.schedule = {kind = "gpu.rows", vec = 4 : i64, mode = "warp", block = 32 : i64, grid = 1 : i64, split = 1 : i64, unroll = 1 : i64, minblocks = 1 : i64, peel = 1 : i64}} {
+  ^bb0(%a : f32):
+    aicf_loop.yield %a : f32
+  }
+  func.return
+}

@@ -72,3 +72,33 @@ func.func @no_reduction(%x: memref<100xf32>, %y: memref<100xf32>) attributes {ai
   }
   func.return
 }
+
+// -----
+
+// the emitters compute the loop's end, bound + 1, in 64-bit integers: a bound at the
+// top of int64 would wrap there (the C loop ran no point at all)
+func.func @end_wraps(%x: memref<4x100xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{guard ((d0, d1) : (((d1 * -1) + 9223372036854775807) >= 0)) overflows 64-bit index arithmetic: 9223372036854775808 (in the loop's end, bound + 1) reaches 9223372036854775808 over the domain [4, 100]}}
+  aicf_loop.nest domain = [4, 100] iterators = [parallel, reduction]
+      ins(%x : memref<4x100xf32>) outs(%y : memref<4xf32>)
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
+      guard = (d0, d1) : (9223372036854775807 - d1 >= 0) {
+  ^bb0(%a : f32):
+    aicf_loop.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @bound_term_wraps(%x: memref<4x100xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
+  // expected-error @+1 {{overflows 64-bit index arithmetic: (d0 * 4611686018427387904) (in the loop's end, bound + 1) reaches 13835058055282163712 over the domain [4, 100]}}
+  aicf_loop.nest domain = [4, 100] iterators = [parallel, reduction]
+      ins(%x : memref<4x100xf32>) outs(%y : memref<4xf32>)
+      maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
+      guard = (d0, d1) : (d0 * 4611686018427387904 - d1 >= 0) {
+  ^bb0(%a : f32):
+    aicf_loop.yield %a : f32
+  }
+  func.return
+}
