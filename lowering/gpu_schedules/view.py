@@ -5,7 +5,7 @@ schedules share (contiguity, vectorisability, alignment)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.dialects.builtin import AnyFloat, IntegerType, MemRefType, NoneAttr, StridedLayoutAttr
 from xdsl.ir import Attribute, SSAValue
@@ -192,12 +192,51 @@ def view_of(nest: NestOp, name: str) -> NestView:
     )
 
 
+def _undelinearized(op: Operand) -> Operand:
+    """`op` with trailing index pairs that delinearize one value X over a dense
+    row-major buffer read back as X (`(X floordiv b, X mod b)` over [.., a, b] is X over
+    [.., a*b]; `((X floordiv c) mod b, X mod c)` is X mod (b*c)): a split of merged
+    reduction dims (passes/loop/split_reductions.py) reads its chunks linearly again,
+    so the schedules vectorise them."""
+    if not is_contiguous(op.type):
+        return op
+    rs, sh = list(op.map.results), list(op.type.get_shape())
+
+    def split_by(e: AffineExpr, kind: AffineBinaryOpKind, c: int) -> AffineExpr | None:
+        if (isinstance(e, AffineBinaryOpExpr) and e.kind == kind
+                and isinstance(e.rhs, AffineConstantExpr) and e.rhs.value == c):
+            return e.lhs
+        return None
+
+    while len(rs) >= 2 and len(sh) == len(rs):
+        b = sh[-1]
+        x = split_by(rs[-1], AffineBinaryOpKind.Mod, b)
+        if x is None:
+            break
+        if split_by(rs[-2], AffineBinaryOpKind.FloorDiv, b) == x:
+            merged = x
+        else:
+            y = split_by(rs[-2], AffineBinaryOpKind.Mod, sh[-2])
+            if y is None or split_by(y, AffineBinaryOpKind.FloorDiv, b) != x:
+                break
+            merged = x % (sh[-2] * b)
+        rs, sh = [*rs[:-2], merged], [*sh[:-2], sh[-2] * b]
+    if len(rs) == len(op.map.results):
+        return op
+    return Operand(op.host, MemRefType(op.type.get_element_type(), sh),
+                   AffineMap(op.map.num_dims, 0, tuple(rs)))
+
+
 def collapse(view: NestView) -> NestView:
-    """Merge runs of adjacent domain dims of one iterator kind when every operand
+    """Read back delinearized indices (`_undelinearized`), then
+    merge runs of adjacent domain dims of one iterator kind when every operand
     reads them as one contiguous row-major run (all of them, in order) or not at all:
     contiguous tensors become 1-D (elementwise) or 2-D rows x columns (reductions),
     so schedules see long contiguous innermost extents. Kernel parameter types become
     the collapsed views (the ABI passes a contiguous buffer as any reshape of it)."""
+    ins, outs = [_undelinearized(o) for o in view.inputs], [_undelinearized(o) for o in view.outputs]
+    if any(a is not b for a, b in zip([*ins, *outs], view.operands)):
+        view = replace(view, inputs=ins, outputs=outs)
     n = len(view.extents)
     if n <= 1 or view.bound is not None:  # the guard names the nest's own dims
         return view

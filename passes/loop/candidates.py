@@ -107,19 +107,19 @@ def _partial_fits(kind: str, params: dict, v: NestView) -> bool:
 
 def split_params(view: NestView, kind: str, params: dict, t: GpuTarget) -> dict:
     """A rows or per-output split as aicf-split-reductions will make it: at most the
-    extent of the nest's outermost reduction dim (the one it cuts), the partial nest's
+    reduction's points, the partial nest's
     grid (rows: a block per chunk of a row; per-output: the chunks on blockIdx.y,
     `outer_grid`), and the combine nest's schedule (planned on the nest the pass
     builds). Unsplittable (a guarded nest, a view of no nest):
     split = 1."""
-    from aicf.passes.loop.split_reductions import chunk_align, split_nest, split_refusal
+    from aicf.passes.loop.split_reductions import chunk_align, reduction_extent, split_nest, split_refusal
 
     nest, S = view.source, int(params["split"])
     if S <= 1:
         return params
     if nest is None or view.bound is not None:
         return {**params, "split": 1}
-    S = min(S, nest.extents[nest.reduction_dims[0]])
+    S = min(S, reduction_extent(nest))
     if S <= 1 or split_refusal(nest, S) is not None:
         return {**params, "split": 1}
     parts = split_nest(nest, S, partials_last=kind == "gpu.rows",

@@ -3,7 +3,9 @@ a nest that reduces `S` chunks of it side by side into a workspace, and a nest t
 combines the partials (as MLIR's linalg split-reduction), each a nest of its own that
 any schedule of its shape can run.
 
-The reduction dim that is cut is the nest's outermost one, d, of extent R, in chunks of
+The reduction dim that is cut is the nest's outermost one, d, of extent R (when the
+split asks for more chunks than d has points, the reduction dims are first made one,
+`merge_reductions`), in chunks of
 q = ceil(R / S) points (rounded up to whole vectors when d is the one a gpu.rows kernel
 reads in vectors of `vec`), S' = ceil(R / q) of them:
 - the partial nest has a new parallel dim s (extent S'): just before d for gpu.rows
@@ -62,10 +64,51 @@ def split_refusal(nest: NestOp, split: int) -> str | None:
         return "it has a guard already"
     if any(c is Combiner.NONE for c in nest.combiner_kinds):
         return "an output is stored, not folded"
-    extent = nest.extents[red[0]]
+    extent = reduction_extent(nest)
     if not 2 <= split <= extent:
-        return f"split = {split} must be in 2..{extent}, the extent of the outermost reduction dim"
+        return f"split = {split} must be in 2..{extent}, the points of its reduction"
     return None
+
+
+def reduction_extent(nest: NestOp) -> int:
+    """The points a split can cut: the outermost reduction dim's, or all the reduction
+    dims' together (`merge_reductions`)."""
+    n = 1
+    for d in nest.reduction_dims:
+        n *= nest.extents[d]
+    return n
+
+
+def merge_reductions(nest: NestOp) -> NestOp:
+    """`nest` with its reduction dims made one, detached (the caller erases it): at the
+    first one's place, of extent their product, each old dim read back from it in
+    row-major order ((m floordiv inner) mod extent), so a split can cut chunks longer
+    than the outermost dim (x.sum() of a 2 x 10^6 tensor in 64 chunks). GPU views read
+    the floordiv/mod pairs of a contiguous operand back as one linear index."""
+    E, red = nest.extents, nest.reduction_dims
+    keep = [d for d in range(len(E)) if d not in red[1:]]
+    pos = {d: i for i, d in enumerate(keep)}
+    m = AffineDimExpr(pos[red[0]])
+    onto: list[AffineExpr] = []
+    for d in range(len(E)):
+        if d not in red:
+            onto.append(AffineDimExpr(pos[d]))
+            continue
+        k = red.index(d)
+        inner = 1
+        for r in red[k + 1:]:
+            inner *= E[r]
+        e = m // inner if inner > 1 else m
+        onto.append(e % E[d] if k > 0 else e)
+    total = reduction_extent(nest)
+    merged = NestOp(
+        nest.inputs, nest.outputs, [total if d == red[0] else E[d] for d in keep],
+        [nest.iterators[d] for d in keep],
+        [mp.replace_dims_and_symbols(onto, [], len(keep), 0) for mp in nest.maps],
+        nest.combiner_kinds, nest.body.clone(),
+    )
+    merged.location = nest.location
+    return merged
 
 
 @dataclass
@@ -95,6 +138,12 @@ def split_nest(nest: NestOp, split: int, partials_last: bool, align: int = 1) ->
     """The parts of `nest` split `split` ways (see the module docstring), detached
     (`SplitParts.erase` drops them unused); `partials_last`: the workspace holds each
     output's partials innermost; `align`: chunks are a multiple of it long."""
+    if split > nest.extents[nest.reduction_dims[0]]:
+        whole = merge_reductions(nest)  # split_refusal allows up to all the points
+        try:
+            return split_nest(whole, split, partials_last, align)
+        finally:
+            whole.erase()
     E, n = nest.extents, len(nest.extents)
     d = nest.reduction_dims[0]
     R = E[d]
@@ -169,9 +218,10 @@ def partial_schedule(s: Schedule) -> Schedule:
 
 
 def chunk_align(nest: NestOp, s: Schedule) -> int:
-    """Chunks of a row a gpu.rows kernel reads in vectors start on whole vectors."""
-    d = nest.reduction_dims[0]
-    return int(s.get("vec", 1)) if s.kind == "gpu.rows" and d == len(nest.extents) - 1 else 1
+    """Chunks of a row a gpu.rows kernel reads in vectors start on whole vectors (rows
+    reduce the innermost dims)."""
+    n, red = len(nest.extents), nest.reduction_dims
+    return int(s.get("vec", 1)) if s.kind == "gpu.rows" and red == tuple(range(n - len(red), n)) else 1
 
 
 class SplitScheduledReduction(RewritePattern):

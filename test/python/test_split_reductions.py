@@ -57,6 +57,8 @@ def split_and_run(text: str, kind: str, split: int, x: np.ndarray, combiner: str
     nests[0].attributes[SCHEDULE_ATTR] = Schedule(kind, {
         **base, "split": split, "combine": Schedule(kind, base)}).to_attr()
     extent = nests[0].extents[nests[0].reduction_dims[0]]
+    if split > extent:  # the reduction dims made one: all their points
+        extent = int(np.prod([nests[0].extents[d] for d in nests[0].reduction_dims]))
     split_reductions(m)
     after = [n for n in m.walk() if isinstance(n, NestOp)]
     assert len(after) == 2  # partial, combine
@@ -78,6 +80,11 @@ CASES = [
     ("sum", (30, 4, 9), [0, 2], True, 4),
     ("prod", (3, 40), [1], False, 6),
     ("max", (17,), [0], False, 5),
+    # more chunks than the outermost reduction dim has points: the reduction dims are
+    # made one first (adjacent or not, ragged or not)
+    ("sum", (2, 1001), [0, 1], False, 7),
+    ("max", (3, 5, 7), [0, 2], True, 10),
+    ("sum", (4, 3, 6), [1, 2], False, 5),
 ]
 
 
@@ -219,3 +226,18 @@ def test_guard_round_trips_and_bounds_the_reads():
     partial.guard = None
     with pytest.raises(Exception, match="may reach index 1003 of dim 0"):
         partial.verify()
+
+
+def test_a_full_sum_of_few_long_rows_splits_past_its_first_dim():
+    """x.sum() of 2 x 10^6: the planner's 64 chunks cut the two reduction dims made one
+    (not 2, the first dim's points), and the partial's kernel reads x as one linear
+    run of 16-byte vectors (the floordiv/mod pair read back as one index)."""
+    text = program("sum", (2, 1000000), [0, 1], "f32", False)
+    m = parse_module(make_context(), text, "<test>")
+    run_pipeline(m, ["aicf-infer-shapes", "aicf-lower-to-loops", "aicf-plan{target=h100}"])
+    (nest,) = [n for n in m.walk() if isinstance(n, NestOp)]
+    s = schedule_of(nest)
+    assert s is not None and s["split"] > 2
+    run_pipeline(m, ["aicf-lower-to-gpu{target=h100}"])
+    text = str(m)
+    assert "aicf_gpu.load_vector %x[" in text and "memref<2000000xf32> -> vector<4xf32>" in text

@@ -16,7 +16,7 @@ func.func @no_combine(%x: memref<6x1000xf32>, %y: memref<6xf32>) attributes {aic
 // -----
 
 func.func @too_many(%x: memref<6x3xf32>, %y: memref<6xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // expected-error @+1 {{'aicf_loop.nest' cannot split its reduction: split = 4 must be in 2..3, the extent of the outermost reduction dim}}
+  // expected-error @+1 {{'aicf_loop.nest' cannot split its reduction: split = 4 must be in 2..3, the points of its reduction}}
   aicf_loop.nest domain = [6, 3] iterators = [parallel, reduction]
       ins(%x : memref<6x3xf32>) outs(%y : memref<6xf32>)
       maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)] combiners = [add]
