@@ -344,6 +344,30 @@ def signed_value(p: ScalarPrinter, v: SSAValue) -> str:
     return f"(-(int){p.n(v)})" if is_i1(v.type) else p.n(v)
 
 
+_SHIFTS = (arith.ShLIOp, arith.ShRSIOp, arith.ShRUIOp)
+
+
+def int_width(p: ScalarPrinter, t: Attribute) -> int:
+    """The bits of an integer or index type (the target's index width)."""
+    return t.width.data if isinstance(t, IntegerType) else 32 if p.ctype(t) == "int" else 64
+
+
+def shift_in_range(p: ScalarPrinter, op: Operation, expr: str) -> str:
+    """A shift's `expr` for counts in [0, width), NumPy's answer past them (C leaves a
+    shift by the width or more undefined: x86 masks the count, so 1 << 40 was 256 in a
+    scalar loop and 0 in a vectorised one): 0, or the sign's fill for shrsi."""
+    a, b = op.operands
+    t = a.type
+    if not isinstance(op, _SHIFTS) or is_i1(t):
+        return expr
+    count = b.owner
+    if (isinstance(count, arith.ConstantOp) and isinstance(count.value, IntegerAttr)
+            and 0 <= count.value.value.data < int_width(p, t)):
+        return expr  # a constant count in range (the swizzles' shifts)
+    past = f"({p.n(a)} < 0 ? ({p.ctype(t)})-1 : ({p.ctype(t)})0)" if isinstance(op, arith.ShRSIOp) else f"({p.ctype(t)})0"
+    return f"(({p.unsigned_of(t)}){p.n(b)} < {int_width(p, t)}u ? {expr} : {past})"
+
+
 @prints(*_IBIN)
 def _int_binary(p: ScalarPrinter, op: Operation) -> None:
     a, b = op.operands
@@ -352,12 +376,13 @@ def _int_binary(p: ScalarPrinter, op: Operation) -> None:
         # signed overflow is undefined in C and CUDA: the compiler may assume it away
         # (`x + 1 > x` folds to true), so wrap through the unsigned type, as NumPy does
         ut = p.unsigned_of(t)
-        p.define(op.results[0], f"({p.ctype(t)})(({ut}){p.n(a)} {_IBIN[type(op)]} ({ut}){p.n(b)})")
+        expr = f"({p.ctype(t)})(({ut}){p.n(a)} {_IBIN[type(op)]} ({ut}){p.n(b)})"
+        p.define(op.results[0], shift_in_range(p, op, expr))
         return
     if isinstance(op, arith.AddiOp) and is_i1(t):  # modulo 2; C's bool saturates 1 + 1 to 1
         p.define(op.results[0], f"{p.n(a)} ^ {p.n(b)}")
         return
-    p.define(op.results[0], f"{p.n(a)} {_IBIN[type(op)]} {p.n(b)}")
+    p.define(op.results[0], shift_in_range(p, op, f"{p.n(a)} {_IBIN[type(op)]} {p.n(b)}"))
 
 
 @prints(*_UBIN)
@@ -367,14 +392,14 @@ def _unsigned_binary(p: ScalarPrinter, op: Operation) -> None:
     expr = f"({ut}){p.n(a)} {_UBIN[type(op)]} ({ut}){p.n(b)}"
     if isinstance(op, arith.DivUIOp | arith.RemUIOp):  # x / 0 and x % 0 are 0, as the signed helpers (no SIGFPE)
         expr = f"({ut}){p.n(b)} == 0 ? 0 : {expr}"
-    p.define(op.results[0], f"({p.ctype(a.type)})({expr})")
+    p.define(op.results[0], shift_in_range(p, op, f"({p.ctype(a.type)})({expr})"))
 
 
 @prints(*_INT_HELPER)
 def _int_helper(p: ScalarPrinter, op: Operation) -> None:
     a, b = op.operands
     # index: the target's index width (a 32-bit kernel's `int`, else 64 bits)
-    width = a.type.width.data if isinstance(a.type, IntegerType) else 32 if p.ctype(a.type) == "int" else 64
+    width = int_width(p, a.type)
     p.define(op.results[0], f"({p.ctype(a.type)}){int_helper_call(op.name, width, p.n(a), p.n(b))}")
 
 

@@ -355,6 +355,7 @@ def _check_launch(grid: Sequence[int], block: Sequence[int], smem: int) -> None:
 
 
 MAX_STATIC_SMEM = 48 * 1024
+MAX_BLOCKS_PER_SM = 32
 """Bytes of static `__shared__` arrays a block may have (CUDA's limit; more only as
 dynamic shared memory, opted into)."""
 
@@ -475,9 +476,12 @@ class KernelOp(IRDLOperation):
                 raise VerifyException(f"unsupported kernel parameter type {t}")
         b = self.bounds
         threads = self.block_dims[0] * self.block_dims[1] * self.block_dims[2]
-        if len(b) != 2 or b[0] < threads or b[1] < 0:
+        # past 1024 threads or 32 resident blocks an SM (sm_80, sm_90) nvcc drops the
+        # hint with at most a ptxas warning (2^62 max_threads dropped the min_blocks too)
+        if len(b) != 2 or not threads <= b[0] <= 1024 or not 0 <= b[1] <= MAX_BLOCKS_PER_SM:
             raise VerifyException(
-                f"launch bounds {list(b)} must be [max_threads >= block size, min_blocks >= 0]"
+                f"launch bounds {list(b)} must be [max_threads in block size..1024, "
+                f"min_blocks in 0..{MAX_BLOCKS_PER_SM}]"
             )
         if self.index_bits not in (32, 64):
             raise VerifyException("index bit width must be 32 or 64")

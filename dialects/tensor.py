@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     Float64Type,
     IntegerAttr,
     IntegerType,
+    Signedness,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -98,6 +99,11 @@ _DTYPE_NAMES: dict[type[Attribute], str] = {
 def dtype_name(t: Attribute) -> str:
     """MLIR's spelling of a scalar type (`f32`, `i32`, ...)."""
     if isinstance(t, IntegerType):
+        if t.signedness.data != Signedness.SIGNLESS:
+            # ui32 read as i32 passed the verifiers and failed in lowering ('arith.trunci'
+            # Destination bit-width must be smaller) or ran as i32
+            raise VerifyException(f"unsupported element type {t}: aicf's integers are signless (i32, not "
+                                  "si32 or ui32)")
         return f"i{t.width.data}"
     name = _DTYPE_NAMES.get(type(t))
     if name is None:

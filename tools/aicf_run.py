@@ -42,14 +42,19 @@ def _gpu_available() -> bool:
 def _random_inputs(exe, rng: np.random.Generator) -> list[np.ndarray]:
     from aicf.reference import round_bf16
 
-    from aicf.errors import ArgumentError
+    from aicf.errors import ArgumentError, OutOfMemory
 
     out = []
     for spec in exe.inputs:
         if len(spec.shape) > 64:  # NumPy's limit on an array's dims
             raise ArgumentError(f"{spec.name} has {len(spec.shape)} dims: NumPy arrays (the random inputs "
                                 "aicf-run makes) have at most 64")
-        x = rng.standard_normal(spec.shape)
+        try:
+            x = rng.standard_normal(spec.shape)
+        except MemoryError:  # drawn in float64 (NumPy's raw _ArrayMemoryError and traceback)
+            nbytes = int(np.prod(spec.shape, dtype=object)) * 8
+            raise OutOfMemory(f"@{exe.entry}: the random input {spec.name} ({'x'.join(map(str, spec.shape)) or 'scalar'}, "
+                              f"{nbytes / 2**30:.1f} GiB drawn in float64) does not fit in this machine's memory") from None
         if spec.dtype.kind in "iu" and spec.dtype != np.uint16:
             out.append(np.round(x * 4).astype(spec.dtype))
         elif spec.dtype == np.uint16:  # bf16 bits
@@ -217,6 +222,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except RecursionError:
         print(f"error: {NESTED_TOO_DEEPLY}", file=sys.stderr)
+        return 1
+    except MemoryError:  # the float64 reference (inputs and outputs that fit can still need it)
+        print(f"{name}: error: the program's inputs, outputs or float64 reference do not fit in this "
+              "machine's memory", file=sys.stderr)
         return 1
     has_matmul = any(op.name == "aicf_tensor.matmul" for op in tensor_module.walk())
     ok = True

@@ -16,8 +16,25 @@ aicf_gpu.kernel @k(%x : memref<2147483648xf32>) grid = [1, 1, 1] block = [32, 1,
 
 // -----
 
-// expected-error @+1 {{'aicf_gpu.kernel' launch bounds [32, -1] must be [max_threads >= block size, min_blocks >= 0]}}
+// expected-error @+1 {{'aicf_gpu.kernel' launch bounds [32, -1] must be [max_threads in block size..1024, min_blocks in 0..32]}}
 aicf_gpu.kernel @k() grid = [1, 1, 1] block = [32, 1, 1] smem = 0 bounds = [32, -1] index = 64 {
+  aicf_gpu.return
+}
+
+// -----
+
+// Bounds nvcc cannot honour were emitted and dropped: minblocks = 1000 a ptxas
+// warning, max_threads = 2^62 did not fit its int (and took min_blocks with it).
+
+// expected-error @+1 {{'aicf_gpu.kernel' launch bounds [32, 1000] must be [max_threads in block size..1024, min_blocks in 0..32]}}
+aicf_gpu.kernel @k() grid = [1, 1, 1] block = [32, 1, 1] smem = 0 bounds = [32, 1000] index = 64 {
+  aicf_gpu.return
+}
+
+// -----
+
+// expected-error @+1 {{'aicf_gpu.kernel' launch bounds [4611686018427387904, 1] must be [max_threads in block size..1024, min_blocks in 0..32]}}
+aicf_gpu.kernel @k() grid = [1, 1, 1] block = [32, 1, 1] smem = 0 bounds = [4611686018427387904, 1] index = 64 {
   aicf_gpu.return
 }
 

@@ -178,6 +178,24 @@ func.func @unsupported_element_type(%x: tensor<4xi8>) -> tensor<*xi8> {
 
 // -----
 
+// A signed or unsigned integer is not aicf's (signless) i32: ui32 was read as i32,
+// and its max failed in lowering ('arith.trunci' Destination bit-width must be smaller).
+func.func @unsigned_element_type(%x: tensor<4xui32>, %y: tensor<4xui32>) -> tensor<*xi32> {
+  // expected-error @+1 {{'aicf_tensor.max' unsupported element type ui32: aicf's integers are signless (i32, not si32 or ui32)}}
+  %0 = aicf_tensor.max %x, %y : (tensor<4xui32>, tensor<4xui32>) -> tensor<*xi32>
+  func.return %0 : tensor<*xi32>
+}
+
+// -----
+
+func.func @signed_element_type(%x: tensor<4xsi32>) -> tensor<*xi32> {
+  // expected-error @+1 {{'aicf_tensor.add' unsupported element type si32: aicf's integers are signless (i32, not si32 or ui32)}}
+  %0 = aicf_tensor.add %x, %x : (tensor<4xsi32>, tensor<4xsi32>) -> tensor<*xi32>
+  func.return %0 : tensor<*xi32>
+}
+
+// -----
+
 func.func @result_element_type(%x: tensor<4xf16>) -> tensor<4xf32> {
   // expected-error @+1 {{'aicf_tensor.sin' result element type f32 does not match the inferred f16}}
   %0 = aicf_tensor.sin %x : (tensor<4xf16>) -> tensor<4xf32>
