@@ -256,10 +256,13 @@ _pow = _binary(T.PowOp)
 def pow(x: Any, y: Any) -> Tensor:
     """Elementwise `aicf_tensor.pow` with NumPy broadcasting; an integer tensor to a
     negative integer constant is an error, as in NumPy."""
-    if (isinstance(x, Tensor) and not _is_float(x.dtype) and isinstance(y, numbers.Integral | np.integer)
-            and not isinstance(y, bool) and y < 0):
+    # a constant exponent is checked as NumPy checks it: a 0-d or n-d integer array too
+    # (x ** np.array(-1) and x ** np.array([-1, 2]) gave 0 for 1 / 2, silently)
+    constant = isinstance(y, numbers.Integral | np.integer) and not isinstance(y, bool) or (
+        isinstance(y, np.ndarray) and y.dtype.kind in "iu" and y.size)
+    if isinstance(x, Tensor) and not _is_float(x.dtype) and constant and np.min(y) < 0:
         raise located_error(T.PowOp.name, f"integers to negative integer powers are not allowed "
-                            f"({x.dtype} ** {y}); cast the tensor to a float type first")
+                            f"({x.dtype} ** {np.min(y)}); cast the tensor to a float type first")
     # a 0-d float array is NumPy's scalar exponent too (x ** np.array(0.5) was inf at -inf)
     scalar = isinstance(y, float | np.floating) or (isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind == "f")
     if isinstance(x, Tensor) and _is_float(x.dtype) and scalar and y == 0.5:

@@ -659,3 +659,15 @@ def test_an_output_past_the_address_space_is_our_error():
     f = aicf.jit(lambda x: np.broadcast_to(x, (2, 2**44, 4)))
     with pytest.raises(OutOfMemory, match=r"output #0 \(2x17592186044416x4 float32"):
         f(np.ones(4, np.float32))
+
+
+@pytest.mark.parametrize("exponent", [np.array(-1), np.array([-1, 2, 3, 1]), np.array([[2], [-2]], np.int64)])
+def test_integer_to_a_negative_constant_array_power_is_an_error_as_in_numpy(exponent):
+    """An integer array exponent (a 0-d one too) with a negative entry is NumPy's
+    ValueError; I4 ** np.array(-1) gave [0, 0, 0, 0] (C's integer 1 / x)."""
+    with pytest.raises(ValueError):
+        I4 ** exponent
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: 'aicf_tensor.pow' integers to negative integer powers"):
+        aicf.jit(lambda x: x**exponent)(I4)
+    ok = np.abs(exponent)
+    np.testing.assert_array_equal(aicf.jit(lambda x: x**ok)(I4), I4**ok)
