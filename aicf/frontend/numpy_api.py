@@ -886,7 +886,32 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Te
         if key in ("casting", "order", "subok") or value is default:
             continue
         raise located_error(None, f"numpy.{name}: {key}={value!r} is not supported")
+    if kwargs.get("casting", "same_kind") != "same_kind" or kwargs.get("order", "K") != "K":
+        _check_casting(ufunc, inputs, kwargs)
     return impl(*inputs)
+
+
+def _check_casting(ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> None:
+    """NumPy's verdict on `casting=` / `order=` for inputs of these dtypes (the ufunc
+    called on empty arrays of them; a weak tensor as a Python scalar of its kind):
+    casting='no' of an int32 and a float, a misspelt casting or order were ignored."""
+    def dummy(v: Any) -> Any:
+        if not isinstance(v, Tensor):
+            return np.empty((0,), v.dtype) if isinstance(v, np.ndarray) else v
+        if v.weak:
+            return {"f": 0.0, "b": False}.get(v.dtype.kind, 0)
+        return np.empty((0,), v.dtype.dtype)
+
+    options = {k: kwargs[k] for k in ("casting", "order") if k in kwargs}
+    try:
+        dummies = [dummy(v) for v in inputs]
+    except Exception:  # noqa: BLE001 - a dtype NumPy lacks (bf16 without ml_dtypes): ops decide
+        return
+    try:
+        with np.errstate(all="ignore"):
+            ufunc(*dummies, **options)
+    except (TypeError, ValueError) as e:
+        raise located_error(None, f"numpy.{ufunc.__name__}: {e}") from None
 
 
 def array_function(func: Callable[..., Any], args: tuple, kwargs: dict) -> Any:

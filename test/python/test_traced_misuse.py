@@ -671,3 +671,26 @@ def test_integer_to_a_negative_constant_array_power_is_an_error_as_in_numpy(expo
         aicf.jit(lambda x: x**exponent)(I4)
     ok = np.abs(exponent)
     np.testing.assert_array_equal(aicf.jit(lambda x: x**ok)(I4), I4**ok)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: np.add(x, 1.5, casting="no"), "numpy.add: Cannot cast ufunc 'add' input 0 from dtype.'int32'."),
+    (lambda x: np.negative(x, casting="equiv"), None),
+    (lambda x: np.multiply(x, x, casting="bogus"), "numpy.multiply: casting must be one of"),
+    (lambda x: np.add(x, 1, order="Q"), "numpy.add: order must be one of"),
+    (lambda x: pow(x, 2, 3), r"pow\(\) with a modulus has no aicf meaning"),
+])  # fmt: skip
+def test_ufunc_casting_and_order_are_checked_as_numpy_checks_them(fn, words):
+    """casting= and order= of a ufunc were skipped unread: np.add(i32, 1.5,
+    casting='no') (NumPy's UFuncTypeError) added, a misspelt casting or order was
+    ignored; pow(x, 2, 3) raised a raw TypeError naming Tensor.__pow__."""
+    try:
+        want = fn(I4)
+    except (TypeError, ValueError):
+        want = None
+    if words is None:  # NumPy allows it: the same answer
+        np.testing.assert_array_equal(aicf.jit(fn)(I4), want)
+        return
+    assert want is None
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
+        aicf.jit(fn)(I4)
