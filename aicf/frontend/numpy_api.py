@@ -557,7 +557,8 @@ def _integer_index(i: Any) -> Tensor | np.ndarray | None:
         array = _index_array(i, None)
         if array.dtype == np.bool_:
             not_yet("indexing a traced tensor with a boolean mask", "masked select")
-        if array.dtype.kind not in "iu" and array.size:
+        # an empty list is NumPy's float64 but an index (x[[]]); an empty float array is not
+        if array.dtype.kind not in "iu" and (array.size or isinstance(i, np.ndarray)):
             raise located_error(None, f"an index array must hold integers, got {array.dtype}")
         return array.astype(np.int64)
     return None

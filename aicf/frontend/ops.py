@@ -653,7 +653,7 @@ def attention(q: Any, k: Any, v: Any, mask: Any = None, *, scale: float | None =
             raise
         raise located_error(name, f"scale must be a real number, got {type(scale).__name__} {scale!r:.40}") from None
     props: dict = {"scale": FloatAttr(scale, f64)}
-    if causal:
+    if _flag(causal, "causal", name):  # causal="no" was true, silently
         props["causal"] = UnitAttr()
     return tracer.emit(T.AttentionOp, operands, props)
 
@@ -731,6 +731,8 @@ def take(x: Any, indices: Any, axis: Any = None) -> Tensor:
     x = _as_tensor(x, tracer, None, name)
     if not isinstance(indices, Tensor):
         array = np.asarray(indices)
+        if isinstance(indices, list | tuple) and not array.size:
+            array = array.astype(np.int32)  # np.take(x, []): NumPy's empty list is float64
         if array.dtype.kind not in "iu":
             raise located_error(name, f"indices must be integers, got an array of {array.dtype}")
         indices = _array_constant(tracer, array, None, name)

@@ -694,3 +694,25 @@ def test_ufunc_casting_and_order_are_checked_as_numpy_checks_them(fn, words):
     assert want is None
     with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
         aicf.jit(fn)(I4)
+
+
+def test_attention_causal_is_a_flag():
+    """causal="no" (any truthy value) was taken as true: a causal attention, silently;
+    keepdims already took only bools and integers."""
+    q = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: 'aicf_tensor.attention' causal must be a bool, got str 'no'"):
+        aicf.jit(lambda q: aicf.ops.attention(q, q, q, causal="no"))(q)
+    plain = aicf.jit(lambda q: aicf.ops.attention(q, q, q, causal=np.False_))(q)
+    np.testing.assert_array_equal(plain, aicf.jit(lambda q: aicf.ops.attention(q, q, q))(q))
+
+
+def test_empty_index_lists_and_arrays_are_numpys():
+    """np.take(x, []) (an empty list is NumPy's float64) was 'indices must be
+    integers' where NumPy takes nothing; x[np.array([])] (an empty float array,
+    NumPy's IndexError) took nothing silently."""
+    np.testing.assert_array_equal(aicf.jit(lambda x: np.take(x, []))(X4), np.take(X4, []))
+    np.testing.assert_array_equal(aicf.jit(lambda x: x[[]])(X4), X4[[]])
+    with pytest.raises(IndexError):
+        X4[np.array([])]
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: an index array must hold integers, got float64"):
+        aicf.jit(lambda x: x[np.array([])])(X4)
