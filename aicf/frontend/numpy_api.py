@@ -276,6 +276,12 @@ def broadcast_to(array, shape, subok=False):
 
 def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True, *, device=None):
     dtype = _numpy_dtype(dtype, "numpy.astype")
+    # NumPy's ValueErrors; order='Q' or device='gpu' was ignored (every order is the
+    # values' own: outputs are C-contiguous)
+    if not (isinstance(order, str) and order in ("C", "F", "A", "K")):
+        raise located_error("numpy.astype", f"order must be one of 'C', 'F', 'A' or 'K', got {order!r}")
+    if device not in (None, "cpu"):
+        raise located_error("numpy.astype", f"device={device!r}: NumPy's only device is 'cpu'")
     if casting != "unsafe":  # NumPy's rule decides, as it would on an array
         from aicf.frontend.tensor import TracedDType, dtype_of
 

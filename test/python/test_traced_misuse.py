@@ -716,3 +716,16 @@ def test_empty_index_lists_and_arrays_are_numpys():
         X4[np.array([])]
     with pytest.raises(CompileError, match=rf"{here(1)}: error: an index array must hold integers, got float64"):
         aicf.jit(lambda x: x[np.array([])])(X4)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: x.astype(np.float64, order="Q"), "order must be one of 'C', 'F', 'A' or 'K', got 'Q'"),
+    (lambda x: np.astype(x, np.float64, device="gpu"), "device='gpu': NumPy's only device is 'cpu'"),
+])  # fmt: skip
+def test_astype_order_and_device_are_checked(fn, words):
+    """NumPy raises ValueError for both; they were ignored."""
+    with pytest.raises((ValueError, TypeError)):
+        fn(X4)
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: 'numpy.astype' {words}"):
+        aicf.jit(fn)(X4)
+    np.testing.assert_array_equal(aicf.jit(lambda x: x.astype(np.float64, order="F"))(X4), X4)
