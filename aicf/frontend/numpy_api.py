@@ -274,14 +274,18 @@ def broadcast_to(array, shape, subok=False):
     return ops.broadcast_to(array, shape)
 
 
+def _order_and_device(func_name: str, order: Any, device: Any) -> None:
+    """NumPy's ValueErrors; order='Q' or device='gpu' was ignored (every order is the
+    values' own: outputs are C-contiguous)."""
+    if not (isinstance(order, str) and order in ("C", "F", "A", "K")):
+        raise located_error(func_name, f"order must be one of 'C', 'F', 'A' or 'K', got {order!r}")
+    if device not in (None, "cpu"):
+        raise located_error(func_name, f"device={device!r}: NumPy's only device is 'cpu'")
+
+
 def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True, *, device=None):
     dtype = _numpy_dtype(dtype, "numpy.astype")
-    # NumPy's ValueErrors; order='Q' or device='gpu' was ignored (every order is the
-    # values' own: outputs are C-contiguous)
-    if not (isinstance(order, str) and order in ("C", "F", "A", "K")):
-        raise located_error("numpy.astype", f"order must be one of 'C', 'F', 'A' or 'K', got {order!r}")
-    if device not in (None, "cpu"):
-        raise located_error("numpy.astype", f"device={device!r}: NumPy's only device is 'cpu'")
+    _order_and_device("numpy.astype", order, device)
     if casting != "unsafe":  # NumPy's rule decides, as it would on an array
         from aicf.frontend.tensor import TracedDType, dtype_of
 
@@ -334,6 +338,20 @@ def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
         no_meaning("numpy.einsum other than the two-operand string form")
     a, b = (_tensor(v, "numpy.einsum") for v in operands)
     ins, out_spec = _einsum_specs(subscripts, (a.ndim, b.ndim))
+    options = {k: kwargs[k] for k in ("order", "casting") if k in kwargs}
+    if options.get("order", "K") != "K" or options.get("casting", "safe") != "safe":
+        # NumPy's verdict on empty operands of these dtypes: casting='no' of f32 and a
+        # float64 array, order='Q' were ignored
+        try:
+            dummies = [np.empty((0,) * v.ndim, v.dtype if isinstance(v, np.ndarray) else v.dtype.dtype)
+                       for v in operands]
+        except Exception:  # noqa: BLE001 - a dtype NumPy lacks (bf16 without ml_dtypes)
+            dummies = None
+        if dummies is not None:
+            try:
+                np.einsum(subscripts, *dummies, **options)
+            except (TypeError, ValueError) as e:
+                raise located_error(None, f"numpy.einsum: {e}") from None
     sa, sb = ins
     only_a = [c for c in sa if c not in sb]
     only_b = [c for c in sb if c not in sa]
@@ -429,6 +447,7 @@ def _numpy_dtype(dtype: Any, func_name: str) -> Any:
 
 def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     dtype = _numpy_dtype(dtype, "numpy.full_like")
+    _order_and_device("numpy.full_like", order, device)
     x = _tensor(a, "numpy.full_like")
     target = x.shape if shape is None else tuple(_int_list(shape, "an extent", "numpy.full_like"))
     if None in target:
@@ -437,11 +456,11 @@ def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, 
 
 
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    return _full_like(a, 0, dtype, order, subok, shape)
+    return _full_like(a, 0, dtype, order, subok, shape, device=device)
 
 
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    return _full_like(a, 1, dtype, order, subok, shape)
+    return _full_like(a, 1, dtype, order, subok, shape, device=device)
 
 
 # --- indexing ----------------------------------------------------------------------------------

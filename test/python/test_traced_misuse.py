@@ -729,3 +729,19 @@ def test_astype_order_and_device_are_checked(fn, words):
     with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: 'numpy.astype' {words}"):
         aicf.jit(fn)(X4)
     np.testing.assert_array_equal(aicf.jit(lambda x: x.astype(np.float64, order="F"))(X4), X4)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: np.zeros_like(x, order="Q"), "'numpy.full_like' order must be one of"),
+    (lambda x: np.ones_like(x, device="gpu"), "'numpy.full_like' device='gpu'"),
+    (lambda x: np.einsum("i,i->", x, np.ones(4), casting="no"), "numpy.einsum: Iterator operand 0 dtype could not be cast"),
+    (lambda x: np.einsum("i,i->", x, x, order="Q"), "numpy.einsum: order must be one of"),
+])  # fmt: skip
+def test_like_and_einsum_options_are_checked_as_numpy_checks_them(fn, words):
+    """zeros_like/ones_like/full_like ignored order and device, einsum order and
+    casting, where NumPy raises."""
+    with pytest.raises((ValueError, TypeError)):
+        fn(X4)
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
+        aicf.jit(fn)(X4)
+    np.testing.assert_array_equal(aicf.jit(lambda x: np.einsum("i,i->", x, x, casting="no"))(X4), X4 @ X4)
