@@ -115,6 +115,11 @@ def _reduction(op: Callable[..., Tensor], func_name: str, has_dtype: bool = True
 def _axis(axis: Any, func_name: str) -> Any:
     if axis is None:
         return None
+    if isinstance(axis, list) or (isinstance(axis, np.ndarray) and axis.ndim):
+        # NumPy takes an int or a tuple of ints (its TypeError); a list or an array was
+        # taken as the axes, where the same code raises outside the trace
+        raise located_error(func_name, f"axis must be an integer or a tuple of integers, got "
+                            f"{type(axis).__name__} {axis!r:.40}")
     return _int_list(axis, "axis", func_name)
 
 

@@ -745,3 +745,20 @@ def test_like_and_einsum_options_are_checked_as_numpy_checks_them(fn, words):
     with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
         aicf.jit(fn)(X4)
     np.testing.assert_array_equal(aicf.jit(lambda x: np.einsum("i,i->", x, x, casting="no"))(X4), X4 @ X4)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: np.sum(x, axis=[0]),
+    lambda x: np.mean(x, axis=np.array([0, 1])),
+    lambda x: x.max(axis=[1]),
+    lambda x: np.add.reduce(x, axis=[0]),
+])  # fmt: skip
+def test_a_reduction_axis_given_as_a_list_is_numpys_type_error(fn):
+    """NumPy takes an int or a tuple of ints: np.sum(x, axis=[0]) raises TypeError
+    there, and summed here; aicf.ops.reduce_sum takes lists, as its own API."""
+    m = X4.reshape(2, 2)
+    with pytest.raises(TypeError):
+        fn(m)
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: '.*' axis must be an integer or a tuple of integers"):
+        aicf.jit(fn)(m)
+    np.testing.assert_array_equal(aicf.jit(lambda x: np.sum(x, axis=(0,)))(m), m.sum(axis=(0,)))
