@@ -102,6 +102,11 @@ _FLOAT_MAX = {
 def _scalar_constant(tracer: Tracer, value: Any, dtype: str, op_name: str) -> Tensor:
     if isinstance(value, complex | np.complexfloating):
         raise located_error(op_name, f"complex scalar {value!r}: aicf has no complex type")
+    if not isinstance(value, numbers.Real | np.generic):
+        # a decimal.Decimal (a Number, not a Real): NumPy refuses it beside float arrays
+        # (float + Decimal is a TypeError) and keeps it exact beside integers; it was f32
+        raise located_error(op_name, f"a {type(value).__name__} scalar {value!r:.40} has no aicf element type; "
+                            "convert it with float() or int()")
     exact = isinstance(value, numbers.Integral | np.integer)
     if not _is_float(dtype) and not exact and not float(value).is_integer():
         raise located_error(

@@ -762,3 +762,14 @@ def test_a_reduction_axis_given_as_a_list_is_numpys_type_error(fn):
     with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: '.*' axis must be an integer or a tuple of integers"):
         aicf.jit(fn)(m)
     np.testing.assert_array_equal(aicf.jit(lambda x: np.sum(x, axis=(0,)))(m), m.sum(axis=(0,)))
+
+
+def test_a_decimal_scalar_is_a_located_error():
+    """x + Decimal('1.5') is NumPy's TypeError on a float array (and exact Decimals
+    on an integer one); it was an f32 1.5, as a jit argument Decimal is refused."""
+    from decimal import Decimal
+
+    with pytest.raises(TypeError):
+        X4 + Decimal("1.5")
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: 'aicf_tensor.add' a Decimal scalar Decimal\('1.5'\) has no aicf element type"):
+        aicf.jit(lambda x: x + Decimal("1.5"))(X4)
