@@ -252,6 +252,11 @@ class JitFunction:
                         f"{self._name}: static argument '{name}' must be hashable, got "
                         f"{type(value).__name__} (use a tuple for a list)"
                     ) from None
+                except Exception as e:  # noqa: BLE001 - whatever its __hash__ raised, as for == below
+                    raise ArgumentError(
+                        f"{self._name}: static argument '{name}' must be hashable (its hash() raised "
+                        f"{type(e).__name__}: {e})"
+                    ) from None
                 try:  # the cache compares it with the keys of earlier calls
                     bool(value == value)
                 except Exception as e:  # noqa: BLE001 - whatever its __eq__ raised

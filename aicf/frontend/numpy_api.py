@@ -115,6 +115,11 @@ def _reduction(op: Callable[..., Tensor], func_name: str, has_dtype: bool = True
 def _axis(axis: Any, func_name: str) -> Any:
     if axis is None:
         return None
+    if isinstance(axis, list) or (isinstance(axis, np.ndarray) and axis.ndim):
+        # NumPy takes an int or a tuple of ints (its TypeError); a list or an array was
+        # taken as the axes, where the same code raises outside the trace
+        raise located_error(func_name, f"axis must be an integer or a tuple of integers, got "
+                            f"{type(axis).__name__} {axis!r:.40}")
     return _int_list(axis, "axis", func_name)
 
 
@@ -274,8 +279,18 @@ def broadcast_to(array, shape, subok=False):
     return ops.broadcast_to(array, shape)
 
 
+def _order_and_device(func_name: str, order: Any, device: Any) -> None:
+    """NumPy's ValueErrors; order='Q' or device='gpu' was ignored (every order is the
+    values' own: outputs are C-contiguous)."""
+    if not (isinstance(order, str) and order in ("C", "F", "A", "K")):
+        raise located_error(func_name, f"order must be one of 'C', 'F', 'A' or 'K', got {order!r}")
+    if device not in (None, "cpu"):
+        raise located_error(func_name, f"device={device!r}: NumPy's only device is 'cpu'")
+
+
 def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True, *, device=None):
     dtype = _numpy_dtype(dtype, "numpy.astype")
+    _order_and_device("numpy.astype", order, device)
     if casting != "unsafe":  # NumPy's rule decides, as it would on an array
         from aicf.frontend.tensor import TracedDType, dtype_of
 
@@ -328,6 +343,20 @@ def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
         no_meaning("numpy.einsum other than the two-operand string form")
     a, b = (_tensor(v, "numpy.einsum") for v in operands)
     ins, out_spec = _einsum_specs(subscripts, (a.ndim, b.ndim))
+    options = {k: kwargs[k] for k in ("order", "casting") if k in kwargs}
+    if options.get("order", "K") != "K" or options.get("casting", "safe") != "safe":
+        # NumPy's verdict on empty operands of these dtypes: casting='no' of f32 and a
+        # float64 array, order='Q' were ignored
+        try:
+            dummies = [np.empty((0,) * v.ndim, v.dtype if isinstance(v, np.ndarray) else v.dtype.dtype)
+                       for v in operands]
+        except Exception:  # noqa: BLE001 - a dtype NumPy lacks (bf16 without ml_dtypes)
+            dummies = None
+        if dummies is not None:
+            try:
+                np.einsum(subscripts, *dummies, **options)
+            except (TypeError, ValueError) as e:
+                raise located_error(None, f"numpy.einsum: {e}") from None
     sa, sb = ins
     only_a = [c for c in sa if c not in sb]
     only_b = [c for c in sb if c not in sa]
@@ -423,6 +452,7 @@ def _numpy_dtype(dtype: Any, func_name: str) -> Any:
 
 def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     dtype = _numpy_dtype(dtype, "numpy.full_like")
+    _order_and_device("numpy.full_like", order, device)
     x = _tensor(a, "numpy.full_like")
     target = x.shape if shape is None else tuple(_int_list(shape, "an extent", "numpy.full_like"))
     if None in target:
@@ -431,11 +461,11 @@ def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, 
 
 
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    return _full_like(a, 0, dtype, order, subok, shape)
+    return _full_like(a, 0, dtype, order, subok, shape, device=device)
 
 
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    return _full_like(a, 1, dtype, order, subok, shape)
+    return _full_like(a, 1, dtype, order, subok, shape, device=device)
 
 
 # --- indexing ----------------------------------------------------------------------------------
@@ -557,7 +587,8 @@ def _integer_index(i: Any) -> Tensor | np.ndarray | None:
         array = _index_array(i, None)
         if array.dtype == np.bool_:
             not_yet("indexing a traced tensor with a boolean mask", "masked select")
-        if array.dtype.kind not in "iu" and array.size:
+        # an empty list is NumPy's float64 but an index (x[[]]); an empty float array is not
+        if array.dtype.kind not in "iu" and (array.size or isinstance(i, np.ndarray)):
             raise located_error(None, f"an index array must hold integers, got {array.dtype}")
         return array.astype(np.int64)
     return None
@@ -886,7 +917,32 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Te
         if key in ("casting", "order", "subok") or value is default:
             continue
         raise located_error(None, f"numpy.{name}: {key}={value!r} is not supported")
+    if kwargs.get("casting", "same_kind") != "same_kind" or kwargs.get("order", "K") != "K":
+        _check_casting(ufunc, inputs, kwargs)
     return impl(*inputs)
+
+
+def _check_casting(ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> None:
+    """NumPy's verdict on `casting=` / `order=` for inputs of these dtypes (the ufunc
+    called on empty arrays of them; a weak tensor as a Python scalar of its kind):
+    casting='no' of an int32 and a float, a misspelt casting or order were ignored."""
+    def dummy(v: Any) -> Any:
+        if not isinstance(v, Tensor):
+            return np.empty((0,), v.dtype) if isinstance(v, np.ndarray) else v
+        if v.weak:
+            return {"f": 0.0, "b": False}.get(v.dtype.kind, 0)
+        return np.empty((0,), v.dtype.dtype)
+
+    options = {k: kwargs[k] for k in ("casting", "order") if k in kwargs}
+    try:
+        dummies = [dummy(v) for v in inputs]
+    except Exception:  # noqa: BLE001 - a dtype NumPy lacks (bf16 without ml_dtypes): ops decide
+        return
+    try:
+        with np.errstate(all="ignore"):
+            ufunc(*dummies, **options)
+    except (TypeError, ValueError) as e:
+        raise located_error(None, f"numpy.{ufunc.__name__}: {e}") from None
 
 
 def array_function(func: Callable[..., Any], args: tuple, kwargs: dict) -> Any:

@@ -102,6 +102,11 @@ _FLOAT_MAX = {
 def _scalar_constant(tracer: Tracer, value: Any, dtype: str, op_name: str) -> Tensor:
     if isinstance(value, complex | np.complexfloating):
         raise located_error(op_name, f"complex scalar {value!r}: aicf has no complex type")
+    if not isinstance(value, numbers.Real | np.generic):
+        # a decimal.Decimal (a Number, not a Real): NumPy refuses it beside float arrays
+        # (float + Decimal is a TypeError) and keeps it exact beside integers; it was f32
+        raise located_error(op_name, f"a {type(value).__name__} scalar {value!r:.40} has no aicf element type; "
+                            "convert it with float() or int()")
     exact = isinstance(value, numbers.Integral | np.integer)
     if not _is_float(dtype) and not exact and not float(value).is_integer():
         raise located_error(
@@ -256,10 +261,13 @@ _pow = _binary(T.PowOp)
 def pow(x: Any, y: Any) -> Tensor:
     """Elementwise `aicf_tensor.pow` with NumPy broadcasting; an integer tensor to a
     negative integer constant is an error, as in NumPy."""
-    if (isinstance(x, Tensor) and not _is_float(x.dtype) and isinstance(y, numbers.Integral | np.integer)
-            and not isinstance(y, bool) and y < 0):
+    # a constant exponent is checked as NumPy checks it: a 0-d or n-d integer array too
+    # (x ** np.array(-1) and x ** np.array([-1, 2]) gave 0 for 1 / 2, silently)
+    constant = isinstance(y, numbers.Integral | np.integer) and not isinstance(y, bool) or (
+        isinstance(y, np.ndarray) and y.dtype.kind in "iu" and y.size)
+    if isinstance(x, Tensor) and not _is_float(x.dtype) and constant and np.min(y) < 0:
         raise located_error(T.PowOp.name, f"integers to negative integer powers are not allowed "
-                            f"({x.dtype} ** {y}); cast the tensor to a float type first")
+                            f"({x.dtype} ** {np.min(y)}); cast the tensor to a float type first")
     # a 0-d float array is NumPy's scalar exponent too (x ** np.array(0.5) was inf at -inf)
     scalar = isinstance(y, float | np.floating) or (isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind == "f")
     if isinstance(x, Tensor) and _is_float(x.dtype) and scalar and y == 0.5:
@@ -650,7 +658,7 @@ def attention(q: Any, k: Any, v: Any, mask: Any = None, *, scale: float | None =
             raise
         raise located_error(name, f"scale must be a real number, got {type(scale).__name__} {scale!r:.40}") from None
     props: dict = {"scale": FloatAttr(scale, f64)}
-    if causal:
+    if _flag(causal, "causal", name):  # causal="no" was true, silently
         props["causal"] = UnitAttr()
     return tracer.emit(T.AttentionOp, operands, props)
 
@@ -728,6 +736,8 @@ def take(x: Any, indices: Any, axis: Any = None) -> Tensor:
     x = _as_tensor(x, tracer, None, name)
     if not isinstance(indices, Tensor):
         array = np.asarray(indices)
+        if isinstance(indices, list | tuple) and not array.size:
+            array = array.astype(np.int32)  # np.take(x, []): NumPy's empty list is float64
         if array.dtype.kind not in "iu":
             raise located_error(name, f"indices must be integers, got an array of {array.dtype}")
         indices = _array_constant(tracer, array, None, name)

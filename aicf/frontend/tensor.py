@@ -413,7 +413,9 @@ class Tensor:
     def __rtruediv__(self, other):
         return _api().ops.true_divide(other, self)
 
-    def __pow__(self, other):
+    def __pow__(self, other, modulo=None):
+        if modulo is not None:  # pow(x, 2, 3): a raw TypeError naming __pow__ (NumPy's TypeError too)
+            _api().no_meaning("pow() with a modulus")
         return _api().ops.pow(self, other)
 
     def __rpow__(self, other):

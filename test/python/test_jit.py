@@ -441,6 +441,22 @@ def test_a_static_value_without_a_bool_equality_is_an_argument_error():
             f(x, _ArrayEq())
 
 
+class _HashRaises:
+    """A static value whose __hash__ raises something other than TypeError (a frozen
+    config hashing a field that is not ready)."""
+
+    def __hash__(self):
+        raise RuntimeError("not ready")
+
+
+def test_a_static_value_whose_hash_raises_is_an_argument_error():
+    """Its RuntimeError came out of the jit call raw; == raising was already an
+    ArgumentError."""
+    f = aicf.jit(lambda a, k: a, static_argnums=1)
+    with pytest.raises(aicf.ArgumentError, match=r"static argument 'k' must be hashable \(its hash\(\) raised RuntimeError: not ready"):
+        f(np.ones(3, np.float32), _HashRaises())
+
+
 @pytest.mark.parametrize("top", ["a", -1, None, 2.5])
 def test_explain_checks_top(top):
     exe = aicf.jit(lambda a: a + 1).executable(np.ones(3, np.float32))

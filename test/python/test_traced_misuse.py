@@ -659,3 +659,117 @@ def test_an_output_past_the_address_space_is_our_error():
     f = aicf.jit(lambda x: np.broadcast_to(x, (2, 2**44, 4)))
     with pytest.raises(OutOfMemory, match=r"output #0 \(2x17592186044416x4 float32"):
         f(np.ones(4, np.float32))
+
+
+@pytest.mark.parametrize("exponent", [np.array(-1), np.array([-1, 2, 3, 1]), np.array([[2], [-2]], np.int64)])
+def test_integer_to_a_negative_constant_array_power_is_an_error_as_in_numpy(exponent):
+    """An integer array exponent (a 0-d one too) with a negative entry is NumPy's
+    ValueError; I4 ** np.array(-1) gave [0, 0, 0, 0] (C's integer 1 / x)."""
+    with pytest.raises(ValueError):
+        I4 ** exponent
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: 'aicf_tensor.pow' integers to negative integer powers"):
+        aicf.jit(lambda x: x**exponent)(I4)
+    ok = np.abs(exponent)
+    np.testing.assert_array_equal(aicf.jit(lambda x: x**ok)(I4), I4**ok)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: np.add(x, 1.5, casting="no"), "numpy.add: Cannot cast ufunc 'add' input 0 from dtype.'int32'."),
+    (lambda x: np.negative(x, casting="equiv"), None),
+    (lambda x: np.multiply(x, x, casting="bogus"), "numpy.multiply: casting must be one of"),
+    (lambda x: np.add(x, 1, order="Q"), "numpy.add: order must be one of"),
+    (lambda x: pow(x, 2, 3), r"pow\(\) with a modulus has no aicf meaning"),
+])  # fmt: skip
+def test_ufunc_casting_and_order_are_checked_as_numpy_checks_them(fn, words):
+    """casting= and order= of a ufunc were skipped unread: np.add(i32, 1.5,
+    casting='no') (NumPy's UFuncTypeError) added, a misspelt casting or order was
+    ignored; pow(x, 2, 3) raised a raw TypeError naming Tensor.__pow__."""
+    try:
+        want = fn(I4)
+    except (TypeError, ValueError):
+        want = None
+    if words is None:  # NumPy allows it: the same answer
+        np.testing.assert_array_equal(aicf.jit(fn)(I4), want)
+        return
+    assert want is None
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
+        aicf.jit(fn)(I4)
+
+
+def test_attention_causal_is_a_flag():
+    """causal="no" (any truthy value) was taken as true: a causal attention, silently;
+    keepdims already took only bools and integers."""
+    q = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: 'aicf_tensor.attention' causal must be a bool, got str 'no'"):
+        aicf.jit(lambda q: aicf.ops.attention(q, q, q, causal="no"))(q)
+    plain = aicf.jit(lambda q: aicf.ops.attention(q, q, q, causal=np.False_))(q)
+    np.testing.assert_array_equal(plain, aicf.jit(lambda q: aicf.ops.attention(q, q, q))(q))
+
+
+def test_empty_index_lists_and_arrays_are_numpys():
+    """np.take(x, []) (an empty list is NumPy's float64) was 'indices must be
+    integers' where NumPy takes nothing; x[np.array([])] (an empty float array,
+    NumPy's IndexError) took nothing silently."""
+    np.testing.assert_array_equal(aicf.jit(lambda x: np.take(x, []))(X4), np.take(X4, []))
+    np.testing.assert_array_equal(aicf.jit(lambda x: x[[]])(X4), X4[[]])
+    with pytest.raises(IndexError):
+        X4[np.array([])]
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: an index array must hold integers, got float64"):
+        aicf.jit(lambda x: x[np.array([])])(X4)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: x.astype(np.float64, order="Q"), "order must be one of 'C', 'F', 'A' or 'K', got 'Q'"),
+    (lambda x: np.astype(x, np.float64, device="gpu"), "device='gpu': NumPy's only device is 'cpu'"),
+])  # fmt: skip
+def test_astype_order_and_device_are_checked(fn, words):
+    """NumPy raises ValueError for both; they were ignored."""
+    with pytest.raises((ValueError, TypeError)):
+        fn(X4)
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: 'numpy.astype' {words}"):
+        aicf.jit(fn)(X4)
+    np.testing.assert_array_equal(aicf.jit(lambda x: x.astype(np.float64, order="F"))(X4), X4)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: np.zeros_like(x, order="Q"), "'numpy.full_like' order must be one of"),
+    (lambda x: np.ones_like(x, device="gpu"), "'numpy.full_like' device='gpu'"),
+    (lambda x: np.einsum("i,i->", x, np.ones(4), casting="no"), "numpy.einsum: Iterator operand 0 dtype could not be cast"),
+    (lambda x: np.einsum("i,i->", x, x, order="Q"), "numpy.einsum: order must be one of"),
+])  # fmt: skip
+def test_like_and_einsum_options_are_checked_as_numpy_checks_them(fn, words):
+    """zeros_like/ones_like/full_like ignored order and device, einsum order and
+    casting, where NumPy raises."""
+    with pytest.raises((ValueError, TypeError)):
+        fn(X4)
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: {words}"):
+        aicf.jit(fn)(X4)
+    np.testing.assert_array_equal(aicf.jit(lambda x: np.einsum("i,i->", x, x, casting="no"))(X4), X4 @ X4)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: np.sum(x, axis=[0]),
+    lambda x: np.mean(x, axis=np.array([0, 1])),
+    lambda x: x.max(axis=[1]),
+    lambda x: np.add.reduce(x, axis=[0]),
+])  # fmt: skip
+def test_a_reduction_axis_given_as_a_list_is_numpys_type_error(fn):
+    """NumPy takes an int or a tuple of ints: np.sum(x, axis=[0]) raises TypeError
+    there, and summed here; aicf.ops.reduce_sum takes lists, as its own API."""
+    m = X4.reshape(2, 2)
+    with pytest.raises(TypeError):
+        fn(m)
+    with pytest.raises(CompileError, match=rf"test_traced_misuse.py:\d+: error: '.*' axis must be an integer or a tuple of integers"):
+        aicf.jit(fn)(m)
+    np.testing.assert_array_equal(aicf.jit(lambda x: np.sum(x, axis=(0,)))(m), m.sum(axis=(0,)))
+
+
+def test_a_decimal_scalar_is_a_located_error():
+    """x + Decimal('1.5') is NumPy's TypeError on a float array (and exact Decimals
+    on an integer one); it was an f32 1.5, as a jit argument Decimal is refused."""
+    from decimal import Decimal
+
+    with pytest.raises(TypeError):
+        X4 + Decimal("1.5")
+    with pytest.raises(CompileError, match=rf"{here(1)}: error: 'aicf_tensor.add' a Decimal scalar Decimal\('1.5'\) has no aicf element type"):
+        aicf.jit(lambda x: x + Decimal("1.5"))(X4)
