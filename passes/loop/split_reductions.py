@@ -240,6 +240,12 @@ class SplitScheduledReduction(RewritePattern):
         if not isinstance(combine, Schedule):
             raise op_error(nest, f"{s.kind} split = {S} needs a `combine` schedule for its combine nest")
         parts = split_nest(nest, S, partials_last=s.kind == "gpu.rows", align=chunk_align(nest, s))
+        cs = int(combine.get("split", 1))
+        why = split_refusal(parts.combine, cs) if combine.kind in SPLIT_KINDS and cs > 1 else None
+        if why is not None:  # said here: the combine nest has the parent's location
+            parts.erase()
+            raise op_error(nest, f"cannot split the combine nest of its split = {S} as its `combine` "
+                                 f"schedule says: {why}")
         parts.combine.attributes[SCHEDULE_ATTR] = combine.to_attr()
         parts.partial.attributes[SCHEDULE_ATTR] = partial_schedule(s).to_attr()
         for op in parts.ops():

@@ -241,3 +241,16 @@ def test_a_full_sum_of_few_long_rows_splits_past_its_first_dim():
     run_pipeline(m, ["aicf-lower-to-gpu{target=h100}"])
     text = str(m)
     assert "aicf_gpu.load_vector %x[" in text and "memref<2000000xf32> -> vector<4xf32>" in text
+
+
+def test_a_combine_split_past_its_partials_says_combine():
+    """The combine nest carries the parent's location, so a `combine` schedule whose own
+    split exceeds the partials (3 of them) must be named as the combine's, not read as
+    the parent's split = 3 (the message said `split = 5 must be in 2..3` at the nest)."""
+    m = parse_module(make_context(), program("sum", (2, 8), [1], "f32", False), "<test>")
+    run_pipeline(m, ["aicf-infer-shapes", "aicf-lower-to-loops"])
+    (nest,) = [n for n in m.walk() if isinstance(n, NestOp)]
+    inner = Schedule("gpu.per_output", {**PER_OUTPUT, "split": 5, "combine": Schedule("gpu.per_output", PER_OUTPUT)})
+    nest.attributes[SCHEDULE_ATTR] = Schedule("gpu.per_output", {**PER_OUTPUT, "split": 3, "combine": inner}).to_attr()
+    with pytest.raises(aicf.CompileError, match=r"<test>:2:3: .*combine nest of its split = 3 .*split = 5 must be in 2\.\.3"):
+        split_reductions(m)
