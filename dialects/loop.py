@@ -150,7 +150,7 @@ class RaggedBound:
         return expr.replace_dims_and_symbols(dims, [])
 
 
-def linear_expr(coefs: dict[int, int], const: int) -> AffineExpr:
+def from_linear_form(coefs: dict[int, int], const: int) -> AffineExpr:
     """sum(coef * d) + const, like terms collected (interval analysis does not cancel
     d1 * 252 - d1 * 252)."""
     e: AffineExpr = AffineExpr.constant(const)
@@ -175,7 +175,7 @@ def ragged_bound(g: AffineSet, iterators: Sequence[Iterator]) -> RaggedBound | s
     if coefs.get(j) != -1 or any(v and d > j for d, v in coefs.items()):
         return (f"must be `B - d{j} >= 0` for the outermost reduction dim d{j}, with B affine "
                 f"in the parallel dims before it")
-    return RaggedBound(j, linear_expr({d: v for d, v in coefs.items() if d != j}, const))
+    return RaggedBound(j, from_linear_form({d: v for d, v in coefs.items() if d != j}, const))
 
 
 def _guarded_parts(e: AffineExpr, guard: RaggedBound, box: list[tuple[int, int]],
@@ -191,7 +191,7 @@ def _guarded_parts(e: AffineExpr, guard: RaggedBound, box: list[tuple[int, int]]
         rng = expr_range(e, box)
         if not coef or rng is None:
             return e
-        at = expr_range(linear_expr(*linear_form(guard.within(len(box), e))), box)  # type: ignore[misc]
+        at = expr_range(from_linear_form(*linear_form(guard.within(len(box), e))), box)  # type: ignore[misc]
         if at is not None:
             rng = (max(rng[0], at[0]), rng[1]) if coef < 0 else (rng[0], min(rng[1], at[1]))
         parts.append(rng)

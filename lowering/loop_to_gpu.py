@@ -29,7 +29,7 @@ from aicf.dialects.loop import AttentionOp, GroupOp, NestOp
 from aicf.dialects.schedule import Schedule, schedule_of
 from aicf.diagnostics import op_error
 from aicf.lowering.gather_to_gpu import lower_gathers
-from aicf.lowering.gpu_schedules import GUARDED_KINDS, LoweringContext, build_view
+from aicf.lowering.gpu_schedules import LoweringContext, build_view, guard_refusal
 from aicf.lowering.gpu_schedules.library import build_library_call
 from aicf.lowering.gpu_schedules.view import NestView, collapse, view_of
 from aicf.lowering.replay import LoweringReplay
@@ -53,9 +53,8 @@ def nest_view(fn: func.FuncOp, nest: NestOp, index: int) -> NestView:
 
 def lower_nest(module: ModuleOp, fn: func.FuncOp, nest: NestOp, index: int, target: GpuTarget) -> None:
     s = _schedule(nest)
-    if nest.guard is not None and s.kind not in GUARDED_KINDS:
-        raise op_error(nest, f"cannot be lowered to the GPU: schedule kind {s.kind} cannot run a "
-                             f"guarded nest (only {', '.join(GUARDED_KINDS)} can)")
+    if nest.guard is not None and (why := guard_refusal(s.kind)):  # library kinds never reach build_view
+        raise op_error(nest, f"cannot be lowered to the GPU: {why}")
     lc = LoweringContext(module, nest, target, fn)
     if build_library_call(nest, lc):  # the schedule names cuBLAS/CUB: one host call
         lc.finish()  # its scratch, if any, freed after it

@@ -61,10 +61,16 @@ def build_view(view: NestView, s: Schedule, lc: LoweringContext) -> None:
         raise NotImplementedError(
             f"schedule kind {s.kind} has no GPU builder (GPU kinds: {', '.join(sorted(BUILDERS))})"
         )
-    if view.bound is not None and s.kind not in GUARDED_KINDS:
-        raise NotImplementedError(f"schedule kind {s.kind} cannot run a guarded nest (only "
-                                  f"{', '.join(GUARDED_KINDS)} can)")
+    if view.bound is not None and (why := guard_refusal(s.kind)):
+        raise NotImplementedError(why)
     builder(view, s, lc)
 
 
-__all__ = ["BUILDERS", "GUARDED_KINDS", "register_builder", "build_view", "NestView", "LoweringContext"]
+def guard_refusal(kind: str) -> str | None:
+    """Why a guarded nest cannot run as `kind`; None where it can."""
+    if kind in GUARDED_KINDS:
+        return None
+    return f"schedule kind {kind} cannot run a guarded nest (only {', '.join(GUARDED_KINDS)} can)"
+
+
+__all__ = ["BUILDERS", "GUARDED_KINDS", "guard_refusal", "register_builder", "build_view", "NestView", "LoweringContext"]
