@@ -286,7 +286,11 @@ class AicfOptMain(xDSLOptMain):
             self.register_pass(name, factory)
 
     def register_all_targets(self):
+        # xDSL's other targets (wat, wgsl, csl, llvm, the assemblers) print their own
+        # dialects and printed nothing, or failed deep inside, on aicf's programs;
+        # xdsl-opt still has them.
         super().register_all_targets()
+        self.available_targets = {"mlir": self.available_targets["mlir"]}
         self.available_targets["c"] = _emit_c
         self.available_targets["cuda"] = _emit_cuda
         self.available_targets["ptx"] = _emit_ptx
