@@ -526,6 +526,27 @@ class Executable:
                     lines.append(f"{pad}  {schedule}")
         return "\n".join(lines)
 
+    def _call_cuda(self, arrays: Sequence):
+        if self.zero_outputs and len(arrays) == len(self.inputs):
+            return self._call_zeroed(arrays)
+        # the lean call path: the launch plan checks the arrays itself
+        out = self._program.call_planned(arrays)
+        if out is not None:
+            return out
+        if self._program.takes_as_is(arrays):
+            # CuPy arrays the plan cannot take: the general path says what is wrong
+            return self._program(*arrays)
+        return self._program(*self.check_arguments(arrays))
+
+    def _device_out_of_memory(self, e: MemoryError) -> OutOfMemory:
+        """CuPy's OutOfMemoryError (an output, an intermediate or a workspace the pool
+        could not hand out) as aicf's, naming the entry; the pool's message says how
+        much it asked for and had."""
+        if isinstance(e, OutOfMemory):
+            return e
+        return OutOfMemory(f"@{self.entry}: a buffer of this call does not fit in the GPU's "
+                           f"memory ({str(e).strip() or type(e).__name__})")
+
     def _call_zeroed(self, arrays: Sequence):
         """A cuda call of a program that updates outputs in place: those it allocates
         start as zeros (the others as the pool hands them out)."""
@@ -556,7 +577,10 @@ class Executable:
                 got = f"{np.dtype(o.dtype).name} {tuple(o.shape)}" if hasattr(o, "dtype") else type(o).__name__
                 raise ArgumentError(f"{where}: expected {spec.describe()}, got {got}")
             checked.append(o)
-        self._program(*self.check_arguments(arrays), *checked)
+        try:
+            self._program(*self.check_arguments(arrays), *checked)
+        except MemoryError as e:
+            raise self._device_out_of_memory(e) from None
 
     def check_arguments(self, arrays: Sequence) -> list:
         if len(arrays) != len(self.inputs):
@@ -589,17 +613,11 @@ class Executable:
     def __call__(self, *arrays, **keywords):
         if keywords:  # Python's raw "unexpected keyword argument" named __call__
             raise _keywords_error(self.entry, [a.name for a in self.inputs], keywords)
-        if self.zero_outputs and self.target == "cuda" and len(arrays) == len(self.inputs):
-            return self._call_zeroed(arrays)
         if self.target == "cuda":
-            # the lean call path: the launch plan checks the arrays itself
-            out = self._program.call_planned(arrays)
-            if out is not None:
-                return out
-            if self._program.takes_as_is(arrays):
-                # CuPy arrays the plan cannot take: the general path says what is wrong
-                return self._program(*arrays)
-            return self._program(*self.check_arguments(arrays))
+            try:
+                return self._call_cuda(arrays)
+            except MemoryError as e:
+                raise self._device_out_of_memory(e) from None
         arrays = self.check_arguments(arrays)
         outs = []
         for k, spec in enumerate(self.outputs):

@@ -63,6 +63,7 @@ def _reset_locks_after_fork() -> None:
     # the child does not have: the child's next call would wait forever
     for f in list(_live):
         f._lock = threading.Lock()
+        f._compiling = {}
 
 
 os.register_at_fork(after_in_child=_reset_locks_after_fork)
@@ -203,6 +204,9 @@ class JitFunction:
         self.num_compilations = 0
         self._cache: OrderedDict[tuple, tuple[Any, pytree.TreeDef]] = OrderedDict()
         self._lock = threading.Lock()
+        # key -> the lock its first caller holds while it traces and compiles: threads
+        # calling with the same new arguments wait for that compile instead of repeating it
+        self._compiling: dict[tuple, threading.Lock] = {}
         _live.add(self)
         self._fast: dict[tuple, tuple] = {}  # _fast_key -> the _cache key it stands for
         # (fast key, executable, out_def) of the last plain-array call: a loop calling
@@ -390,13 +394,31 @@ class JitFunction:
 
     def _entry(self, call: _Call) -> tuple[Any, pytree.TreeDef]:
         key = call.key
-        with self._lock:
-            hit = self._cache.get(key)
-            if hit is not None:
-                self._cache.move_to_end(key)
-                if _cache_log.isEnabledFor(logging.DEBUG):
-                    _cache_log.debug("jit %s: hit %s", self._qualname, _describe(call))
-                return hit
+        while True:
+            with self._lock:
+                hit = self._cache.get(key)
+                if hit is not None:
+                    self._cache.move_to_end(key)
+                    if _cache_log.isEnabledFor(logging.DEBUG):
+                        _cache_log.debug("jit %s: hit %s", self._qualname, _describe(call))
+                    return hit
+                pending = self._compiling.get(key)
+                if pending is None:
+                    mine = self._compiling[key] = threading.Lock()
+                    mine.acquire()
+                    break
+            with pending:  # another thread compiles this key: wait, then look again
+                pass
+        try:
+            return self._compile_entry(call)
+        finally:
+            with self._lock:
+                if self._compiling.get(key) is mine:
+                    del self._compiling[key]
+            mine.release()
+
+    def _compile_entry(self, call: _Call) -> tuple[Any, pytree.TreeDef]:
+        key = call.key
         if _cache_log.isEnabledFor(logging.INFO):
             _cache_log.info("jit %s: miss %s", self._qualname, _describe(call))
         start = time.perf_counter()

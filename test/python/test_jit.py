@@ -299,6 +299,54 @@ def test_threads_trace_at_the_same_time():
     assert f.num_compilations == n
 
 
+def test_threads_with_the_same_new_arguments_compile_once():
+    """Threads that call with arguments no specialisation has yet wait for the first
+    one's compile; each traced and compiled the program itself before."""
+    n = 4
+    barrier = threading.Barrier(n)
+    traces, results, errors = [], [], []
+
+    def model(x):
+        traces.append(threading.get_ident())
+        return np.tanh(x) * 2.0
+
+    f = aicf.jit(model)
+    x = rand(5, 3)
+
+    def work():
+        try:
+            barrier.wait(timeout=30)
+            results.append(f(x))
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors
+    assert len(results) == n
+    for out in results:
+        np.testing.assert_allclose(out, np.tanh(x.astype(np.float64)) * 2.0, rtol=1e-6)
+    assert f.num_compilations == 1 and len(traces) == 1
+
+
+def test_a_failed_compile_does_not_block_the_next_caller():
+    calls = []
+
+    def model(x):
+        calls.append(1)
+        if len(calls) == 1:
+            raise ValueError("first trace fails")
+        return x + 1.0
+
+    f = aicf.jit(model)
+    with pytest.raises(ValueError, match="first trace fails"):
+        f(rand(3))
+    np.testing.assert_allclose(f(np.ones(3, np.float32)), 2.0)
+
+
 def test_tensor_from_another_trace_is_a_located_error():
     saved = []
 

@@ -15,6 +15,7 @@ import pytest
 os.environ.setdefault("AICF_CACHE_DIR", tempfile.mkdtemp(prefix="aicf-test-cache-"))
 
 import aicf  # noqa: E402
+from gpu_support import cp, gpu  # noqa: E402
 from aicf.compiler import run_pipeline  # noqa: E402
 from aicf.context import make_context  # noqa: E402
 from aicf.diagnostics import parse_module  # noqa: E402
@@ -773,3 +774,19 @@ def test_a_decimal_scalar_is_a_located_error():
         X4 + Decimal("1.5")
     with pytest.raises(CompileError, match=rf"{here(1)}: error: 'aicf_tensor.add' a Decimal scalar Decimal\('1.5'\) has no aicf element type"):
         aicf.jit(lambda x: x + Decimal("1.5"))(X4)
+
+
+@gpu
+def test_a_gpu_output_past_the_devices_memory_is_our_error():
+    """On the cuda target a result larger than the device raised CuPy's own
+    OutOfMemoryError from inside the call; it is aicf's OutOfMemory naming the entry
+    (still a MemoryError), and the program stays usable."""
+    from aicf.errors import OutOfMemory
+
+    free, total = cp.cuda.runtime.memGetInfo()
+    rows = 2 * total // (4 * 1024) + 1  # twice the device's memory in f32 rows of 1024
+    f = aicf.jit(lambda x: np.broadcast_to(x + 1, (rows, 1024)), target="cuda")
+    with pytest.raises(OutOfMemory, match=r"@\w+: a buffer of this call does not fit in the GPU's memory"):
+        f(cp.ones(1024, cp.float32))
+    g = aicf.jit(lambda x: x + 1, target="cuda")
+    assert float(g(cp.ones(4, cp.float32))[0]) == 2.0
