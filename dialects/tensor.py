@@ -482,6 +482,139 @@ class SigmoidOp(UnaryOp):
     name = "aicf_tensor.sigmoid"
 
 
+@irdl_op_definition
+class Log1pOp(UnaryOp):
+    """Elementwise ln(1 + x), accurate where x is tiny. `%y = aicf_tensor.log1p %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.log1p"
+
+
+@irdl_op_definition
+class Expm1Op(UnaryOp):
+    """Elementwise e^x - 1, accurate where x is tiny. `%y = aicf_tensor.expm1 %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.expm1"
+
+
+@irdl_op_definition
+class Log2Op(UnaryOp):
+    """Elementwise base-2 logarithm. `%y = aicf_tensor.log2 %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.log2"
+
+
+@irdl_op_definition
+class Log10Op(UnaryOp):
+    """Elementwise base-10 logarithm. `%y = aicf_tensor.log10 %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.log10"
+
+
+@irdl_op_definition
+class Exp2Op(UnaryOp):
+    """Elementwise 2^x. `%y = aicf_tensor.exp2 %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.exp2"
+
+
+@irdl_op_definition
+class TanOp(UnaryOp):
+    """Elementwise tangent. `%y = aicf_tensor.tan %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.tan"
+
+
+@irdl_op_definition
+class AsinOp(UnaryOp):
+    """Elementwise arcsine. `%y = aicf_tensor.asin %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.asin"
+
+
+@irdl_op_definition
+class AcosOp(UnaryOp):
+    """Elementwise arccosine. `%y = aicf_tensor.acos %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.acos"
+
+
+@irdl_op_definition
+class AtanOp(UnaryOp):
+    """Elementwise arctangent. `%y = aicf_tensor.atan %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.atan"
+
+
+@irdl_op_definition
+class SinhOp(UnaryOp):
+    """Elementwise hyperbolic sine. `%y = aicf_tensor.sinh %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.sinh"
+
+
+@irdl_op_definition
+class CoshOp(UnaryOp):
+    """Elementwise hyperbolic cosine. `%y = aicf_tensor.cosh %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.cosh"
+
+
+@irdl_op_definition
+class AsinhOp(UnaryOp):
+    """Elementwise inverse hyperbolic sine. `%y = aicf_tensor.asinh %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.asinh"
+
+
+@irdl_op_definition
+class AcoshOp(UnaryOp):
+    """Elementwise inverse hyperbolic cosine. `%y = aicf_tensor.acosh %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.acosh"
+
+
+@irdl_op_definition
+class AtanhOp(UnaryOp):
+    """Elementwise inverse hyperbolic tangent. `%y = aicf_tensor.atanh %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.atanh"
+
+
+@irdl_op_definition
+class CbrtOp(UnaryOp):
+    """Elementwise cube root. `%y = aicf_tensor.cbrt %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.cbrt"
+
+
+@irdl_op_definition
+class FloorOp(UnaryOp):
+    """Elementwise largest integer value not above x (a float). `%y = aicf_tensor.floor %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.floor"
+
+
+@irdl_op_definition
+class CeilOp(UnaryOp):
+    """Elementwise smallest integer value not below x (a float). `%y = aicf_tensor.ceil %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.ceil"
+
+
+@irdl_op_definition
+class TruncOp(UnaryOp):
+    """Elementwise x rounded toward zero (a float). `%y = aicf_tensor.trunc %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.trunc"
+
+
+@irdl_op_definition
+class RoundOp(UnaryOp):
+    """Elementwise x rounded to the nearest integer value, ties to even (numpy.rint, torch.round). `%y = aicf_tensor.round %x : (tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.round"
+
+
 class BinaryOp(TensorOp, abc.ABC):
     """An elementwise op of two operands with NumPy broadcasting. Mixed element types
     promote by `shape_rules.promote_dtypes`."""
@@ -583,6 +716,34 @@ class PowOp(BinaryOp):
     """x ** y. `%z = aicf_tensor.pow %x, %y : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>`"""
 
     name = "aicf_tensor.pow"
+
+
+class FloatBinaryOp(BinaryOp, abc.ABC):
+    """A binary op of floats only (a libm function of two arguments)."""
+
+    def verify_(self) -> None:
+        if not is_float(self.infer_element_type()):
+            raise VerifyException(
+                f"'{self.name}': operands must promote to a float type, got "
+                f"{self.lhs.type} and {self.rhs.type}"
+            )
+        super().verify_()
+
+
+@irdl_op_definition
+class Atan2Op(FloatBinaryOp):
+    """The angle of the point (rhs, lhs): arctan(lhs / rhs) in the right quadrant, as
+    numpy.arctan2(y, x). `%a = aicf_tensor.atan2 %y, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.atan2"
+
+
+@irdl_op_definition
+class CopysignOp(FloatBinaryOp):
+    """|lhs| with the sign bit of rhs (NaN and -0 included), as numpy.copysign.
+    `%z = aicf_tensor.copysign %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.copysign"
 
 
 class CompareOp(BinaryOp, abc.ABC):
@@ -707,9 +868,13 @@ def _promoted(lhs: SSAValue, rhs: SSAValue) -> Attribute:
 
 UNARY_OPS: tuple[type[UnaryOp], ...] = (
     NegOp, ExpOp, LogOp, SinOp, CosOp, TanhOp, SqrtOp, RsqrtOp, AbsOp, ReluOp, GeluOp,
-    SigmoidOp, ErfOp,
+    SigmoidOp, ErfOp, Log1pOp, Expm1Op, Log2Op, Log10Op, Exp2Op, TanOp, AsinOp, AcosOp,
+    AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp, CbrtOp, FloorOp, CeilOp, TruncOp,
+    RoundOp,
 )  # fmt: skip
-ARITHMETIC_OPS: tuple[type[BinaryOp], ...] = (AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp)
+ARITHMETIC_OPS: tuple[type[BinaryOp], ...] = (
+    AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, Atan2Op, CopysignOp,
+)  # fmt: skip
 COMPARE_OPS: tuple[type[CompareOp], ...] = (EqOp, NeOp, LtOp, LeOp, GtOp, GeOp)
 BINARY_OPS: tuple[type[BinaryOp], ...] = (*ARITHMETIC_OPS, *COMPARE_OPS)
 

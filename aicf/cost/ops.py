@@ -23,6 +23,12 @@ OP_INSTRUCTIONS: dict[str, int] = {
     "math.sqrt": 8, "math.rsqrt": 6, "math.erf": 16, "math.atan": 20, "math.atan2": 30,
     "math.powf": 40, "arith.divf": 10, "arith.remf": 30, "arith.divsi": 20, "arith.divui": 20,
     "arith.remsi": 20, "arith.remui": 20,
+    # libm's other functions, not counted in SASS: by their compositions of the above
+    # (asin/acos: a sqrt and a polynomial; sinh/cosh: two exps; the inverse hyperbolics:
+    # a log and a sqrt; cbrt: a log2, an exp2 and a Newton step)
+    "math.log10": 14, "math.asin": 24, "math.acos": 24, "math.sinh": 20, "math.cosh": 20,
+    "math.asinh": 30, "math.acosh": 30, "math.atanh": 24, "math.cbrt": 24,
+    "math.copysign": 2,
 }
 
 
@@ -33,6 +39,9 @@ OP_MUFU: dict[str, int] = {
     "math.sin": 1, "math.cos": 1, "math.tan": 2, "math.tanh": 2, "math.exp": 1, "math.exp2": 1,
     "math.expm1": 1, "math.log": 1, "math.log2": 1, "math.log1p": 1, "math.sqrt": 1,
     "math.rsqrt": 1, "math.erf": 1, "math.atan": 1, "math.atan2": 1, "math.powf": 2, "arith.divf": 1,
+    "math.log10": 1, "math.asin": 1, "math.acos": 1, "math.sinh": 1, "math.cosh": 1,
+    "math.asinh": 2, "math.acosh": 2, "math.atanh": 1, "math.cbrt": 2, "math.floor": 1,
+    "math.ceil": 1, "math.trunc": 1, "math.roundeven": 1,
 }
 
 
@@ -61,6 +70,10 @@ _TENSOR_EXPANSION: dict[str, tuple[str, ...]] = {
     "aicf_tensor.tanh": ("math.tanh",),
     "aicf_tensor.pow": ("math.powf",),
     "aicf_tensor.erf": ("math.erf",),
+    **{f"aicf_tensor.{n}": (f"math.{n}",) for n in (
+        "log1p", "expm1", "log2", "log10", "exp2", "tan", "asin", "acos", "atan", "sinh", "cosh",
+        "asinh", "acosh", "atanh", "cbrt", "floor", "ceil", "trunc", "atan2", "copysign")},
+    "aicf_tensor.round": ("math.roundeven",),
     # 1 / (1 + exp(-x))
     "aicf_tensor.sigmoid": ("arith.negf", "math.exp", "arith.addf", "arith.divf"),
     # 0.5 x (1 + erf(x / sqrt 2))

@@ -179,6 +179,142 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
     return ops.sqrt(var(a, axis, dtype, out, ddof, keepdims, **kwargs))
 
 
+def norm(x, ord=None, axis=None, keepdims=False):
+    """NumPy's vector norms (ord None/2, 1, inf, -inf, 0, any other number p) over one
+    axis, and its matrix norms (None/'fro', 1, -1, inf, -inf) over two; the 2-norm of
+    the flattened array for axis=None and ord=None. Integers and bools are taken as
+    float64, as NumPy does."""
+    name = "numpy.linalg.norm"
+    t = _tensor(x, name)
+    if t.dtype not in ("f16", "bf16", "f32", "f64"):
+        t = ops.cast(t, "f64")
+    axes = _axis(axis, name)
+    if axes is not None:
+        axes = [_normalize_axis(a, t.ndim, name) for a in axes]
+        if len(set(axes)) != len(axes):
+            raise located_error(None, f"{name}: duplicate axes {axis!r}")
+    if axes is None and ord is None:
+        return ops.sqrt(ops.reduce_sum(t * t, None, keepdims=keepdims))
+    if axes is None:
+        if t.ndim not in (1, 2):
+            raise located_error(None, f"{name}: ord={ord!r} without axis takes a 1-d or 2-d array, "
+                                f"got rank {t.ndim}")  # fmt: skip
+        axes = list(builtins.range(t.ndim))
+    if len(axes) == 1:
+        return _vector_norm(t, ord, axes, keepdims, name)
+    if len(axes) == 2:
+        return _matrix_norm(t, ord, axes, keepdims, name)
+    raise located_error(None, f"{name}: axis takes one or two axes, got {axis!r}")
+
+
+def _vector_norm(t: Tensor, ord: Any, axes: list[int], keepdims: bool, name: str) -> Tensor:
+    if isinstance(ord, str) or not isinstance(ord, numbers.Real | type(None)):
+        raise located_error(None, f"{name}: invalid norm order {ord!r} for vectors")
+    a = ops.abs(t)
+    if ord is None or ord == 2:
+        return ops.sqrt(ops.reduce_sum(t * t, axes, keepdims=keepdims))
+    if ord == np.inf:
+        return ops.reduce_max(a, axes, keepdims=keepdims)
+    if ord == -np.inf:
+        return reduce_min(a, axes, keepdims=keepdims)
+    if ord == 0:
+        return ops.reduce_sum(ops.cast(ops.not_equal(t, 0), t.dtype), axes, keepdims=keepdims)
+    if ord == 1:
+        return ops.reduce_sum(a, axes, keepdims=keepdims)
+    p = float(ord)
+    return ops.pow(ops.reduce_sum(ops.pow(a, p), axes, keepdims=keepdims), 1.0 / p)
+
+
+def _matrix_norm(t: Tensor, ord: Any, axes: list[int], keepdims: bool, name: str) -> Tensor:
+    row, col = axes
+    if ord in (None, "fro"):
+        return ops.sqrt(ops.reduce_sum(t * t, axes, keepdims=keepdims))
+    if isinstance(ord, str) or ord not in (1, -1, np.inf, -np.inf):
+        what = "the singular values" if ord in (2, -2, "nuc") else "a matrix norm"
+        raise located_error(None, f"{name}: ord={ord!r} over two axes is not supported "
+                            f"({what}; supported: None, 'fro', 1, -1, inf, -inf)")  # fmt: skip
+    # 1: the largest column sum (sum over the row axis); inf: the largest row sum
+    inner, outer = (row, col) if ord in (1, -1) else (col, row)
+    sums = ops.reduce_sum(ops.abs(t), [inner], keepdims=True)
+    out = (ops.reduce_max if ord > 0 else reduce_min)(sums, [outer], keepdims=True)
+    if keepdims:
+        return out
+    return squeeze(out, tuple(sorted(axes)))
+
+
+def any_(a, axis=None, out=None, keepdims=False, *, where=_NO):
+    _reject("numpy.any", out=(out, None), where=(where, _NO))
+    x = _tensor(a, "numpy.any")
+    return ops.reduce_max(x != 0, _axis(axis, "numpy.any"), keepdims=keepdims)
+
+
+def all_(a, axis=None, out=None, keepdims=False, *, where=_NO):
+    _reject("numpy.all", out=(out, None), where=(where, _NO))
+    x = _tensor(a, "numpy.all")
+    return ops.reduce_max(x == 0, _axis(axis, "numpy.all"), keepdims=keepdims) == False  # noqa: E712
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    x = _tensor(a, "numpy.count_nonzero")
+    return ops.reduce_sum(ops.cast(x != 0, "i64"), _axis(axis, "numpy.count_nonzero"), keepdims=keepdims)
+
+
+def round_(a, decimals=0, out=None):
+    """NumPy's round: to nearest, ties to even, at 10**-decimals (x * 10**d rounded,
+    then divided back, as NumPy computes it); integers with decimals >= 0 unchanged."""
+    name = "numpy.round"
+    _reject(name, out=(out, None))
+    d = _index(decimals, "decimals", name)
+    x = _tensor(a, name)
+    if not _is_float(x):
+        if d >= 0:
+            return x
+        raise located_error(None, f"{name}: integers to decimals={d} are not supported")
+    if d == 0:
+        return ops.round(x)
+    if d > 0:
+        return ops.round(x * float(10**d)) / float(10**d)
+    return ops.round(x / float(10**-d)) * float(10**-d)
+
+
+def fix(x, out=None):
+    _reject("numpy.fix", out=(out, None))
+    t = _tensor(x, "numpy.fix")
+    return ops.trunc(t) if _is_float(t) else t
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NaN to `nan`, +-inf to `posinf`/`neginf` (default: the dtype's largest finite values)."""
+    t = _tensor(x, "numpy.nan_to_num")
+    if not _is_float(t):
+        return t
+    info = _finfo(t.dtype)
+    big = info.max if posinf is None else posinf
+    small = info.min if neginf is None else neginf
+    return ops.where(t != t, nan, ops.where(t == np.inf, big, ops.where(t == -np.inf, small, t)))
+
+
+def _finfo(dtype: str):
+    if dtype == "bf16":
+        return type("bf16info", (), {"max": 3.3895313892515355e38, "min": -3.3895313892515355e38})
+    return np.finfo({"f16": np.float16, "f32": np.float32, "f64": np.float64}[dtype])
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|a - b| <= atol + rtol * |b| for finite values; infinities equal only to
+    themselves; NaN unequal unless equal_nan."""
+    a, b = _floating(a), _floating(b)
+    finite = _isfinite(a) & _isfinite(b)
+    close = ops.where(finite, ops.abs(a - b) <= atol + rtol * ops.abs(b), a == b)
+    return close | (_isnan(a) & _isnan(b)) if equal_nan else close
+
+
+def outer(a, b, out=None):
+    _reject("numpy.outer", out=(out, None))
+    x, y = ravel(_tensor(a, "numpy.outer")), ravel(_tensor(b, "numpy.outer"))
+    return expand_dims(x, 1) * expand_dims(y, 0)
+
+
 # --- layout ------------------------------------------------------------------------------------
 
 
@@ -766,14 +902,133 @@ def _positive(x):
     return x
 
 
+# NumPy's float loop for a float-only ufunc of an integer or bool input: the smallest
+# float that holds the input's values (bool and 8-bit ints f16, 16-bit f32, wider f64)
+_FLOAT_OF = {"i1": "f16", "i8": "f16", "ui8": "f16", "i16": "f32", "ui16": "f32",
+             "i32": "f64", "i64": "f64"}  # fmt: skip
+
+
+def _floating(x: Any) -> Any:
+    """`x` as the float type a float-only NumPy ufunc computes it in (a weak integer:
+    f32, JAX's default float)."""
+    if isinstance(x, Tensor) and x.dtype not in ("f16", "bf16", "f32", "f64"):
+        return ops.cast(x, "f32" if x.weak else _FLOAT_OF.get(x.dtype, "f64"))
+    return x
+
+
+def _float_ufunc(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """A float-only ufunc (sin, log1p, arctan2, ...): integer inputs as NumPy casts them."""
+    def ufunc(*xs):
+        return op(*(_floating(x) for x in xs))
+
+    ufunc.__name__ = op.__name__
+    return ufunc
+
+
 def _fabs(x):
-    """numpy.fabs: the absolute value as a float (of an integer: in f32, JAX's
-    promotion); abs of an i32 INT_MIN wrapped to INT_MIN where NumPy gives 2**31."""
+    """numpy.fabs: the absolute value as a float (of an integer: in NumPy's float for
+    it); abs of an i32 INT_MIN wrapped to INT_MIN where NumPy gives 2**31."""
+    return ops.abs(_floating(x))
+
+
+def _is_float(x: Any) -> bool:
+    return isinstance(x, Tensor) and x.dtype in ("f16", "bf16", "f32", "f64")
+
+
+def _integral(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """floor, ceil, trunc: integers (and bools) are already integral, as in NumPy."""
+    def ufunc(x):
+        return op(x) if _is_float(x) else x
+
+    ufunc.__name__ = op.__name__
+    return ufunc
+
+
+def _sign(x):
+    """-1, 0 or 1 in x's dtype; NaN stays NaN, a zero of either sign is +0 (NumPy's)."""
     if isinstance(x, Tensor) and x.dtype == "i1":
-        raise located_error(None, "numpy.fabs of a bool tensor is not supported (NumPy takes it as f16); cast it first")
-    if isinstance(x, Tensor) and x.dtype in ("i32", "i64"):
-        x = ops.cast(x, "f32")
-    return ops.abs(x)
+        raise located_error(None, "numpy.sign of a bool tensor is not defined (nor in NumPy)")
+    if not _is_float(x):
+        return ops.cast(ops.where(x > 0, 1, ops.where(x < 0, -1, 0)), x.dtype)
+    return ops.where(x > 0, 1.0, ops.where(x < 0, -1.0, ops.where(x != x, x, 0.0)))
+
+
+def _isnan(x):
+    return x != x  # false for integers
+
+
+def _isinf(x):
+    return ops.abs(x) == np.inf if _is_float(x) else x != x
+
+
+def _isfinite(x):
+    return ops.abs(x) < np.inf if _is_float(x) else x == x  # NaN: an ordered < is false
+
+
+def _signbit(x):
+    return ops.copysign(1.0, x) < 0 if _is_float(x) else x < 0
+
+
+def _reciprocal(x):
+    if not _is_float(x):
+        raise located_error(None, "numpy.reciprocal of an integer tensor (integer 1 / x) is not "
+                            "supported; divide a float 1.0 by it")  # fmt: skip
+    return 1.0 / x
+
+
+def _logaddexp(x, y):
+    """log(e^x + e^y) without overflow; equal operands (infinities included) give
+    x + log 2, where the difference would be NaN."""
+    x, y = _floating(x), _floating(y)
+    m = ops.maximum(x, y)
+    return ops.where(x == y, x + np.log(2.0), m + ops.log1p(ops.exp(-ops.abs(x - y))))
+
+
+def _logaddexp2(x, y):
+    x, y = _floating(x), _floating(y)
+    m = ops.maximum(x, y)
+    return ops.where(x == y, x + 1.0, m + ops.log1p(ops.exp2(-ops.abs(x - y))) / np.log(2.0))
+
+
+def _hypot(x, y):
+    """sqrt(x^2 + y^2) scaled by the larger magnitude (x^2 overflows f32 past 1.8e19);
+    an infinite operand gives inf even beside a NaN, as C's hypot."""
+    a, b = ops.abs(_floating(x)), ops.abs(_floating(y))
+    m, n = ops.maximum(a, b), ops.minimum(a, b)
+    r = n / ops.where(m == 0, 1.0, m)
+    h = m * ops.sqrt(1.0 + r * r)
+    return ops.where((a == np.inf) | (b == np.inf), np.inf, h)
+
+
+def _fmax(x, y):
+    """The larger, ignoring a NaN unless both are (numpy.fmax)."""
+    if not (_is_float(x) or _is_float(y)):
+        return ops.maximum(x, y)
+    return ops.where(y != y, x, ops.where(x != x, y, ops.maximum(x, y)))
+
+
+def _fmin(x, y):
+    if not (_is_float(x) or _is_float(y)):
+        return ops.minimum(x, y)
+    return ops.where(y != y, x, ops.where(x != x, y, ops.minimum(x, y)))
+
+
+def _heaviside(x, h0):
+    x = _floating(x)
+    return ops.where(x != x, x, ops.where(x < 0, 0.0, ops.where(x > 0, 1.0, h0)))
+
+
+def _conjugate(x):
+    if isinstance(x, Tensor) and x.dtype == "i1":  # NumPy's is an int8 of it
+        raise located_error(None, "numpy.conjugate of a bool tensor is not supported; cast it first")
+    return x  # of a real tensor
+
+
+def _float_power(x, y):
+    def f64(v):
+        return ops.cast(v, "f64") if isinstance(v, Tensor) else float(v)
+
+    return ops.pow(f64(x), f64(y))
 
 
 def _square(x):
@@ -793,12 +1048,51 @@ UFUNCS: dict[str, Callable[..., Tensor]] = {
     "negative": ops.neg,
     "positive": _positive,
     "square": _square,
-    "exp": ops.exp,
-    "log": ops.log,
-    "sin": ops.sin,
-    "cos": ops.cos,
-    "tanh": ops.tanh,
-    "sqrt": ops.sqrt,
+    "exp": _float_ufunc(ops.exp),
+    "log": _float_ufunc(ops.log),
+    "sin": _float_ufunc(ops.sin),
+    "cos": _float_ufunc(ops.cos),
+    "tanh": _float_ufunc(ops.tanh),
+    "sqrt": _float_ufunc(ops.sqrt),
+    "log1p": _float_ufunc(ops.log1p),
+    "expm1": _float_ufunc(ops.expm1),
+    "log2": _float_ufunc(ops.log2),
+    "log10": _float_ufunc(ops.log10),
+    "exp2": _float_ufunc(ops.exp2),
+    "tan": _float_ufunc(ops.tan),
+    "arcsin": _float_ufunc(ops.asin),
+    "arccos": _float_ufunc(ops.acos),
+    "arctan": _float_ufunc(ops.atan),
+    "sinh": _float_ufunc(ops.sinh),
+    "cosh": _float_ufunc(ops.cosh),
+    "arcsinh": _float_ufunc(ops.asinh),
+    "arccosh": _float_ufunc(ops.acosh),
+    "arctanh": _float_ufunc(ops.atanh),
+    "cbrt": _float_ufunc(ops.cbrt),
+    "rint": _float_ufunc(ops.round),
+    "arctan2": _float_ufunc(ops.atan2),
+    "copysign": _float_ufunc(ops.copysign),
+    "deg2rad": _float_ufunc(lambda x: x * (np.pi / 180)),
+    "radians": _float_ufunc(lambda x: x * (np.pi / 180)),
+    "rad2deg": _float_ufunc(lambda x: x * (180 / np.pi)),
+    "degrees": _float_ufunc(lambda x: x * (180 / np.pi)),
+    "floor": _integral(ops.floor),
+    "ceil": _integral(ops.ceil),
+    "trunc": _integral(ops.trunc),
+    "sign": _sign,
+    "isnan": _isnan,
+    "isinf": _isinf,
+    "isfinite": _isfinite,
+    "signbit": _signbit,
+    "reciprocal": _reciprocal,
+    "logaddexp": _logaddexp,
+    "logaddexp2": _logaddexp2,
+    "hypot": _hypot,
+    "fmax": _fmax,
+    "fmin": _fmin,
+    "heaviside": _heaviside,
+    "float_power": _float_power,
+    "conjugate": _conjugate,
     "absolute": ops.abs,
     "fabs": _fabs,
 }
@@ -819,7 +1113,7 @@ UFUNCS.update(
         "less_equal": ops.less_equal,
         "greater": ops.greater,
         "greater_equal": ops.greater_equal,
-        "erf": ops.erf,  # scipy.special.erf
+        "erf": _float_ufunc(ops.erf),  # scipy.special.erf
         "floor_divide": ops.floor_divide,
         "remainder": ops.remainder,  # numpy.mod
         "divmod": ops.divmod,
@@ -849,6 +1143,16 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.mean: mean,
     np.var: var,
     np.std: std,
+    np.linalg.norm: norm,
+    np.any: any_,
+    np.all: all_,
+    np.count_nonzero: count_nonzero,
+    np.round: round_,
+    np.around: round_,
+    np.fix: fix,
+    np.nan_to_num: nan_to_num,
+    np.isclose: isclose,
+    np.outer: outer,
     np.reshape: reshape,
     np.transpose: transpose,
     np.swapaxes: swapaxes,

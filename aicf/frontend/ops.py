@@ -46,7 +46,9 @@ __all__ = [
     "less_equal", "greater", "greater_equal", "where", "iota", "slice", "concatenate", "take", "argmax", "argmin",
     "attention", "floor_divide", "remainder", "divmod", "fmod", "logical_and", "logical_or",
     "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
-    "right_shift", "invert",
+    "right_shift", "invert", "log1p", "expm1", "log2", "log10", "exp2", "tan", "asin", "acos",
+    "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "cbrt", "floor", "ceil", "trunc", "round",
+    "atan2", "copysign",
 ]  # fmt: skip
 
 
@@ -235,6 +237,25 @@ abs = _unary(T.AbsOp)
 relu = _unary(T.ReluOp)
 sigmoid = _unary(T.SigmoidOp)
 erf = _unary(T.ErfOp)
+log1p = _unary(T.Log1pOp)
+expm1 = _unary(T.Expm1Op)
+log2 = _unary(T.Log2Op)
+log10 = _unary(T.Log10Op)
+exp2 = _unary(T.Exp2Op)
+tan = _unary(T.TanOp)
+asin = _unary(T.AsinOp)
+acos = _unary(T.AcosOp)
+atan = _unary(T.AtanOp)
+sinh = _unary(T.SinhOp)
+cosh = _unary(T.CoshOp)
+asinh = _unary(T.AsinhOp)
+acosh = _unary(T.AcoshOp)
+atanh = _unary(T.AtanhOp)
+cbrt = _unary(T.CbrtOp)
+floor = _unary(T.FloorOp)
+ceil = _unary(T.CeilOp)
+trunc = _unary(T.TruncOp)
+round = _unary(T.RoundOp)
 
 
 def gelu(x: Any, approximate: str = "none") -> Tensor:
@@ -256,6 +277,8 @@ div = _binary(T.DivOp)
 max = _binary(T.MaxOp)
 min = _binary(T.MinOp)
 _pow = _binary(T.PowOp)
+atan2 = _binary(T.Atan2Op)
+copysign = _binary(T.CopysignOp)
 
 
 def pow(x: Any, y: Any) -> Tensor:

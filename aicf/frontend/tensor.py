@@ -579,3 +579,6 @@ class Tensor:
     clip = _method("clip")
     dot = _method("dot")
     astype = _method("astype")
+    any = _method("any_")
+    all = _method("all_")
+    round = _method("round_")

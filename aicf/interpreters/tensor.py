@@ -307,6 +307,84 @@ class AicfTensorFunctions(InterpreterFunctions):
     def run_sigmoid(self, interpreter: Interpreter, op: T.SigmoidOp, args: PythonValues):
         return self._elementwise(op, args, lambda x: 1 / (1 + np.exp(-x)))
 
+    # libm's other functions of one argument
+
+    @impl(T.Log1pOp)
+    def run_log1p(self, interpreter: Interpreter, op: T.Log1pOp, args: PythonValues):
+        return self._elementwise(op, args, np.log1p)
+
+    @impl(T.Expm1Op)
+    def run_expm1(self, interpreter: Interpreter, op: T.Expm1Op, args: PythonValues):
+        return self._elementwise(op, args, np.expm1)
+
+    @impl(T.Log2Op)
+    def run_log2(self, interpreter: Interpreter, op: T.Log2Op, args: PythonValues):
+        return self._elementwise(op, args, np.log2)
+
+    @impl(T.Log10Op)
+    def run_log10(self, interpreter: Interpreter, op: T.Log10Op, args: PythonValues):
+        return self._elementwise(op, args, np.log10)
+
+    @impl(T.Exp2Op)
+    def run_exp2(self, interpreter: Interpreter, op: T.Exp2Op, args: PythonValues):
+        return self._elementwise(op, args, np.exp2)
+
+    @impl(T.TanOp)
+    def run_tan(self, interpreter: Interpreter, op: T.TanOp, args: PythonValues):
+        return self._elementwise(op, args, np.tan)
+
+    @impl(T.AsinOp)
+    def run_asin(self, interpreter: Interpreter, op: T.AsinOp, args: PythonValues):
+        return self._elementwise(op, args, np.arcsin)
+
+    @impl(T.AcosOp)
+    def run_acos(self, interpreter: Interpreter, op: T.AcosOp, args: PythonValues):
+        return self._elementwise(op, args, np.arccos)
+
+    @impl(T.AtanOp)
+    def run_atan(self, interpreter: Interpreter, op: T.AtanOp, args: PythonValues):
+        return self._elementwise(op, args, np.arctan)
+
+    @impl(T.SinhOp)
+    def run_sinh(self, interpreter: Interpreter, op: T.SinhOp, args: PythonValues):
+        return self._elementwise(op, args, np.sinh)
+
+    @impl(T.CoshOp)
+    def run_cosh(self, interpreter: Interpreter, op: T.CoshOp, args: PythonValues):
+        return self._elementwise(op, args, np.cosh)
+
+    @impl(T.AsinhOp)
+    def run_asinh(self, interpreter: Interpreter, op: T.AsinhOp, args: PythonValues):
+        return self._elementwise(op, args, np.arcsinh)
+
+    @impl(T.AcoshOp)
+    def run_acosh(self, interpreter: Interpreter, op: T.AcoshOp, args: PythonValues):
+        return self._elementwise(op, args, np.arccosh)
+
+    @impl(T.AtanhOp)
+    def run_atanh(self, interpreter: Interpreter, op: T.AtanhOp, args: PythonValues):
+        return self._elementwise(op, args, np.arctanh)
+
+    @impl(T.CbrtOp)
+    def run_cbrt(self, interpreter: Interpreter, op: T.CbrtOp, args: PythonValues):
+        return self._elementwise(op, args, np.cbrt)
+
+    @impl(T.FloorOp)
+    def run_floor(self, interpreter: Interpreter, op: T.FloorOp, args: PythonValues):
+        return self._elementwise(op, args, np.floor)
+
+    @impl(T.CeilOp)
+    def run_ceil(self, interpreter: Interpreter, op: T.CeilOp, args: PythonValues):
+        return self._elementwise(op, args, np.ceil)
+
+    @impl(T.TruncOp)
+    def run_trunc(self, interpreter: Interpreter, op: T.TruncOp, args: PythonValues):
+        return self._elementwise(op, args, np.trunc)
+
+    @impl(T.RoundOp)
+    def run_round(self, interpreter: Interpreter, op: T.RoundOp, args: PythonValues):
+        return self._elementwise(op, args, np.rint)
+
     # binary (NumPy broadcasting)
 
     @impl(T.AddOp)
@@ -336,6 +414,14 @@ class AicfTensorFunctions(InterpreterFunctions):
     @impl(T.PowOp)
     def run_pow(self, interpreter: Interpreter, op: T.PowOp, args: PythonValues):
         return self._elementwise(op, args, _power)
+
+    @impl(T.Atan2Op)
+    def run_atan2(self, interpreter: Interpreter, op: T.Atan2Op, args: PythonValues):
+        return self._elementwise(op, args, np.arctan2)
+
+    @impl(T.CopysignOp)
+    def run_copysign(self, interpreter: Interpreter, op: T.CopysignOp, args: PythonValues):
+        return self._elementwise(op, args, np.copysign)
 
     # comparisons and select
 

@@ -232,6 +232,41 @@ def _opmath(op: Callable[[Any, Any], Tensor]):
     return apply
 
 
+def _float(op: Callable[..., Tensor]):
+    """A float-only op (log1p, atan2, ...): integer and bool tensors in torch's default
+    float, f32, as torch promotes them."""
+    def cast(v: Any) -> Any:
+        if isinstance(v, Tensor) and v.dtype not in ("f16", "bf16", "f32", "f64"):
+            return ops.cast(v, "f32")
+        return v
+
+    return lambda *xs: op(*(cast(x) for x in xs))
+
+
+def _integral(op: Callable[[Tensor], Tensor]):
+    """floor/ceil/trunc/round: integer tensors unchanged, as torch returns them."""
+    return lambda x: op(x) if x.dtype in ("f16", "bf16", "f32", "f64") else x
+
+
+def _round(x: Tensor, *, decimals: int = 0) -> Tensor:
+    """torch.round: ties to even; with decimals, at 10**-decimals as torch scales."""
+    if x.dtype not in ("f16", "bf16", "f32", "f64"):
+        return x
+    if decimals == 0:
+        return ops.round(x)
+    scale = 10.0**decimals
+    return ops.round(x * scale) / scale
+
+
+def _sign(x: Tensor) -> Tensor:
+    if x.dtype == "i1":
+        return x
+    if x.dtype in ("f16", "bf16", "f32", "f64"):
+        zero = ops.where(x != x, x, 0.0)
+        return ops.where(x > 0, 1.0, ops.where(x < 0, -1.0, zero))
+    return ops.cast(ops.where(x > 0, 1, ops.where(x < 0, -1, 0)), x.dtype)
+
+
 def _cat(xs: Sequence[Tensor], dim: int = 0) -> Tensor:
     return ops.concatenate([x for x in xs if 0 not in x.shape] or xs[:1], dim)
 
@@ -329,6 +364,20 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.rsqrt.default": ops.rsqrt,
     "aten.abs.default": ops.abs,
     "aten.erf.default": ops.erf,
+    **{f"aten.{n}.default": _float(getattr(ops, o)) for n, o in (
+        ("log1p", "log1p"), ("expm1", "expm1"), ("log2", "log2"), ("log10", "log10"),
+        ("exp2", "exp2"), ("tan", "tan"), ("asin", "asin"), ("acos", "acos"), ("atan", "atan"),
+        ("sinh", "sinh"), ("cosh", "cosh"), ("asinh", "asinh"), ("acosh", "acosh"),
+        ("atanh", "atanh"), ("atan2", "atan2"), ("copysign", "copysign"))},
+    "aten.copysign.Tensor": _float(ops.copysign),
+    "aten.floor.default": _integral(ops.floor),
+    "aten.ceil.default": _integral(ops.ceil),
+    "aten.trunc.default": _integral(ops.trunc),
+    "aten.round.default": _round,
+    "aten.round.decimals": _round,
+    "aten.sign.default": _sign,
+    "aten.isnan.default": lambda x: x != x,
+    "aten.reciprocal.default": _float(lambda x: 1.0 / x),
     "aten.sigmoid.default": ops.sigmoid,
     "aten.relu.default": ops.relu,
     "aten.gelu.default": _gelu,

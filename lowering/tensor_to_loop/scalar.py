@@ -147,11 +147,30 @@ UNARY: dict[str, UnaryBody] = {
     "aicf_tensor.gelu": _gelu,
     "aicf_tensor.sigmoid": _sigmoid,
     "aicf_tensor.erf": _math(math.ErfOp),
+    "aicf_tensor.log1p": _math(math.Log1pOp),
+    "aicf_tensor.expm1": _math(math.ExpM1Op),
+    "aicf_tensor.log2": _math(math.Log2Op),
+    "aicf_tensor.log10": _math(math.Log10Op),
+    "aicf_tensor.exp2": _math(math.Exp2Op),
+    "aicf_tensor.tan": _math(math.TanOp),
+    "aicf_tensor.asin": _math(math.AsinOp),
+    "aicf_tensor.acos": _math(math.AcosOp),
+    "aicf_tensor.atan": _math(math.AtanOp),
+    "aicf_tensor.sinh": _math(math.SinhOp),
+    "aicf_tensor.cosh": _math(math.CoshOp),
+    "aicf_tensor.asinh": _math(math.AsinhOp),
+    "aicf_tensor.acosh": _math(math.AcoshOp),
+    "aicf_tensor.atanh": _math(math.AtanhOp),
+    "aicf_tensor.cbrt": _math(math.CbrtOp),
+    "aicf_tensor.floor": _math(math.FloorOp),
+    "aicf_tensor.ceil": _math(math.CeilOp),
+    "aicf_tensor.trunc": _math(math.TruncOp),
+    "aicf_tensor.round": _math(math.RoundEvenOp),
 }
 
 # --- binary ops: (float op, integer op) ---------------------------------------------------
 
-BINARY: dict[str, tuple[type, type]] = {
+BINARY: dict[str, tuple[type, type | None]] = {
     "aicf_tensor.add": (arith.AddfOp, arith.AddiOp),
     "aicf_tensor.sub": (arith.SubfOp, arith.SubiOp),
     "aicf_tensor.mul": (arith.MulfOp, arith.MuliOp),
@@ -160,6 +179,9 @@ BINARY: dict[str, tuple[type, type]] = {
     "aicf_tensor.max": (arith.MaximumfOp, arith.MaxSIOp),
     "aicf_tensor.min": (arith.MinimumfOp, arith.MinSIOp),
     "aicf_tensor.pow": (math.PowFOp, math.IPowIOp),
+    # floats only (their verifiers)
+    "aicf_tensor.atan2": (math.Atan2Op, None),
+    "aicf_tensor.copysign": (math.CopySignOp, None),
 }
 
 

@@ -286,3 +286,19 @@ func.func @relu_of_bools(%x: tensor<4xi1>) -> tensor<4xi1> {
   %0 = aicf_tensor.relu %x : (tensor<4xi1>) -> tensor<4xi1>
   func.return %0 : tensor<4xi1>
 }
+
+// -----
+
+func.func @log1p_of_ints(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'aicf_tensor.log1p' operand must be a float tensor, got tensor<4xi32>}}
+  %0 = aicf_tensor.log1p %x : (tensor<4xi32>) -> tensor<4xi32>
+  func.return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @atan2_of_ints(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'aicf_tensor.atan2' operands must promote to a float type, got tensor<4xi32> and tensor<4xi32>}}
+  %0 = aicf_tensor.atan2 %x, %x : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  func.return %0 : tensor<4xi32>
+}
