@@ -806,6 +806,287 @@ def vstack(tup, *, dtype=None, casting=_NO):
     return concatenate(parts, 0, dtype=dtype, casting=casting)
 
 
+def _static_shape(x: Tensor, func_name: str) -> tuple[int, ...]:
+    if None in x.shape:
+        raise located_error(None, f"{func_name} of a tensor with dynamic extents")
+    return tuple(x.shape)
+
+
+def _along(ndim: int, axis: int, sl: builtins.slice) -> tuple:
+    return tuple(sl if i == axis else builtins.slice(None) for i in builtins.range(ndim))
+
+
+def flip(m, axis=None):
+    x = _tensor(m, "numpy.flip")
+    axes = (builtins.range(x.ndim) if axis is None
+            else _normalize_axes(axis if isinstance(axis, tuple | list) else (axis,), x.ndim, "numpy.flip"))  # fmt: skip
+    return getitem(x, tuple(builtins.slice(None, None, -1) if i in axes else builtins.slice(None)
+                            for i in builtins.range(x.ndim)))  # fmt: skip
+
+
+def roll(a, shift, axis=None):
+    """Elements shifted along axes, wrapping around: two slices concatenated per axis."""
+    name = "numpy.roll"
+    x = _tensor(a, name)
+    if axis is None:
+        return reshape(roll(ravel(x), shift, 0), x.shape)
+    shape = _static_shape(x, name)
+    shifts = shift if isinstance(shift, tuple | list) else (shift,)
+    axes = axis if isinstance(axis, tuple | list) else (axis,)
+    shifts, axes = np.broadcast_arrays(np.array([_index(v, "shift", name) for v in shifts], np.int64),
+                                       np.array([_index(v, "axis", name) for v in axes], np.int64))  # fmt: skip
+    total: dict[int, int] = {}
+    for sh, ax in zip(shifts.tolist(), axes.tolist()):
+        ax = _normalize_axis(ax, x.ndim, name)
+        total[ax] = total.get(ax, 0) + sh
+    for ax, sh in total.items():
+        n = shape[ax]
+        k = sh % n if n else 0
+        if k:
+            x = ops.concatenate([getitem(x, _along(x.ndim, ax, builtins.slice(n - k, None))),
+                                 getitem(x, _along(x.ndim, ax, builtins.slice(0, n - k)))], ax)  # fmt: skip
+    return x
+
+
+def tile(A, reps):
+    name = "numpy.tile"
+    x = _tensor(A, name)
+    reps = tuple(_int_list(reps if isinstance(reps, tuple | list) else (reps,), "a repetition", name))
+    if builtins.any(r < 0 for r in reps):
+        raise located_error(None, f"{name}: negative repetitions {reps}")
+    shape = _static_shape(x, name)
+    d = builtins.max(len(shape), len(reps))
+    shape = (1,) * (d - len(shape)) + shape
+    reps = (1,) * (d - len(reps)) + reps
+    x = reshape(x, [v for s in shape for v in (1, s)])
+    x = broadcast_to(x, [v for r, s in zip(reps, shape) for v in (r, s)])
+    return reshape(x, [r * s for r, s in zip(reps, shape)])
+
+
+def repeat(a, repeats, axis=None):
+    """Each element `repeats` times along `axis` (a count or one per element): a take
+    of the repeated indices."""
+    name = "numpy.repeat"
+    x = _tensor(a, name)
+    if axis is None:
+        x, axis = ravel(x), 0
+    ax = _normalize_axis(axis, x.ndim, name)
+    n = _static_shape(x, name)[ax]
+    counts = np.asarray(repeats)
+    if counts.dtype.kind not in "iu" or counts.ndim > 1 or (counts.ndim == 1 and counts.size not in (1, n)):
+        raise located_error(None, f"{name}: repeats must be an integer or {n} integers, got {repeats!r:.60}")
+    if (counts < 0).any():
+        raise located_error(None, f"{name}: negative repeats")
+    return ops.take(x, np.repeat(np.arange(n), counts), ax)
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """NumPy's pad in the modes 'constant' (constant_values), 'edge', 'reflect',
+    'symmetric' and 'wrap' (the last three with pads no wider than the axis)."""
+    name = "numpy.pad"
+    x = _tensor(array, name)
+    shape = _static_shape(x, name)
+    modes = ("constant", "edge", "reflect", "symmetric", "wrap")
+    if not isinstance(mode, str) or mode not in modes:
+        raise located_error(None, f"{name}: mode={mode!r} is not supported (supported: {', '.join(modes)})")
+    value = kwargs.pop("constant_values", 0)
+    if kwargs.pop("reflect_type", "even") != "even" or kwargs:
+        raise located_error(None, f"{name}: options {sorted(kwargs) or ['reflect_type']} are not supported")
+    if mode == "constant" and np.ndim(value) != 0:
+        raise located_error(None, f"{name}: constant_values must be one number")
+    try:
+        widths = np.broadcast_to(np.asarray(pad_width), (x.ndim, 2))
+    except ValueError:
+        raise located_error(None, f"{name}: pad_width {pad_width!r:.60} does not fit rank {x.ndim}") from None
+    if widths.dtype.kind not in "iu" or (widths < 0).any():
+        raise located_error(None, f"{name}: pad_width must be non-negative integers, got {pad_width!r:.60}")
+    for ax, (before, after) in enumerate(widths.tolist()):
+        n = shape[ax]
+        if not before and not after:
+            continue
+        limit = n - 1 if mode == "reflect" else n
+        if mode in ("reflect", "symmetric", "wrap") and builtins.max(before, after) > limit:
+            raise located_error(None, f"{name}: mode={mode!r} pads of {builtins.max(before, after)} on an "
+                                f"axis of {n} are not supported (at most {limit})")  # fmt: skip
+        if mode in ("edge",) and n == 0:
+            raise located_error(None, f"{name}: can't extend an empty axis with mode='edge'")
+
+        def part(sl):
+            return getitem(x, _along(x.ndim, ax, sl))
+
+        def block(width, edge_index):
+            if mode == "constant":
+                s = list(x.shape)
+                s[ax] = width
+                return ops.constant(value, x.dtype, s)
+            if mode == "edge":
+                s = list(x.shape)
+                s[ax] = width
+                return broadcast_to(part(builtins.slice(edge_index, edge_index + 1)), s)
+            raise AssertionError(mode)
+
+        pieces = []
+        if before:
+            pieces.append(block(before, 0) if mode in ("constant", "edge") else part({
+                "reflect": builtins.slice(before, 0, -1),
+                "symmetric": builtins.slice(before - 1, None, -1) if before else builtins.slice(0, 0),
+                "wrap": builtins.slice(n - before, None)}[mode]))  # fmt: skip
+        pieces.append(x)
+        if after:
+            pieces.append(block(after, n - 1) if mode in ("constant", "edge") else part({
+                "reflect": builtins.slice(n - 2, n - 2 - after if n - 2 - after >= 0 else None, -1),
+                "symmetric": builtins.slice(n - 1, n - 1 - after if n - 1 - after >= 0 else None, -1),
+                "wrap": builtins.slice(0, after)}[mode]))  # fmt: skip
+        x = ops.concatenate(pieces, ax)
+        shape = tuple(x.shape)
+    return x
+
+
+def diff(a, n=1, axis=-1, prepend=_NO, append=_NO):
+    name = "numpy.diff"
+    _reject(name, prepend=(prepend, _NO), append=(append, _NO))
+    x = _tensor(a, name)
+    ax = _normalize_axis(axis, x.ndim, name)
+    for _ in builtins.range(_index(n, "n", name)):
+        hi = getitem(x, _along(x.ndim, ax, builtins.slice(1, None)))
+        lo = getitem(x, _along(x.ndim, ax, builtins.slice(None, -1)))
+        x = hi != lo if x.dtype == "i1" else hi - lo
+    return x
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal as the last axis: the two axes moved last, flattened, and sliced
+    with a stride of one row plus one."""
+    name = "numpy.diagonal"
+    x = _tensor(a, name)
+    a1, a2 = (_normalize_axis(v, x.ndim, name) for v in (axis1, axis2))
+    if a1 == a2:
+        raise located_error(None, f"{name}: axis1 and axis2 cannot be the same")
+    k = _index(offset, "offset", name)
+    x = moveaxis(x, [a1, a2], [-2, -1])
+    *batch, rows, cols = _static_shape(x, name)
+    start = k if k >= 0 else -k * cols
+    length = builtins.max(0, builtins.min(rows, cols - k) if k >= 0 else builtins.min(rows + k, cols))
+    flat = reshape(x, (*batch, rows * cols))
+    return getitem(flat, (Ellipsis, builtins.slice(start, start + length * (cols + 1) if length else start,
+                                                     cols + 1)))  # fmt: skip
+
+
+def diag(v, k=0):
+    """The k-th diagonal of a matrix, or a matrix with a vector on it."""
+    name = "numpy.diag"
+    x = _tensor(v, name)
+    k = _index(k, "k", name)
+    if x.ndim == 2:
+        return diagonal(x, k)
+    if x.ndim != 1:
+        raise located_error(None, f"{name}: takes a 1-d or 2-d array, got rank {x.ndim}")
+    (n,) = _static_shape(x, name)
+    size = n + builtins.abs(k)
+    padded = ops.concatenate([x, ops.constant(0, x.dtype, [builtins.abs(k)])], 0) if k else x
+    rows, cols = ops.iota([size, size], 0), ops.iota([size, size], 1)
+    along = expand_dims(padded, 1) if k >= 0 else expand_dims(padded, 0)  # v[i] at (i, i + k)
+    return ops.where(cols - rows == k, along, False if x.dtype == "i1" else 0)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    _reject("numpy.trace", dtype=(dtype, None), out=(out, None))
+    return _sum(diagonal(a, offset, axis1, axis2), [-1])
+
+
+def tensordot(a, b, axes=2):
+    """A contraction over paired axes as one matmul: a's contracted axes moved last and
+    b's first, each side flattened to a matrix."""
+    name = "numpy.tensordot"
+    x, y = _tensor(a, name), _tensor(b, name)
+    if isinstance(axes, numbers.Integral | np.integer):
+        n = int(axes)
+        if n < 0 or n > builtins.min(x.ndim, y.ndim):
+            raise located_error(None, f"{name}: axes={n} for ranks {x.ndim} and {y.ndim}")
+        ax, bx = list(builtins.range(x.ndim - n, x.ndim)), list(builtins.range(n))
+    else:
+        try:
+            ax, bx = axes
+        except (TypeError, ValueError):
+            raise located_error(None, f"{name}: axes must be an integer or a pair of axis lists") from None
+        ax = _normalize_axes(ax if isinstance(ax, tuple | list) else (ax,), x.ndim, name)
+        bx = _normalize_axes(bx if isinstance(bx, tuple | list) else (bx,), y.ndim, name)
+        if len(ax) != len(bx):
+            raise located_error(None, f"{name}: {len(ax)} axes of a against {len(bx)} of b")
+    xs, ys = _static_shape(x, name), _static_shape(y, name)
+    for i, j in zip(ax, bx):
+        if xs[i] != ys[j]:
+            raise located_error(None, f"{name}: shape mismatch for the contracted axes ({xs[i]} vs {ys[j]})")
+    free_a = [i for i in builtins.range(x.ndim) if i not in ax]
+    free_b = [j for j in builtins.range(y.ndim) if j not in bx]
+    k = int(np.prod([xs[i] for i in ax], dtype=np.int64))
+    m = int(np.prod([xs[i] for i in free_a], dtype=np.int64))
+    n = int(np.prod([ys[j] for j in free_b], dtype=np.int64))
+    lhs = reshape(transpose(x, free_a + list(ax)), (m, k))
+    rhs = reshape(transpose(y, list(bx) + free_b), (k, n))
+    return reshape(ops.matmul(lhs, rhs), [xs[i] for i in free_a] + [ys[j] for j in free_b])
+
+
+def inner(a, b):
+    x, y = _tensor(a, "numpy.inner"), _tensor(b, "numpy.inner")
+    if x.ndim == 0 or y.ndim == 0:
+        return x * y
+    return tensordot(x, y, ([-1], [-1]))
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    name = "numpy.average"
+    x = _floating(_tensor(a, name))
+    axes = _axis(axis, name)
+    if weights is None:
+        avg = ops.reduce_mean(x, axes, keepdims=keepdims)
+        if not returned:
+            return avg
+        count = builtins.float(np.prod([x.shape[i] for i in (axes or builtins.range(x.ndim))]))
+        return avg, ops.constant(count, avg.dtype, list(avg.shape))
+    w = _floating(_tensor(weights, name))
+    if w.shape != x.shape:
+        if axes is None or len(axes) != 1 or w.ndim != 1:
+            raise located_error(None, f"{name}: weights of shape {w.shape} for an array of shape {x.shape} "
+                                "need a single axis and a 1-d weights array")  # fmt: skip
+        ax = _normalize_axis(axes[0], x.ndim, name)
+        w = reshape(w, [-1 if i == ax else 1 for i in builtins.range(x.ndim)])
+        w = broadcast_to(w, x.shape)
+    total = ops.reduce_sum(w, axes, keepdims=keepdims)
+    avg = ops.reduce_sum(x * w, axes, keepdims=keepdims) / total
+    return (avg, total) if returned else avg
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    _reject("numpy.ptp", out=(out, None))
+    axes = _axis(axis, "numpy.ptp")
+    return ops.reduce_max(a, axes, keepdims=keepdims) - reduce_min(a, axes, keepdims=keepdims)
+
+
+def _atleast(rank: int, name: str):
+    # NumPy's new axes: a vector is a row in 2-d and (1, N, 1) in 3-d; a matrix (M, N, 1)
+    where = {1: {0: (1,)}, 2: {0: (1, 1), 1: (1, -1)}, 3: {0: (1, 1, 1), 1: (1, -1, 1)}}[rank]
+
+    def atleast(*arys):
+        out = []
+        for a in arys:
+            x = _tensor(a, name)
+            if x.ndim < rank:
+                x = reshape(x, where.get(x.ndim) or (*x.shape, 1))
+            out.append(x)
+        return out[0] if len(out) == 1 else out
+
+    return atleast
+
+
+def column_stack(tup):
+    return concatenate([reshape(p, (-1, 1)) if getattr(p, "ndim", np.ndim(p)) < 2 else p for p in tup], 1)
+
+
+def dstack(tup):
+    return concatenate([_atleast(3, "numpy.dstack")(p) for p in tup], 2)
+
+
 def split(ary, indices_or_sections, axis=0):
     """Slices along `axis`: equal sections (which must divide the extent) or the parts
     between the given indices."""
@@ -1153,6 +1434,27 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.nan_to_num: nan_to_num,
     np.isclose: isclose,
     np.outer: outer,
+    np.flip: flip,
+    np.flipud: lambda m: flip(m, 0),
+    np.fliplr: lambda m: flip(m, 1),
+    np.roll: roll,
+    np.tile: tile,
+    np.repeat: repeat,
+    np.pad: pad,
+    np.diff: diff,
+    np.diagonal: diagonal,
+    np.diag: diag,
+    np.trace: trace,
+    np.tensordot: tensordot,
+    np.inner: inner,
+    np.average: average,
+    np.ptp: ptp,
+    np.copy: lambda a, order="K", subok=False: _tensor(a, "numpy.copy"),
+    np.atleast_1d: _atleast(1, "numpy.atleast_1d"),
+    np.atleast_2d: _atleast(2, "numpy.atleast_2d"),
+    np.atleast_3d: _atleast(3, "numpy.atleast_3d"),
+    np.column_stack: column_stack,
+    np.dstack: dstack,
     np.reshape: reshape,
     np.transpose: transpose,
     np.swapaxes: swapaxes,

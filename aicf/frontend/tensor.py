@@ -582,3 +582,6 @@ class Tensor:
     any = _method("any_")
     all = _method("all_")
     round = _method("round_")
+    diagonal = _method("diagonal")
+    trace = _method("trace")
+    repeat = _method("repeat")

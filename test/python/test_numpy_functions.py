@@ -1,0 +1,94 @@
+"""NumPy functions built from aicf's operators (layout: flip, roll, tile, repeat, pad,
+diff, diagonal/diag/trace; contractions: tensordot, inner, outer; statistics: average,
+ptp, count_nonzero; predicates: any, all, isclose; round, fix, nan_to_num), on both
+targets, against NumPy on the same inputs: values, dtypes and shapes."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from gpu_support import cp, gpu
+
+import aicf
+
+rng = np.random.default_rng(0)
+x = rng.standard_normal((3, 4, 5)).astype(np.float32)
+m = rng.standard_normal((4, 6)).astype(np.float32)
+v = rng.standard_normal(5).astype(np.float32)
+i = np.arange(12, dtype=np.int32).reshape(3, 4)
+b = x > 0
+s = np.array([[0.5, 1.5, 2.5, -0.5, np.nan], [np.inf, -np.inf, 0, -0.0, 1.23456]], np.float32)
+y = np.array([[0.5, 1.5, 2.6, -0.5, np.nan], [np.inf, np.inf, 1e-9, 0.0, 1.23457]], np.float32)
+w6 = np.abs(rng.standard_normal(6)).astype(np.float32)
+CASES = [("flip",lambda a: np.flip(a),[x]),("flip1",lambda a: np.flip(a,1),[x]),("flip02",lambda a: np.flip(a,(0,2)),[x]),("flipud",lambda a: np.flipud(a),[m]),("fliplr",lambda a: np.fliplr(a),[m]),
+("roll",lambda a: np.roll(a,2),[x]),("roll1",lambda a: np.roll(a,-3,axis=1),[x]),("roll2",lambda a: np.roll(a,(1,7),axis=(0,2)),[x]),("rollbig",lambda a: np.roll(a,23,axis=2),[x]),
+("tile",lambda a: np.tile(a,2),[v]),("tile2",lambda a: np.tile(a,(2,1,3)),[m]),("tile3",lambda a: np.tile(a,(2,)),[m]),
+("rep",lambda a: np.repeat(a,3),[m]),("rep1",lambda a: np.repeat(a,2,axis=1),[m]),("repv",lambda a: np.repeat(a,[1,0,2,3],axis=0),[m]),
+("padc",lambda a: np.pad(a,1),[m]),("padc2",lambda a: np.pad(a,((1,2),(0,3)),constant_values=-1.5),[m]),("pade",lambda a: np.pad(a,(2,1),mode="edge"),[m]),
+("padr",lambda a: np.pad(a,((3,2),(1,4)),mode="reflect"),[m]),("pads",lambda a: np.pad(a,((4,2),(1,6)),mode="symmetric"),[m]),("padw",lambda a: np.pad(a,((1,4),(6,2)),mode="wrap"),[m]),
+("padi",lambda a: np.pad(a,1),[i]),("padb",lambda a: np.pad(a,1),[b]),
+("diff",lambda a: np.diff(a),[x]),("diff2",lambda a: np.diff(a,2,axis=0),[m]),("diffb",lambda a: np.diff(a),[b]),("diffi",lambda a: np.diff(a,axis=0),[i]),
+("diag",lambda a: np.diag(a),[m]),("diagk",lambda a: np.diag(a,2),[m]),("diagk-",lambda a: np.diag(a,-1),[m]),("diagk9",lambda a: np.diag(a,9),[m]),("diagv",lambda a: np.diag(a),[v]),("diagv2",lambda a: np.diag(a,2),[v]),("diagv-",lambda a: np.diag(a,-3),[v]),
+("diagonal3",lambda a: np.diagonal(a,1,0,2),[x]),("diagm",lambda a: a.diagonal() if hasattr(a,'diagonal') else np.diagonal(a),[m]),
+("trace",lambda a: np.trace(a),[m]),("tracei",lambda a: np.trace(a),[i]),("trace3",lambda a: np.trace(a,axis1=1,axis2=2),[x]),
+("td",lambda a,c: np.tensordot(a,c,axes=([1,2],[0,1])),[x, rng.standard_normal((4, 5, 2)).astype(np.float32)]),("td1",lambda a,c: np.tensordot(a,c,1),[m,rng.standard_normal((6,3)).astype(np.float32)]),("td0",lambda a,c: np.tensordot(a,c,0),[v,v]),
+("inner",lambda a,c: np.inner(a,c),[m,rng.standard_normal((2,6)).astype(np.float32)]),("innerv",lambda a,c: np.inner(a,c),[v,v]),
+("avg",lambda a: np.average(a),[x]),("avgw",lambda a,w: np.average(a,axis=1,weights=w),[m,np.abs(v[:4]) if False else np.abs(rng.standard_normal(6)).astype(np.float32)]),("avgi",lambda a: np.average(a,axis=0),[i]),
+("avgr",lambda a,w: np.average(a,axis=1,weights=w,returned=True),[m,np.abs(rng.standard_normal(6)).astype(np.float32)]),
+("ptp",lambda a: np.ptp(a,axis=1),[x]),("copy",lambda a: np.copy(a)+1,[x]),
+("a1",lambda a: np.atleast_2d(a),[v]),("a3",lambda a: np.atleast_3d(a),[m]),("a3v",lambda a: np.atleast_3d(a),[v]),
+("cs",lambda a,c: np.column_stack([a,c]),[v,v]),("cs2",lambda a,c: np.column_stack((a,c)),[m[:, :2],m[:, 0]]),("ds",lambda a,c: np.dstack([a,c]),[m,m]),
+]
+CASES += [("any",lambda a: np.any(a>1), [s]),("any1",lambda a: np.any(a>1, axis=1), [s]),("all",lambda a: np.all(a>-1,axis=0,keepdims=True),[s]),
+("anym",lambda a: (a>0).any(axis=-1),[s]),("allm",lambda a: a.all(),[s]),("cnt",lambda a: np.count_nonzero(a),[s]),("cnt1",lambda a: np.count_nonzero(a,axis=1),[s]),
+("round",lambda a: np.round(a),[s]),("round2",lambda a: np.round(a,2),[s]),("round-1",lambda a: np.round(a*100,-1),[s]),("roundm",lambda a: a.round(1),[s]),("around",lambda a: np.around(a),[s]),
+("fix",lambda a: np.fix(a),[s]),("n2n",lambda a: np.nan_to_num(a),[s]),("n2n2",lambda a: np.nan_to_num(a, nan=-1.0, posinf=9.0),[s]),
+("isclose",lambda a,c: np.isclose(a,c),[s,y]),("isclose_nan",lambda a,c: np.isclose(a,c,equal_nan=True),[s,y]),("isclose_tol",lambda a,c: np.isclose(a,c,rtol=0.1,atol=0.01),[s,y]),
+("outer",lambda a,c: np.outer(a,c),[s[0],y[1]]),("outer2d",lambda a,c: np.outer(a,c),[s,y]),
+("anyint",lambda a: np.any(a), [np.array([0,0,3],np.int32)]),("roundint",lambda a: np.round(a), [np.array([1,2],np.int32)]),
+("n2n16",lambda a: np.nan_to_num(a),[s.astype(np.float16)]),
+]
+
+CASES += [
+    ("methods", lambda a: (a.diagonal(1), a.trace(), a.repeat(2, axis=0), a.round(1), (a > 0).any(0)), [m]),
+]
+
+
+def _run(f, args, target):
+    if target == "cpu":
+        return aicf.jit(f)(*args)
+    out = aicf.jit(f, target="cuda")(*[cp.asarray(a) for a in args])
+    return tuple(cp.asnumpy(o) for o in out) if isinstance(out, tuple) else cp.asnumpy(out)
+
+
+@pytest.mark.parametrize("target", ["cpu", pytest.param("cuda", marks=gpu)])
+@pytest.mark.parametrize("name, f, args", CASES, ids=[c[0] for c in CASES])
+def test_matches_numpy(name, f, args, target):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = f(*args)
+    out = _run(f, args, target)
+    refs, outs = (ref, out) if isinstance(ref, tuple) else ((ref,), (out,))
+    assert len(outs) == len(refs)
+    for r, o in zip(refs, outs):
+        r, o = np.asarray(r), np.asarray(o)
+        assert (o.dtype, o.shape) == (r.dtype, r.shape), name
+        if r.dtype.kind == "f":
+            np.testing.assert_allclose(o, r, rtol=2e-6, atol=1e-6, err_msg=name)
+        else:
+            np.testing.assert_array_equal(o, r, err_msg=name)
+
+
+@pytest.mark.parametrize("f, words", [
+    (lambda a: np.pad(a, 1, mode="median"), "numpy.pad: mode='median' is not supported"),
+    (lambda a: np.pad(a, ((5, 0), (0, 0)), mode="reflect"), "numpy.pad: mode='reflect' pads of 5 on an axis of 4"),
+    (lambda a: np.repeat(a, [1, 2]), "numpy.repeat: repeats must be an integer or 24 integers"),
+    (lambda a: np.tensordot(a, a, ([0], [0, 1])), "numpy.tensordot: 1 axes of a against 2 of b"),
+    (lambda a: np.diagonal(a, 0, 1, -1), "numpy.diagonal: axis1 and axis2 cannot be the same"),
+    (lambda a: np.round(a.astype(np.int32), -1), "numpy.round: integers to decimals=-1"),
+])  # fmt: skip
+def test_what_is_not_supported_is_a_located_error(f, words):
+    with pytest.raises(aicf.CompileError, match=rf"test_numpy_functions.py:\d+: error: {words}"):
+        aicf.jit(f)(m)
