@@ -1434,6 +1434,8 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.nan_to_num: nan_to_num,
     np.isclose: isclose,
     np.outer: outer,
+    np.take_along_axis: lambda arr, indices, axis: ops.take_along_axis(
+        arr if axis is not None else ravel(arr), indices, 0 if axis is None else axis),
     np.flip: flip,
     np.flipud: lambda m: flip(m, 0),
     np.fliplr: lambda m: flip(m, 1),
@@ -1495,9 +1497,7 @@ FUNCTIONS[np.triu] = triu
 FUNCTIONS[np.take] = take
 
 
-NOT_YET: dict[Callable[..., Any], str] = {
-    np.take_along_axis: "gather",
-}
+NOT_YET: dict[Callable[..., Any], str] = {}
 """NumPy function -> the operator it waits for."""
 
 

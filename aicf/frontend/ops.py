@@ -48,7 +48,7 @@ __all__ = [
     "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
     "right_shift", "invert", "log1p", "expm1", "log2", "log10", "exp2", "tan", "asin", "acos",
     "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "cbrt", "floor", "ceil", "trunc", "round",
-    "atan2", "copysign",
+    "atan2", "copysign", "take_along_axis",
 ]  # fmt: skip
 
 
@@ -770,6 +770,55 @@ def take(x: Any, indices: Any, axis: Any = None) -> Tensor:
         x, axis = reshape(x, [-1]), 0
     props = {"axis": IntegerAttr(_index(axis, "axis", name), i64)}
     return tracer.emit(T.TakeOp, [x, indices], props)
+
+
+def take_along_axis(x: Any, indices: Any, axis: int, name: str = "numpy.take_along_axis") -> Tensor:
+    """numpy.take_along_axis / torch.gather: out[..., j, ...] = x[..., indices[..., j,
+    ...], ...] along `axis`, the other axes broadcast between x and the indices. One
+    take from the flattened x at linear indices built from the indices and iotas; an
+    index counts from the end once if negative and is then clamped, as `take` does."""
+    tracer = _tracer_of(x, indices)
+    x = _as_tensor(x, tracer, None, name)
+    if not isinstance(indices, Tensor):
+        indices = _as_tensor(np.asarray(indices), tracer, None, name)
+    if indices.dtype not in ("i32", "i64"):
+        raise located_error(name, f"indices must be an integer tensor, got {indices.dtype}")
+    if indices.ndim != x.ndim:
+        raise located_error(name, f"indices of rank {indices.ndim} for a tensor of rank {x.ndim} "
+                            "(they must have the same rank)")  # fmt: skip
+    if None in x.shape or None in indices.shape:
+        raise located_error(name, "dynamic extents are not supported")
+    ax = _index(axis, "axis", name)
+    if not -x.ndim <= ax < x.ndim:
+        raise located_error(name, f"axis {ax} is out of range for rank {x.ndim}")
+    ax %= x.ndim
+    src = list(x.shape)
+    try:
+        shape = list(np.broadcast_shapes(tuple(src[:ax] + [1] + src[ax + 1:]),
+                                         tuple(indices.shape[:ax]) + (1,) + tuple(indices.shape[ax + 1:])))  # fmt: skip
+    except ValueError:
+        raise located_error(name, f"indices of shape {indices.shape} do not broadcast against "
+                            f"{tuple(x.shape)} outside axis {ax}") from None  # fmt: skip
+    shape[ax] = indices.shape[ax]
+    n = src[ax]
+    if n == 0 and int(np.prod(shape)):
+        raise located_error(name, f"cannot take from an empty axis {ax}")
+    size = int(np.prod(src, dtype=np.int64))
+    idt = "i64" if size >= 2**31 or indices.dtype == "i64" else "i32"
+    idx = broadcast_to(cast(indices, idt), shape)
+    idx = where(idx < 0, idx + n, idx)
+    idx = max(min(idx, builtins.max(n - 1, 0)), 0)
+    linear = None
+    stride = 1
+    for d in reversed(builtins.range(x.ndim)):
+        coord = idx if d == ax else (iota(shape, d, idt) if src[d] != 1 else None)
+        if coord is not None:
+            term = coord * stride if stride != 1 else coord
+            linear = term if linear is None else linear + term
+        stride *= src[d]
+    if linear is None:
+        linear = constant(0, idt, shape)
+    return take(reshape(x, [-1]), linear, 0)
 
 
 def _argmax(x: Any, axis: Any, keepdims: bool, name: str, negate: bool) -> Tensor:

@@ -261,10 +261,24 @@ def _round(x: Tensor, *, decimals: int = 0) -> Tensor:
 def _sign(x: Tensor) -> Tensor:
     if x.dtype == "i1":
         return x
-    if x.dtype in ("f16", "bf16", "f32", "f64"):
-        zero = ops.where(x != x, x, 0.0)
-        return ops.where(x > 0, 1.0, ops.where(x < 0, -1.0, zero))
+    if x.dtype in ("f16", "bf16", "f32", "f64"):  # torch's sign of NaN is 0 (NumPy's NaN)
+        return ops.where(x > 0, 1.0, ops.where(x < 0, -1.0, 0.0))
     return ops.cast(ops.where(x > 0, 1, ops.where(x < 0, -1, 0)), x.dtype)
+
+
+def _gather(x: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """torch.gather: the index may be smaller than x in the other dims (no broadcasting):
+    x is cut to its extents there first."""
+    dim %= max(x.ndim, 1)
+    if index.ndim == x.ndim and None not in x.shape and None not in index.shape:
+        cut = tuple(slice(0, index.shape[d]) if d != dim else slice(None) for d in range(x.ndim))
+        if any(index.shape[d] > x.shape[d] for d in range(x.ndim) if d != dim):
+            from aicf.frontend.tracer import located_error
+
+            raise located_error("torch.gather", f"index of shape {tuple(index.shape)} is larger than "
+                                f"the input {tuple(x.shape)} outside dim {dim}")  # fmt: skip
+        x = x[cut]
+    return ops.take_along_axis(x, index, dim, "torch.gather")
 
 
 def _cat(xs: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -335,6 +349,11 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.cat.default": _cat,
     "aten.embedding.default": lambda weight, indices, *a, **k: ops.take(weight, indices, 0),
     "aten.index_select.default": lambda x, dim, index: ops.take(x, index, dim),
+    "aten.gather.default": _gather,
+    "aten.flip.default": lambda x, dims: x[tuple(
+        slice(None, None, -1) if d in [v % max(x.ndim, 1) for v in dims] else slice(None)
+        for d in range(x.ndim))],
+    "aten.lift_fresh_copy.default": lambda x: x,  # a tensor constant's copy: values are immutable
     # contractions
     "aten.mm.default": ops.matmul,
     "aten.bmm.default": ops.matmul,
@@ -355,15 +374,15 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.minimum.default": ops.minimum,
     "aten.clamp.default": _clamp,
     "aten.neg.default": ops.neg,
-    "aten.exp.default": ops.exp,
-    "aten.log.default": ops.log,
-    "aten.sin.default": ops.sin,
-    "aten.cos.default": ops.cos,
-    "aten.tanh.default": ops.tanh,
-    "aten.sqrt.default": ops.sqrt,
-    "aten.rsqrt.default": ops.rsqrt,
+    "aten.exp.default": _float(ops.exp),
+    "aten.log.default": _float(ops.log),
+    "aten.sin.default": _float(ops.sin),
+    "aten.cos.default": _float(ops.cos),
+    "aten.tanh.default": _float(ops.tanh),
+    "aten.sqrt.default": _float(ops.sqrt),
+    "aten.rsqrt.default": _float(ops.rsqrt),
     "aten.abs.default": ops.abs,
-    "aten.erf.default": ops.erf,
+    "aten.erf.default": _float(ops.erf),
     **{f"aten.{n}.default": _float(getattr(ops, o)) for n, o in (
         ("log1p", "log1p"), ("expm1", "expm1"), ("log2", "log2"), ("log10", "log10"),
         ("exp2", "exp2"), ("tan", "tan"), ("asin", "asin"), ("acos", "acos"), ("atan", "atan"),
@@ -378,7 +397,7 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.sign.default": _sign,
     "aten.isnan.default": lambda x: x != x,
     "aten.reciprocal.default": _float(lambda x: 1.0 / x),
-    "aten.sigmoid.default": ops.sigmoid,
+    "aten.sigmoid.default": _float(ops.sigmoid),
     "aten.relu.default": ops.relu,
     "aten.gelu.default": _gelu,
     "aten.where.self": ops.where,

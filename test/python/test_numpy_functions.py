@@ -51,7 +51,12 @@ CASES += [("any",lambda a: np.any(a>1), [s]),("any1",lambda a: np.any(a>1, axis=
 ("n2n16",lambda a: np.nan_to_num(a),[s.astype(np.float16)]),
 ]
 
+_logp = np.log(np.abs(rng.standard_normal((8, 10)))).astype(np.float32)
 CASES += [
+    ("take_along_axis", lambda a, i: np.take_along_axis(a, i, 1), [x, rng.integers(-4, 4, (3, 7, 5))]),
+    ("take_along_axis_bcast", lambda a, i: np.take_along_axis(a, i, 2), [x, rng.integers(0, 5, (1, 4, 2)).astype(np.int32)]),
+    ("take_along_axis_none", lambda a, i: np.take_along_axis(a, i, None), [v, np.array([4, 0, 3])]),
+    ("cross_entropy", lambda lp, y: -np.mean(np.take_along_axis(lp, y[:, None], axis=1)), [_logp, rng.integers(0, 10, 8)]),
     ("methods", lambda a: (a.diagonal(1), a.trace(), a.repeat(2, axis=0), a.round(1), (a > 0).any(0)), [m]),
 ]
 

@@ -376,3 +376,29 @@ def test_a_half_layer_norm_is_computed_in_f32_as_torch_does():
     assert backend.last_report().compiled_ops["aten.native_layer_norm.default"] == 1
     assert got.dtype == torch.float16
     torch.testing.assert_close(got.double(), want, rtol=0, atol=2e-3)
+
+
+_X = torch.tensor([[float("nan"), float("inf"), -0.0, 0.5, -2.5, 1.5], [3.7, -1e-8, 100.0, -0.7, 2.5, -3.5]])
+_I = torch.tensor([[-5, 0, 3], [7, -1, 2]])
+
+
+@pytest.mark.parametrize("fn", [
+    torch.log1p, torch.expm1, torch.floor, torch.ceil, torch.trunc, torch.round,
+    lambda x: torch.round(x, decimals=1), torch.sign, torch.isnan, torch.sinh, torch.tan,
+    torch.reciprocal, lambda x: torch.atan2(x, x.flip(0)), lambda x: torch.asin(torch.tanh(x)),
+    lambda x: torch.copysign(torch.ones_like(x), x), lambda x: torch.log2(x.abs()),
+    lambda x: torch.gather(x, 1, torch.tensor([[5, 0], [1, 1]])),
+    lambda x: torch.gather(x, 0, torch.tensor([[1, 0, 1]])),  # an index smaller than x
+    lambda x: torch.sqrt(_I.abs()) + x[:, :3], lambda x: torch.floor(_I) * x[:, :3],
+    lambda x: torch.sign(_I) * x[:, :3],
+])  # fmt: skip
+def test_libm_and_gather_ops_match_eager(fn):
+    """ATen's log1p ... round, sign, atan2, gather were left to torch (no lowering);
+    each is aicf's now, with torch's semantics (sign of NaN 0, ints to f32, ints
+    unchanged by floor)."""
+    ref = fn(_X)
+    out = torch.compile(fn, backend="aicf", dynamic=False)(_X)
+    report = backend.last_report()
+    assert report.fallback == {}, report.fallback
+    assert out.dtype == ref.dtype and out.shape == ref.shape
+    torch.testing.assert_close(out, ref, equal_nan=True, rtol=1e-6, atol=1e-7)
