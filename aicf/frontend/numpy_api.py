@@ -146,9 +146,21 @@ max_ = _reduction(ops.reduce_max, "numpy.max", has_dtype=False)
 min_ = _reduction(reduce_min, "numpy.min", has_dtype=False)
 
 
+def _integral(x: Tensor) -> bool:
+    """An integer or bool tensor, whose mean, var and std NumPy gives as floats (the
+    mean of a mask, an accuracy, raised reduce_mean's verifier error). aicf computes
+    them in f64 (f32 cancelled INT_MAX against INT_MIN) and returns f32, as
+    true_divide does (JAX's promotion)."""
+    return not ops._is_float(x.dtype)
+
+
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NO):
     _reject("numpy.mean", dtype=(dtype, None), out=(out, None), where=(where, _NO))
-    return ops.reduce_mean(a, _axis(axis, "numpy.mean"), keepdims=keepdims)
+    axes = _axis(axis, "numpy.mean")
+    x = _tensor(a, "numpy.mean")
+    if _integral(x):
+        return ops.cast(ops.reduce_mean(ops.cast(x, "f64"), axes, keepdims=keepdims), "f32")
+    return ops.reduce_mean(x, axes, keepdims=keepdims)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO, mean=_NO,
@@ -162,6 +174,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO
         raise located_error(None, f"{name}: ddof must be a number, got {type(ddof).__name__} {ddof!r}")
     axes = _axis(axis, name)
     x = _tensor(a, name)
+    if _integral(x):
+        return ops.cast(var(ops.cast(x, "f64"), axis, ddof=ddof, keepdims=keepdims), "f32")
     d = x - ops.reduce_mean(x, axes, keepdims=True)
     sq = ops.reduce_mean(d * d, axes, keepdims=keepdims)
     if ddof == 0:

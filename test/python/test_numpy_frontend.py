@@ -430,3 +430,22 @@ def test_transpose_counts_negative_axes_from_the_end():
     for bad in ((-4, 0, 1), (-1, 2, 0)):
         with pytest.raises(aicf.CompileError, match=r"test_numpy_frontend.py:\d+: error: .*not a permutation"):
             aicf.jit(lambda a: a.transpose(*bad))(x)
+
+
+def test_mean_var_and_std_of_integers_and_bools_are_floats():
+    """(argmax(logits, -1) == y).mean(), an accuracy, and np.mean / var / std of an int
+    array are floats in NumPy: they raised `'aicf_tensor.reduce_mean' operand must be a
+    float tensor`. They compute in f32, as true_divide does (JAX's promotion)."""
+    ints = np.array([[-7, 0, 3, 2147483647], [5, 1, -2147483648, 9]], np.int32)
+
+    def f(a, b, logits, y):
+        acc = (np.argmax(logits, axis=-1) == y).mean()
+        return acc, a.mean(), np.mean(b, axis=0, keepdims=True), a.var(-1), np.std(b, ddof=1)
+
+    logits, y = rand(10, 3), np.arange(10) % 3
+    args = (ints, ints.astype(np.int64), logits, y)
+    out = aicf.jit(f)(*args)
+    ref = f(*(np.asarray(v) for v in args))
+    for got, want in zip(out, ref):
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=1e-5)
