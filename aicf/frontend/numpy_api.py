@@ -885,12 +885,20 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
 if hasattr(np, "astype"):  # NumPy 2
     FUNCTIONS[np.astype] = astype
 FUNCTIONS[np.where] = where
-FUNCTIONS[np.argmax] = lambda a, axis=None, out=None, *, keepdims=False: (
-    _reject("numpy.argmax", out=(out, None)) or ops.argmax(a, axis, keepdims)
-)
-FUNCTIONS[np.argmin] = lambda a, axis=None, out=None, *, keepdims=False: (
-    _reject("numpy.argmin", out=(out, None)) or ops.argmin(a, axis, keepdims)
-)
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    _reject("numpy.argmax", out=(out, None))
+    return ops.argmax(a, axis, keepdims)
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    _reject("numpy.argmin", out=(out, None))
+    return ops.argmin(a, axis, keepdims)
+
+
+FUNCTIONS[np.argmax] = argmax
+FUNCTIONS[np.argmin] = argmin
 FUNCTIONS[np.concatenate] = concatenate
 FUNCTIONS[np.stack] = stack
 FUNCTIONS[np.hstack] = hstack

@@ -449,3 +449,17 @@ def test_mean_var_and_std_of_integers_and_bools_are_floats():
     for got, want in zip(out, ref):
         assert got.dtype == np.float32
         np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_argmax_argmin_and_take_are_ndarray_methods_too():
+    """logits.argmax(-1), as tutorials write it, said `ndarray.argmax has no aicf
+    meaning` while np.argmax(logits, -1) worked; x.take(idx, axis) likewise."""
+    x = rand(5, 7)
+    idx = np.array([0, 6, 3], np.int32)
+
+    def f(x, idx):
+        return x.argmax(-1), x.argmin(axis=0, keepdims=True), x.argmax(), x.take(idx, axis=1)
+
+    for got, want in zip(aicf.jit(f)(x, idx), f(x, idx)):
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
