@@ -791,6 +791,8 @@ def _fabs(x):
 
 
 def _square(x):
+    if isinstance(x, Tensor) and x.dtype == "i1":
+        x = ops.cast(x, "i32")  # NumPy squares bools as integers (int8), x * x would be `and`
     return ops.mul(x, x)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import builtins
 import numbers
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -249,12 +249,39 @@ def gelu(x: Any, approximate: str = "none") -> Tensor:
     return _weak_if(tracer.emit(T.GeluOp, [a], props), a)
 
 
-add = _binary(T.AddOp)
+_add = _binary(T.AddOp)
 sub = _binary(T.SubOp)
-mul = _binary(T.MulOp)
+_mul = _binary(T.MulOp)
 div = _binary(T.DivOp)
-max = _binary(T.MaxOp)
-min = _binary(T.MinOp)
+_max = _binary(T.MaxOp)
+_min = _binary(T.MinOp)
+
+
+def _or_on_bools(arith: Callable[[Any, Any], Tensor], logical: Callable[[Any, Any], Tensor],
+                 meaning: str):
+    """`arith`, which on two bools is NumPy's (and JAX's) logical `logical`: mask1 + mask2
+    and mask1 * mask2 are bool tensors there; the verifier refused arithmetic on i1."""
+
+    def op(x: Any, y: Any) -> Tensor:
+        if _bool_operand(x) and _bool_operand(y):
+            return logical(x, y)
+        return arith(x, y)
+
+    op.__name__ = arith.__name__
+    op.__doc__ = f"{arith.__doc__[:-1]}; of bools, {meaning} (NumPy's)."
+    return op
+
+
+def _bool_operand(v: Any) -> bool:
+    if isinstance(v, Tensor):
+        return v.dtype == "i1"
+    return isinstance(v, bool | np.bool_) or (isinstance(v, np.ndarray) and v.dtype == np.bool_)
+
+
+add = _or_on_bools(_add, lambda x, y: logical_or(x, y), "logical or")
+mul = _or_on_bools(_mul, lambda x, y: logical_and(x, y), "logical and")
+max = _or_on_bools(_max, lambda x, y: logical_or(x, y), "logical or")
+min = _or_on_bools(_min, lambda x, y: logical_and(x, y), "logical and")
 _pow = _binary(T.PowOp)
 
 
