@@ -61,11 +61,15 @@ def _is_float(dtype: str) -> bool:
     return dtype in FLOAT_RANK
 
 
+I64_MIN, I64_MAX = -(2**63), 2**63 - 1
+
+
 def _array_constant(tracer: Tracer, value: np.ndarray, like: Any, op_name: str) -> Tensor:
     """A closed-over NumPy array. Its dtype is kept (arrays are strongly typed, as in
     JAX), except NumPy's defaults, which are no choice of the user's: float64 becomes
     the float type of the tensor it meets (f32 beside a non-float), int64 becomes
-    i32 (an error if a value does not fit)."""
+    i32 where every value fits (else i64, as a Python int does beside an i64 tensor;
+    an error only past i64's range)."""
     # np.asarray keeps the data alone: a closed-over masked array's mask was dropped
     # (x * m computed the masked elements), a matrix's product became elementwise
     redefined = redefined_numpy(value)
@@ -77,11 +81,14 @@ def _array_constant(tracer: Tracer, value: np.ndarray, like: Any, op_name: str) 
         other = like.dtype if isinstance(like, Tensor) and not (like.weak and like.dtype == "f64") else "f32"
         dtype = other if _is_float(other) else "f32"
     elif array.dtype.kind in "iu" and array.dtype != np.int32:
-        if array.size and not (I32_MIN <= array.min() and array.max() <= I32_MAX):
-            raise located_error(
-                op_name, f"a {array.dtype} array with values out of i32 range cannot be a constant"
-            )
         dtype = "i32"
+        if array.size and not (I32_MIN <= array.min() and array.max() <= I32_MAX):
+            # x + np.array([2**40, 1]) on an i64 x said the array "cannot be a constant"
+            if not (I64_MIN <= array.min() and array.max() <= I64_MAX):
+                raise located_error(
+                    op_name, f"a {array.dtype} array with values out of i64 range cannot be a constant"
+                )
+            dtype = "i64"
     else:
         try:
             dtype = dtype_of(array.dtype)

@@ -273,7 +273,7 @@ def _error_of(fn, *args) -> str:
         ("E-HUGEINT", lambda x: x * 10**400, "(401 digits) is out of f32 range"),  # E-HUGEINT
         ("E-F16INT", lambda x: x.astype(np.float16) + 70000, "scalar 70000 is out of f16 range"),  # E-F16INT
         ("E-COMPLEX", lambda x: x * 1j, "complex scalar 1j"),  # E-COMPLEX
-        ("E-I64ARR", lambda x: x + np.array([2**40] * 8), "out of i32 range"),  # E-I64ARR
+        ("E-I64ARR", lambda x: x + np.array([2**64 - 1] * 8, np.uint64), "out of i64 range"),  # E-I64ARR
         # aicf.ops called as NumPy's reductions are: the op's signature, at the user's line
         ("E-OPSMAX", lambda x: aicf.ops.max(x, axis=-1), "aicf.ops.reduce_max(x, axis=...)"),  # E-OPSMAX
         ("E-OPSKW", lambda x: aicf.ops.reduce_sum(x, keepdim=True), "unexpected keyword argument 'keepdim'"),  # E-OPSKW
@@ -361,6 +361,20 @@ def test_python_ints_beside_i64_tensors_take_the_i64_range():
         aicf.jit(lambda x: x + 2**63)(x)
     with pytest.raises(aicf.CompileError, match="out of i32 range"):
         aicf.jit(lambda x: x + 2**31)(x.astype(np.int32))
+
+
+def test_int64_arrays_out_of_i32_range_stay_i64():
+    """A closed-over int64 array becomes i32 where its values fit; one that does not fit
+    raised "cannot be a constant", even beside an i64 tensor, where a Python int of the
+    same value worked (above). It is an i64 constant, as NumPy has it."""
+    x = np.array([1, -5, 2**40, -(2**35)], dtype=np.int64)
+    big = np.array([2**40, 1, -(2**62), 3])
+    for arg in (x, (x % 7).astype(np.int32)):
+        got = aicf.jit(lambda x: x + big)(arg)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, arg + big)
+    with pytest.raises(aicf.CompileError, match="out of i64 range"):
+        aicf.jit(lambda x: x + np.array([2**64 - 1, 0], np.uint64))(x)
 
 
 def test_astype_casting_follows_numpy():
