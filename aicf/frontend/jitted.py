@@ -22,7 +22,11 @@ again as bf16. A torch bf16 tensor cannot cross DLPack into NumPy: pass
 `x.view(torch.uint16)`. Or take f32 and convert inside: `x.astype("bf16")`.
 
 A specialisation is keyed by the arguments' pytree structure, each leaf's shape,
-dtype and weakness, the static values and the target. At most `cache_size` (default
+dtype and weakness, the static values and the target. NumPy arrays the function
+closes over are constants of its program; one changed in place since the trace
+(`W -= lr * dW`) is seen (a checksum of it per call) and the specialisation traced
+and compiled again. Rebinding a name (`W = W - lr * dW`) is not seen, as in JAX:
+pass arrays that change as arguments. At most `cache_size` (default
 `DEFAULT_CACHE_SIZE`) are kept, least recently used dropped first.
 
 Called while another function is being traced (nested jit), a jitted function is
@@ -39,6 +43,7 @@ import os
 import threading
 import time
 import weakref
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -70,6 +75,28 @@ os.register_at_fork(after_in_child=_reset_locks_after_fork)
 
 DEFAULT_CACHE_SIZE = 64
 """Specialisations a jitted function keeps (compiled programs stay mapped while kept)."""
+
+
+def _checksum(array: np.ndarray) -> int:
+    return zlib.crc32(np.ascontiguousarray(array).view(np.uint8).reshape(-1))
+
+
+def _watch(captured: list[np.ndarray]) -> tuple:
+    """(weak reference, checksum) of each closed-over array a trace made a constant."""
+    seen: dict[int, np.ndarray] = {}
+    for a in captured:
+        seen.setdefault(id(a), a)
+    return tuple((weakref.ref(a), _checksum(a)) for a in seen.values())
+
+
+def _changed(watch: tuple) -> bool:
+    """Whether an array of `watch` changed in place since the trace (W -= lr * dW
+    left the program computing with the old W); a freed one cannot change."""
+    for ref, checksum in watch:
+        a = ref()
+        if a is not None and _checksum(a) != checksum:
+            return True
+    return False
 
 
 def _compile(module: ModuleOp, target: str, options: dict):
@@ -202,14 +229,15 @@ class JitFunction:
         self.target = target
         self.cache_size = cache_size
         self.num_compilations = 0
-        self._cache: OrderedDict[tuple, tuple[Any, pytree.TreeDef]] = OrderedDict()
+        # key -> (executable, out_def, watch: the closed-over arrays, see _watch)
+        self._cache: OrderedDict[tuple, tuple[Any, pytree.TreeDef, tuple]] = OrderedDict()
         self._lock = threading.Lock()
         # key -> the lock its first caller holds while it traces and compiles: threads
         # calling with the same new arguments wait for that compile instead of repeating it
         self._compiling: dict[tuple, threading.Lock] = {}
         _live.add(self)
         self._fast: dict[tuple, tuple] = {}  # _fast_key -> the _cache key it stands for
-        # (fast key, executable, out_def) of the last plain-array call: a loop calling
+        # (fast key, executable, out_def, watch) of the last plain-array call: a loop calling
         # with the same shapes finds it without the lock and the two lookups (~1-2 us of
         # a ~12 us cuda call); dropped with the entry it aliases
         self._last: tuple | None = None
@@ -350,7 +378,8 @@ class JitFunction:
 
     # --- tracing and compiling ---------------------------------------------------------------
 
-    def _trace(self, call: _Call) -> tuple[ModuleOp, pytree.TreeDef]:
+    def _trace(self, call: _Call, captured: list[np.ndarray] | None = None
+               ) -> tuple[ModuleOp, pytree.TreeDef]:  # fmt: skip
         out_def: list[pytree.TreeDef] = []
         static = dict(call.static)
 
@@ -364,7 +393,7 @@ class JitFunction:
             return tuple(self._result(leaf, path)
                          for leaf, path in zip(leaves, pytree.leaf_paths(treedef, "result")))  # fmt: skip
 
-        module = trace_function(flat, call.specs, origin=self.fn)
+        module = trace_function(flat, call.specs, origin=self.fn, captured=captured)
         return module, out_def[0]
 
     def _result(self, leaf: Any, path: str) -> Any:
@@ -392,16 +421,20 @@ class JitFunction:
         """The traced module for arguments like these, without compiling it."""
         return self._trace(self._split(args, kwargs))[0]
 
-    def _entry(self, call: _Call) -> tuple[Any, pytree.TreeDef]:
+    def _entry(self, call: _Call) -> tuple[Any, pytree.TreeDef, tuple]:
         key = call.key
         while True:
             with self._lock:
                 hit = self._cache.get(key)
-                if hit is not None:
-                    self._cache.move_to_end(key)
-                    if _cache_log.isEnabledFor(logging.DEBUG):
-                        _cache_log.debug("jit %s: hit %s", self._qualname, _describe(call))
-                    return hit
+            stale = hit is not None and bool(hit[2]) and _changed(hit[2])
+            if hit is not None and not stale:
+                with self._lock:
+                    if key in self._cache:  # not evicted by another thread meanwhile
+                        self._cache.move_to_end(key)
+                if _cache_log.isEnabledFor(logging.DEBUG):
+                    _cache_log.debug("jit %s: hit %s", self._qualname, _describe(call))
+                return hit
+            with self._lock:
                 pending = self._compiling.get(key)
                 if pending is None:
                     mine = self._compiling[key] = threading.Lock()
@@ -410,21 +443,25 @@ class JitFunction:
             with pending:  # another thread compiles this key: wait, then look again
                 pass
         try:
-            return self._compile_entry(call)
+            return self._compile_entry(call, stale)
         finally:
             with self._lock:
                 if self._compiling.get(key) is mine:
                     del self._compiling[key]
             mine.release()
 
-    def _compile_entry(self, call: _Call) -> tuple[Any, pytree.TreeDef]:
+    def _compile_entry(self, call: _Call, stale: bool) -> tuple[Any, pytree.TreeDef, tuple]:
         key = call.key
-        if _cache_log.isEnabledFor(logging.INFO):
+        if stale:
+            _cache_log.info("jit %s: a closed-over array changed since the trace: tracing %s again",
+                            self._qualname, _describe(call))  # fmt: skip
+        elif _cache_log.isEnabledFor(logging.INFO):
             _cache_log.info("jit %s: miss %s", self._qualname, _describe(call))
         start = time.perf_counter()
-        module, out_def = self._trace(call)
+        captured: list[np.ndarray] = []
+        module, out_def = self._trace(call, captured)
         traced = time.perf_counter()
-        entry = (_compile(module, self.target, self.compile_options), out_def)
+        entry = (_compile(module, self.target, self.compile_options), out_def, _watch(captured))
         _compile_log.info("jit %s: traced in %.1f ms, compiled in %.1f ms", self._qualname,
                           (traced - start) * 1e3, (time.perf_counter() - traced) * 1e3)  # fmt: skip
         with self._lock:
@@ -452,7 +489,7 @@ class JitFunction:
         if not entries:
             return f"{self._name}: no specialisation compiled yet"
         parts = []
-        for key, (exe, _) in entries:
+        for key, (exe, _, _) in entries:
             names, _, specs, static, _ = key.parts
             shapes = ", ".join(f"{s.dtype}{list(s.shape)}" for s in specs)
             statics = "".join(f", {n}={v!r}" for n, v in static)
@@ -497,12 +534,14 @@ class JitFunction:
                 if hit is not None:
                     self._cache.move_to_end(key)  # the LRU order is _cache's
                     self._last = (fast, *hit)
+        if hit is not None and hit[2] and _changed(hit[2]):
+            hit = None  # a closed-over array changed in place: _entry traces again
         if hit is not None:  # a plain-array call seen before: the same entry, ~20 us less
-            exe, out_def = hit
+            exe, out_def, _ = hit
             out = exe(*args)
         else:
             call = self._split(args, kwargs)
-            exe, out_def = self._entry(call)
+            exe, out_def, _ = self._entry(call)
             if fast is not None:
                 with self._lock:
                     if len(self._fast) >= 4 * self.cache_size:

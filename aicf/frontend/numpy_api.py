@@ -146,9 +146,21 @@ max_ = _reduction(ops.reduce_max, "numpy.max", has_dtype=False)
 min_ = _reduction(reduce_min, "numpy.min", has_dtype=False)
 
 
+def _integral(x: Tensor) -> bool:
+    """An integer or bool tensor, whose mean, var and std NumPy gives as floats (the
+    mean of a mask, an accuracy, raised reduce_mean's verifier error). aicf computes
+    them in f64 (f32 cancelled INT_MAX against INT_MIN) and returns f32, as
+    true_divide does (JAX's promotion)."""
+    return not ops._is_float(x.dtype)
+
+
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NO):
     _reject("numpy.mean", dtype=(dtype, None), out=(out, None), where=(where, _NO))
-    return ops.reduce_mean(a, _axis(axis, "numpy.mean"), keepdims=keepdims)
+    axes = _axis(axis, "numpy.mean")
+    x = _tensor(a, "numpy.mean")
+    if _integral(x):
+        return ops.cast(ops.reduce_mean(ops.cast(x, "f64"), axes, keepdims=keepdims), "f32")
+    return ops.reduce_mean(x, axes, keepdims=keepdims)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO, mean=_NO,
@@ -162,6 +174,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO
         raise located_error(None, f"{name}: ddof must be a number, got {type(ddof).__name__} {ddof!r}")
     axes = _axis(axis, name)
     x = _tensor(a, name)
+    if _integral(x):
+        return ops.cast(var(ops.cast(x, "f64"), axis, ddof=ddof, keepdims=keepdims), "f32")
     d = x - ops.reduce_mean(x, axes, keepdims=True)
     sq = ops.reduce_mean(d * d, axes, keepdims=keepdims)
     if ddof == 0:
@@ -1216,7 +1230,7 @@ def _is_float(x: Any) -> bool:
     return isinstance(x, Tensor) and x.dtype in ("f16", "bf16", "f32", "f64")
 
 
-def _integral(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
+def _rounding(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """floor, ceil, trunc: integers (and bools) are already integral, as in NumPy."""
     def ufunc(x):
         return op(x) if _is_float(x) else x
@@ -1313,6 +1327,8 @@ def _float_power(x, y):
 
 
 def _square(x):
+    if isinstance(x, Tensor) and x.dtype == "i1":
+        x = ops.cast(x, "i32")  # NumPy squares bools as integers (int8), x * x would be `and`
     return ops.mul(x, x)
 
 
@@ -1357,9 +1373,9 @@ UFUNCS: dict[str, Callable[..., Tensor]] = {
     "radians": _float_ufunc(lambda x: x * (np.pi / 180)),
     "rad2deg": _float_ufunc(lambda x: x * (180 / np.pi)),
     "degrees": _float_ufunc(lambda x: x * (180 / np.pi)),
-    "floor": _integral(ops.floor),
-    "ceil": _integral(ops.ceil),
-    "trunc": _integral(ops.trunc),
+    "floor": _rounding(ops.floor),
+    "ceil": _rounding(ops.ceil),
+    "trunc": _rounding(ops.trunc),
     "sign": _sign,
     "isnan": _isnan,
     "isinf": _isinf,
@@ -1479,12 +1495,20 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
 if hasattr(np, "astype"):  # NumPy 2
     FUNCTIONS[np.astype] = astype
 FUNCTIONS[np.where] = where
-FUNCTIONS[np.argmax] = lambda a, axis=None, out=None, *, keepdims=False: (
-    _reject("numpy.argmax", out=(out, None)) or ops.argmax(a, axis, keepdims)
-)
-FUNCTIONS[np.argmin] = lambda a, axis=None, out=None, *, keepdims=False: (
-    _reject("numpy.argmin", out=(out, None)) or ops.argmin(a, axis, keepdims)
-)
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    _reject("numpy.argmax", out=(out, None))
+    return ops.argmax(a, axis, keepdims)
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    _reject("numpy.argmin", out=(out, None))
+    return ops.argmin(a, axis, keepdims)
+
+
+FUNCTIONS[np.argmax] = argmax
+FUNCTIONS[np.argmin] = argmin
 FUNCTIONS[np.concatenate] = concatenate
 FUNCTIONS[np.stack] = stack
 FUNCTIONS[np.hstack] = hstack

@@ -15,7 +15,7 @@ from __future__ import annotations
 import builtins
 import numbers
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -63,27 +63,36 @@ def _is_float(dtype: str) -> bool:
     return dtype in FLOAT_RANK
 
 
+I64_MIN, I64_MAX = -(2**63), 2**63 - 1
+
+
 def _array_constant(tracer: Tracer, value: np.ndarray, like: Any, op_name: str) -> Tensor:
     """A closed-over NumPy array. Its dtype is kept (arrays are strongly typed, as in
     JAX), except NumPy's defaults, which are no choice of the user's: float64 becomes
     the float type of the tensor it meets (f32 beside a non-float), int64 becomes
-    i32 (an error if a value does not fit)."""
+    i32 where every value fits (else i64, as a Python int does beside an i64 tensor;
+    an error only past i64's range)."""
     # np.asarray keeps the data alone: a closed-over masked array's mask was dropped
     # (x * m computed the masked elements), a matrix's product became elementwise
     redefined = redefined_numpy(value)
     if redefined is not None:
         raise located_error(op_name, f"a closed-over array: {redefined}")
     array = np.asarray(value)
+    if isinstance(value, np.ndarray):
+        tracer.captured.append(value)
     if array.dtype == np.float64:
         # a weak f64 is a Python float, whose type is f32 until a tensor says otherwise
         other = like.dtype if isinstance(like, Tensor) and not (like.weak and like.dtype == "f64") else "f32"
         dtype = other if _is_float(other) else "f32"
     elif array.dtype.kind in "iu" and array.dtype != np.int32:
-        if array.size and not (I32_MIN <= array.min() and array.max() <= I32_MAX):
-            raise located_error(
-                op_name, f"a {array.dtype} array with values out of i32 range cannot be a constant"
-            )
         dtype = "i32"
+        if array.size and not (I32_MIN <= array.min() and array.max() <= I32_MAX):
+            # x + np.array([2**40, 1]) on an i64 x said the array "cannot be a constant"
+            if not (I64_MIN <= array.min() and array.max() <= I64_MAX):
+                raise located_error(
+                    op_name, f"a {array.dtype} array with values out of i64 range cannot be a constant"
+                )
+            dtype = "i64"
     else:
         try:
             dtype = dtype_of(array.dtype)
@@ -270,12 +279,39 @@ def gelu(x: Any, approximate: str = "none") -> Tensor:
     return _weak_if(tracer.emit(T.GeluOp, [a], props), a)
 
 
-add = _binary(T.AddOp)
+_add = _binary(T.AddOp)
 sub = _binary(T.SubOp)
-mul = _binary(T.MulOp)
+_mul = _binary(T.MulOp)
 div = _binary(T.DivOp)
-max = _binary(T.MaxOp)
-min = _binary(T.MinOp)
+_max = _binary(T.MaxOp)
+_min = _binary(T.MinOp)
+
+
+def _or_on_bools(arith: Callable[[Any, Any], Tensor], logical: Callable[[Any, Any], Tensor],
+                 meaning: str):
+    """`arith`, which on two bools is NumPy's (and JAX's) logical `logical`: mask1 + mask2
+    and mask1 * mask2 are bool tensors there; the verifier refused arithmetic on i1."""
+
+    def op(x: Any, y: Any) -> Tensor:
+        if _bool_operand(x) and _bool_operand(y):
+            return logical(x, y)
+        return arith(x, y)
+
+    op.__name__ = arith.__name__
+    op.__doc__ = f"{arith.__doc__[:-1]}; of bools, {meaning} (NumPy's)."
+    return op
+
+
+def _bool_operand(v: Any) -> bool:
+    if isinstance(v, Tensor):
+        return v.dtype == "i1"
+    return isinstance(v, bool | np.bool_) or (isinstance(v, np.ndarray) and v.dtype == np.bool_)
+
+
+add = _or_on_bools(_add, lambda x, y: logical_or(x, y), "logical or")
+mul = _or_on_bools(_mul, lambda x, y: logical_and(x, y), "logical and")
+max = _or_on_bools(_max, lambda x, y: logical_or(x, y), "logical or")
+min = _or_on_bools(_min, lambda x, y: logical_and(x, y), "logical and")
 _pow = _binary(T.PowOp)
 atan2 = _binary(T.Atan2Op)
 copysign = _binary(T.CopysignOp)

@@ -577,6 +577,9 @@ class Tensor:
     var = _method("var")
     std = _method("std")
     clip = _method("clip")
+    argmax = _method("argmax")  # x.argmax(-1) was "ndarray.argmax has no aicf meaning"
+    argmin = _method("argmin")
+    take = _method("take")
     dot = _method("dot")
     astype = _method("astype")
     any = _method("any_")

@@ -114,6 +114,9 @@ class Tracer:
         self.finished = False
         self._cse: dict[tuple, SSAValue] = {}
         self._values: dict[SSAValue, np.ndarray] = {}
+        # the closed-over NumPy arrays made constants (ops._array_constant): aicf.jit
+        # watches them for changes made in place after the trace
+        self.captured: list[np.ndarray] = []
 
     # --- building ---------------------------------------------------------------------------
 
@@ -258,9 +261,11 @@ def trace(fn: Callable[..., Any], *example_args: Any) -> ModuleOp:
 
 
 def trace_function(fn: Callable[..., Any], example_args: Sequence[Any],
-                   origin: Callable[..., Any] | None = None) -> ModuleOp:  # fmt: skip
+                   origin: Callable[..., Any] | None = None,
+                   captured: list[np.ndarray] | None = None) -> ModuleOp:  # fmt: skip
     """`trace`, with the function's name and location taken from `origin` (the user's
-    function, where `fn` wraps it)."""
+    function, where `fn` wraps it); the closed-over arrays it made constants are
+    appended to `captured`."""
     origin = origin or fn
     code = getattr(origin, "__code__", None)
     file = code.co_filename if code else "<unknown>"
@@ -287,6 +292,8 @@ def trace_function(fn: Callable[..., Any], example_args: Sequence[Any],
                 )
     finally:
         _active.tracers.pop()
+        if captured is not None:
+            captured.extend(tracer.captured)
     return tracer.finish(name, results, loc)
 
 

@@ -536,3 +536,28 @@ def test_force_as_bytes_is_named_as_given():
     """bytes are not kind names: the error shows the value passed, not its list of ints."""
     with pytest.raises(ArgumentError, match=r"aicf\.jit: force takes schedule kind names \(str\), got b'cpu.nest'"):
         aicf.jit(lambda x: x + 1, force=b"cpu.nest")
+
+
+def test_a_closed_over_array_changed_in_place_is_traced_again():
+    """A training loop's `W -= lr * dW` on a NumPy array the jitted function closes
+    over kept returning x @ (the old W), silently: the array was a constant of the
+    compiled program. A change in place now traces and compiles again, on every path
+    of the call (the last-call shortcut, the fast key, keyword arguments)."""
+    W = rand(3, 3)
+    mask = np.array([True, False, True])
+    f = aicf.jit(lambda x, s: np.where(mask, x @ W, 0.0) * s)
+    x = rand(2, 3)
+    np.testing.assert_allclose(f(x, 1.0), np.where(mask, x @ W, 0), rtol=1e-6)
+    f(x, 1.0), f(x, s=1.0)
+    assert f.num_compilations == 1  # unchanged: served from the cache
+    W *= 2
+    np.testing.assert_allclose(f(x, 1.0), np.where(mask, x @ W, 0), rtol=1e-6)
+    mask[1] = True
+    np.testing.assert_allclose(f(x, s=2.0), 2 * (x @ W), rtol=1e-6)
+    np.testing.assert_allclose(f(x, 1.0), x @ W, rtol=1e-6)
+    assert f.num_compilations == 3
+    g = aicf.jit(lambda x: x @ W)  # plain arrays: the fast key and the last-call shortcut
+    g(x), g(x)
+    W -= 1
+    np.testing.assert_allclose(g(x), x @ W, rtol=1e-6)
+    assert g.num_compilations == 2
