@@ -818,27 +818,27 @@ def take_along_axis(x: Any, indices: Any, axis: int, name: str = "numpy.take_alo
     if not isinstance(indices, Tensor):
         indices = _as_tensor(np.asarray(indices), tracer, None, name)
     if indices.dtype not in ("i32", "i64"):
-        raise located_error(name, f"indices must be an integer tensor, got {indices.dtype}")
+        raise located_error(None, f"{name}: indices must be an integer tensor, got {indices.dtype}")
     if indices.ndim != x.ndim:
-        raise located_error(name, f"indices of rank {indices.ndim} for a tensor of rank {x.ndim} "
+        raise located_error(None, f"{name}: indices of rank {indices.ndim} for a tensor of rank {x.ndim} "
                             "(they must have the same rank)")  # fmt: skip
     if None in x.shape or None in indices.shape:
-        raise located_error(name, "dynamic extents are not supported")
+        raise located_error(None, f"{name}: dynamic extents are not supported")
     ax = _index(axis, "axis", name)
     if not -x.ndim <= ax < x.ndim:
-        raise located_error(name, f"axis {ax} is out of range for rank {x.ndim}")
+        raise located_error(None, f"{name}: axis {ax} is out of range for rank {x.ndim}")
     ax %= x.ndim
     src = list(x.shape)
     try:
         shape = list(np.broadcast_shapes(tuple(src[:ax] + [1] + src[ax + 1:]),
                                          tuple(indices.shape[:ax]) + (1,) + tuple(indices.shape[ax + 1:])))  # fmt: skip
     except ValueError:
-        raise located_error(name, f"indices of shape {indices.shape} do not broadcast against "
+        raise located_error(None, f"{name}: indices of shape {indices.shape} do not broadcast against "
                             f"{tuple(x.shape)} outside axis {ax}") from None  # fmt: skip
     shape[ax] = indices.shape[ax]
     n = src[ax]
     if n == 0 and int(np.prod(shape)):
-        raise located_error(name, f"cannot take from an empty axis {ax}")
+        raise located_error(None, f"{name}: cannot take from an empty axis {ax}")
     size = int(np.prod(src, dtype=np.int64))
     idt = "i64" if size >= 2**31 or indices.dtype == "i64" else "i32"
     idx = broadcast_to(cast(indices, idt), shape)
