@@ -228,7 +228,7 @@ def _vector_norm(t: Tensor, ord: Any, axes: list[int], keepdims: bool, name: str
     if ord is None or ord == 2:
         return ops.sqrt(ops.reduce_sum(t * t, axes, keepdims=keepdims))
     if ord == np.inf:
-        return ops.reduce_max(a, axes, keepdims=keepdims)
+        return _max_of_magnitudes(a, axes, keepdims)
     if ord == -np.inf:
         return reduce_min(a, axes, keepdims=keepdims)
     if ord == 0:
@@ -237,6 +237,14 @@ def _vector_norm(t: Tensor, ord: Any, axes: list[int], keepdims: bool, name: str
         return ops.reduce_sum(a, axes, keepdims=keepdims)
     p = float(ord)
     return ops.pow(ops.reduce_sum(ops.pow(a, p), axes, keepdims=keepdims), 1.0 / p)
+
+
+def _max_of_magnitudes(a: Tensor, axes: list[int], keepdims: bool) -> Tensor:
+    """The largest of non-negative values; 0 over an empty axis (NumPy's norms)."""
+    if builtins.any(a.shape[i] == 0 for i in axes) and None not in a.shape:
+        return ops.constant(0, a.dtype, [1 if i in axes else d for i, d in enumerate(a.shape)
+                                         if keepdims or i not in axes])  # fmt: skip
+    return ops.reduce_max(a, axes, keepdims=keepdims)
 
 
 def _matrix_norm(t: Tensor, ord: Any, axes: list[int], keepdims: bool, name: str) -> Tensor:
@@ -250,22 +258,33 @@ def _matrix_norm(t: Tensor, ord: Any, axes: list[int], keepdims: bool, name: str
     # 1: the largest column sum (sum over the row axis); inf: the largest row sum
     inner, outer = (row, col) if ord in (1, -1) else (col, row)
     sums = ops.reduce_sum(ops.abs(t), [inner], keepdims=True)
-    out = (ops.reduce_max if ord > 0 else reduce_min)(sums, [outer], keepdims=True)
+    out = _max_of_magnitudes(sums, [outer], True) if ord > 0 else reduce_min(sums, [outer], keepdims=True)
     if keepdims:
         return out
     return squeeze(out, tuple(sorted(axes)))
 
 
+def _any_of(flags: Tensor, axes: Any, keepdims: bool) -> Tensor:
+    """Whether any flag is set along `axes`; false over an empty axis (max has no
+    identity there, the answer does)."""
+    reduced = builtins.range(flags.ndim) if axes is None else [a % builtins.max(flags.ndim, 1) for a in axes]
+    if builtins.any(flags.shape[a] == 0 for a in reduced):
+        shape = [1 if i in reduced else d for i, d in enumerate(flags.shape) if keepdims or i not in reduced]
+        if None not in shape:
+            return ops.constant(False, "i1", shape)
+    return ops.reduce_max(flags, axes, keepdims=keepdims)
+
+
 def any_(a, axis=None, out=None, keepdims=False, *, where=_NO):
     _reject("numpy.any", out=(out, None), where=(where, _NO))
     x = _tensor(a, "numpy.any")
-    return ops.reduce_max(x != 0, _axis(axis, "numpy.any"), keepdims=keepdims)
+    return _any_of(x != 0, _axis(axis, "numpy.any"), keepdims)
 
 
 def all_(a, axis=None, out=None, keepdims=False, *, where=_NO):
     _reject("numpy.all", out=(out, None), where=(where, _NO))
     x = _tensor(a, "numpy.all")
-    return ops.reduce_max(x == 0, _axis(axis, "numpy.all"), keepdims=keepdims) == False  # noqa: E712
+    return _any_of(x == 0, _axis(axis, "numpy.all"), keepdims) == False  # noqa: E712
 
 
 def count_nonzero(a, axis=None, *, keepdims=False):
@@ -286,9 +305,11 @@ def round_(a, decimals=0, out=None):
         raise located_error(None, f"{name}: integers to decimals={d} are not supported")
     if d == 0:
         return ops.round(x)
+    # past f64's range the scale is inf and the results NaN, as NumPy's
+    scale = 10.0 ** builtins.abs(d) if builtins.abs(d) <= 308 else np.inf
     if d > 0:
-        return ops.round(x * float(10**d)) / float(10**d)
-    return ops.round(x / float(10**-d)) * float(10**-d)
+        return ops.round(x * scale) / scale
+    return ops.round(x / scale) * scale
 
 
 def fix(x, out=None):
@@ -834,6 +855,8 @@ def flip(m, axis=None):
     x = _tensor(m, "numpy.flip")
     axes = (builtins.range(x.ndim) if axis is None
             else _normalize_axes(axis if isinstance(axis, tuple | list) else (axis,), x.ndim, "numpy.flip"))  # fmt: skip
+    if len(set(axes)) != len(axes):
+        raise located_error(None, f"numpy.flip: repeated axis in {axis!r}")
     return getitem(x, tuple(builtins.slice(None, None, -1) if i in axes else builtins.slice(None)
                             for i in builtins.range(x.ndim)))  # fmt: skip
 
@@ -891,6 +914,10 @@ def repeat(a, repeats, axis=None):
         raise located_error(None, f"{name}: repeats must be an integer or {n} integers, got {repeats!r:.60}")
     if (counts < 0).any():
         raise located_error(None, f"{name}: negative repeats")
+    total = int(counts.sum(dtype=object)) * (1 if counts.ndim else n)
+    if total >= 2**31:
+        raise located_error(None, f"{name}: {total} repeated elements along an axis are more than aicf "
+                            "indexes (2**31)")  # fmt: skip
     return ops.take(x, np.repeat(np.arange(n), counts), ax)
 
 
@@ -961,7 +988,10 @@ def diff(a, n=1, axis=-1, prepend=_NO, append=_NO):
     _reject(name, prepend=(prepend, _NO), append=(append, _NO))
     x = _tensor(a, name)
     ax = _normalize_axis(axis, x.ndim, name)
-    for _ in builtins.range(_index(n, "n", name)):
+    count = _index(n, "n", name)
+    if count < 0:
+        raise located_error(None, f"{name}: order must be non-negative but got {count}")
+    for _ in builtins.range(count):
         hi = getitem(x, _along(x.ndim, ax, builtins.slice(1, None)))
         lo = getitem(x, _along(x.ndim, ax, builtins.slice(None, -1)))
         x = hi != lo if x.dtype == "i1" else hi - lo

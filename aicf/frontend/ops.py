@@ -815,8 +815,9 @@ def take_along_axis(x: Any, indices: Any, axis: int, name: str = "numpy.take_alo
     index counts from the end once if negative and is then clamped, as `take` does."""
     tracer = _tracer_of(x, indices)
     x = _as_tensor(x, tracer, None, name)
-    if not isinstance(indices, Tensor):
-        indices = _as_tensor(np.asarray(indices), tracer, None, name)
+    constant_indices = None if isinstance(indices, Tensor) else np.asarray(indices)
+    if constant_indices is not None:
+        indices = _as_tensor(constant_indices, tracer, None, name)
     if indices.dtype not in ("i32", "i64"):
         raise located_error(None, f"{name}: indices must be an integer tensor, got {indices.dtype}")
     if indices.ndim != x.ndim:
@@ -829,6 +830,12 @@ def take_along_axis(x: Any, indices: Any, axis: int, name: str = "numpy.take_alo
         raise located_error(None, f"{name}: axis {ax} is out of range for rank {x.ndim}")
     ax %= x.ndim
     src = list(x.shape)
+    if constant_indices is not None and constant_indices.size:
+        # known indices out of range are NumPy's IndexError (traced ones clamp, as take's)
+        lo, hi = int(constant_indices.min()), int(constant_indices.max())
+        if lo < -src[ax] or hi >= src[ax]:
+            bad = hi if hi >= src[ax] else lo
+            raise located_error(None, f"{name}: index {bad} is out of bounds for axis {ax} with size {src[ax]}")
     try:
         shape = list(np.broadcast_shapes(tuple(src[:ax] + [1] + src[ax + 1:]),
                                          tuple(indices.shape[:ax]) + (1,) + tuple(indices.shape[ax + 1:])))  # fmt: skip

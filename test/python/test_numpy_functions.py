@@ -93,7 +93,33 @@ def test_matches_numpy(name, f, args, target):
     (lambda a: np.tensordot(a, a, ([0], [0, 1])), "numpy.tensordot: 1 axes of a against 2 of b"),
     (lambda a: np.diagonal(a, 0, 1, -1), "numpy.diagonal: axis1 and axis2 cannot be the same"),
     (lambda a: np.round(a.astype(np.int32), -1), "numpy.round: integers to decimals=-1"),
+    # NumPy's errors: they were accepted (diff returned x, flip flipped once), or raised
+    # a raw MemoryError building 2**35 indices
+    (lambda a: np.diff(a, -1), "numpy.diff: order must be non-negative but got -1"),
+    (lambda a: np.flip(a, (0, 0)), r"numpy.flip: repeated axis in \(0, 0\)"),
+    (lambda a: np.repeat(a, 2**33), "numpy.repeat: 206158430208 repeated elements along an axis"),
+    (lambda a: np.take_along_axis(a, np.full((4, 2), 6), 1), "numpy.take_along_axis: index 6 is out of bounds for axis 1 with size 6"),
 ])  # fmt: skip
 def test_what_is_not_supported_is_a_located_error(f, words):
     with pytest.raises(aicf.CompileError, match=rf"test_numpy_functions.py:\d+: error: {words}"):
         aicf.jit(f)(m)
+
+
+_EMPTY = np.zeros((0, 3), np.float32)
+
+
+@pytest.mark.parametrize("name, f", [
+    ("any", lambda a: np.any(a)), ("all0", lambda a: np.all(a, axis=0)), ("any_keep", lambda a: np.any(a > 0, 0, keepdims=True)),
+    ("norm_inf", lambda a: np.linalg.norm(a, np.inf, axis=0)), ("norm_matrix_inf", lambda a: np.linalg.norm(a, np.inf)),
+    ("norm_2", lambda a: np.linalg.norm(a, axis=0)), ("round_400", lambda a: np.round(a + 1.5, 400)),
+])  # fmt: skip
+def test_empty_axes_and_extreme_decimals_match_numpy(name, f):
+    """any/all over an empty axis (False/True) and NumPy's inf norms of empty axes (0)
+    were refused as "a reduction with no identity (NumPy raises here too)"; round to
+    400 decimals raised a raw OverflowError (NumPy's result is NaN)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = f(_EMPTY) if not name.startswith("round") else f(m)
+    out = aicf.jit(f)(_EMPTY if not name.startswith("round") else m)
+    assert (out.dtype, out.shape) == (np.asarray(ref).dtype, np.shape(ref))
+    np.testing.assert_array_equal(out, ref)
