@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 
 def op_name(node) -> str:
+    if getattr(node.target, "__module__", None) == "_operator":  # arithmetic on sizes
+        return f"operator.{node.target.__name__}"
     return str(node.target)
 
 
@@ -33,6 +35,10 @@ def _tensors(value: Any) -> list:
 
 def _value_problem(value: Any) -> str | None:
     """Why aicf cannot hold a value the graph computes or takes, if it cannot."""
+    if type(value).__name__ in ("SymInt", "SymFloat", "SymBool"):
+        # a size or Python number made symbolic (dynamic=True, or a recompile for a new
+        # value): the partition would take it as an input, which aicf has no spec for
+        return "a symbolic scalar (compile with dynamic=False)"
     for t in _tensors(value):
         if dtype_name(t.dtype) is None:
             return f"dtype {t.dtype}"
@@ -48,7 +54,7 @@ def unsupported_reason(node) -> str | None:
     if node.target is operator.getitem:
         return unsupported_reason(node.args[0])
     if op_name(node) not in ATEN:
-        return "no aicf lowering"
+        return _value_problem(node.meta.get("val")) or "no aicf lowering"
     values = [node.meta.get("val")] + [a.meta.get("val") for a in node.all_input_nodes]
     for v in values:
         if v is None:

@@ -376,3 +376,18 @@ def test_a_half_layer_norm_is_computed_in_f32_as_torch_does():
     assert backend.last_report().compiled_ops["aten.native_layer_norm.default"] == 1
     assert got.dtype == torch.float16
     torch.testing.assert_close(got.double(), want, rtol=0, atol=2e-3)
+
+
+@pytest.mark.parametrize("fn", [lambda x, n: x * n + n // 2, lambda x, n: x.sum() * x.shape[0] + n])
+def test_a_symbolic_scalar_is_left_to_torch_saying_so(fn):
+    # a Python int made symbolic (the second value recompiles with it dynamic) reached
+    # the partition as an input: "AttributeError: 'SymInt' object has no attribute 'shape'"
+    compiled = torch.compile(fn, backend="aicf")
+    x = torch.randn(5, 3)
+    with torch.no_grad():
+        for n in (3, 5):
+            assert torch.allclose(compiled(x, n), fn(x, n))
+    reasons = set(backend.last_report().fallback.values())
+    assert not any("Error" in why for why in reasons), reasons
+    assert "a symbolic scalar (compile with dynamic=False)" in reasons
+    assert not any(op.startswith("<built-in") for op in backend.last_report().fallback)
