@@ -429,4 +429,21 @@ ATEN: dict[str, Callable[..., Any]] = {
 }
 """ATen overload name -> its meaning on traced tensors."""
 
-__all__ = ["ATEN", "TORCH_DTYPES", "dtype_name"]
+PROMOTED_FROM: dict[str, int] = {
+    **{name: 0 for name in ATEN if name.split(".")[1] in (
+        "add", "sub", "rsub", "mul", "div", "pow", "maximum", "minimum", "clamp", "neg", "exp", "log",
+        "sin", "cos", "tanh", "sqrt", "rsqrt", "abs", "erf", "sigmoid", "gelu")},
+    "aten.where.self": 1,  # the condition stays bool
+}  # fmt: skip
+"""Elementwise operators torch computes in their result dtype: an integer or bool
+operand (from this argument on) of one whose result is a float is converted to it
+first (to f32 for an f16/bf16 result, torch's opmath). Left to aicf's promotion, an
+integer operand went through f32 (true_divide, exp) where torch's result is f64
+(torch.set_default_dtype(torch.float64)): (2**40 + 1) / 1 came out 2**40."""
+
+CREATION = ("aten.full.default", "aten.scalar_tensor.default", "aten.arange.start_step",
+            "aten.arange.start", "aten.arange.default")  # fmt: skip
+"""Operators whose dtype, when the graph gives none, is torch's default dtype (the
+result's recorded dtype; the default of `_full` and `_arange` is f32)."""
+
+__all__ = ["ATEN", "CREATION", "PROMOTED_FROM", "TORCH_DTYPES", "dtype_name"]

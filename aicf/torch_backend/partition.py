@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from aicf.errors import AicfError
-from aicf.torch_backend.aten import ATEN, dtype_name
+from aicf.torch_backend.aten import ATEN, CREATION, PROMOTED_FROM, dtype_name
 
 if TYPE_CHECKING:
     import torch
@@ -79,6 +79,19 @@ def _support(report: Report):
     return AicfSupport()
 
 
+def computed_in(args: Sequence[Any], first: int, result: str | None) -> list:
+    """`args` with each integer or bool tensor from index `first` on converted to the
+    float dtype torch computes a `result` of that dtype in (see aten.PROMOTED_FROM)."""
+    from aicf import ops
+    from aicf.frontend.tensor import Tensor
+
+    if result not in ("f16", "bf16", "f32", "f64"):
+        return list(args)
+    compute = "f32" if result in ("f16", "bf16") else result
+    return [ops.cast(a, compute) if i >= first and isinstance(a, Tensor) and a.dtype in ("i1", "i32", "i64")
+            else a for i, a in enumerate(args)]  # fmt: skip
+
+
 def trace_partition(gm: torch.fx.GraphModule, inputs: Sequence[Any]):
     """The partition's graph as a function of aicf tensors, checking each result's
     shape and dtype against the one torch recorded (a cast where only the integer
@@ -119,8 +132,14 @@ def trace_partition(gm: torch.fx.GraphModule, inputs: Sequence[Any]):
                 if node.target is operator.getitem:
                     env[node] = env[node.args[0]][node.args[1]]
                     continue
-                out = ATEN[op_name(node)](*load(node.args), **load(node.kwargs))
-                env[node] = as_recorded(out, node.meta["val"], node)
+                name, val = op_name(node), node.meta["val"]
+                call_args, call_kwargs = load(node.args), load(node.kwargs)
+                if name in PROMOTED_FROM:
+                    call_args = computed_in(call_args, PROMOTED_FROM[name], dtype_name(val.dtype))
+                elif name in CREATION and call_kwargs.get("dtype") is None:
+                    call_kwargs = {**call_kwargs, "dtype": val.dtype}
+                out = ATEN[name](*call_args, **call_kwargs)
+                env[node] = as_recorded(out, val, node)
             elif node.op == "output":
                 out = load(node.args[0])
                 return tuple(out) if isinstance(out, tuple | list) else out

@@ -391,3 +391,27 @@ def test_a_symbolic_scalar_is_left_to_torch_saying_so(fn):
     assert not any("Error" in why for why in reasons), reasons
     assert "a symbolic scalar (compile with dynamic=False)" in reasons
     assert not any(op.startswith("<built-in") for op in backend.last_report().fallback)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda n, x: n / 7 + x,                          # int / int: f64 in torch, was f32
+    lambda n, x: n ** 0.5 + (n > 0) * 0.1 + x,       # int ** float, bool * float
+    lambda n, x: x + torch.full((4,), 0.1) + torch.arange(0, 0.4, 0.1),  # creation without a dtype
+    lambda n, x: torch.exp(n / 2**40) + x,
+])  # fmt: skip
+def test_under_a_float64_default_dtype_integers_are_computed_in_float64(fn):
+    # torch.set_default_dtype(torch.float64): a float result of integers is f64 and
+    # computed so; aicf computed it in f32 and cast the result (2**40 + 1 came out 2**40)
+    n = torch.tensor([2**40 + 1, 3, 2**53 - 1, 7])
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        x = torch.zeros(4)
+        with torch.no_grad():
+            out = torch.compile(fn, backend="aicf", dynamic=False)(n, x)
+            ref = fn(n, x)
+    finally:
+        torch.set_default_dtype(before)
+    assert not backend.last_report().fallback
+    assert out.dtype == ref.dtype == torch.float64
+    torch.testing.assert_close(out, ref, rtol=1e-15, atol=0)
