@@ -441,9 +441,14 @@ first (to f32 for an f16/bf16 result, torch's opmath). Left to aicf's promotion,
 integer operand went through f32 (true_divide, exp) where torch's result is f64
 (torch.set_default_dtype(torch.float64)): (2**40 + 1) / 1 came out 2**40."""
 
+COMPARED_IN = tuple(f"aten.{op}.{kind}" for op in ("eq", "ne", "lt", "le", "gt", "ge") for kind in ("Tensor", "Scalar"))
+"""Comparisons, which torch makes in the operands' common dtype (torch.result_type):
+an int64 tensor equal to an f32 one is compared as f32 (16777217 == 16777216.0), not
+as f64 (NumPy's promotion, aicf's)."""
+
 CREATION = ("aten.full.default", "aten.scalar_tensor.default", "aten.arange.start_step",
             "aten.arange.start", "aten.arange.default")  # fmt: skip
 """Operators whose dtype, when the graph gives none, is torch's default dtype (the
 result's recorded dtype; the default of `_full` and `_arange` is f32)."""
 
-__all__ = ["ATEN", "CREATION", "PROMOTED_FROM", "TORCH_DTYPES", "dtype_name"]
+__all__ = ["ATEN", "COMPARED_IN", "CREATION", "PROMOTED_FROM", "TORCH_DTYPES", "dtype_name"]

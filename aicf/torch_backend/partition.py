@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from aicf.errors import AicfError
-from aicf.torch_backend.aten import ATEN, CREATION, PROMOTED_FROM, dtype_name
+from aicf.torch_backend.aten import ATEN, COMPARED_IN, CREATION, PROMOTED_FROM, dtype_name
 
 if TYPE_CHECKING:
     import torch
@@ -79,16 +79,16 @@ def _support(report: Report):
     return AicfSupport()
 
 
-def computed_in(args: Sequence[Any], first: int, result: str | None) -> list:
+def computed_in(args: Sequence[Any], first: int, common: str | None) -> list:
     """`args` with each integer or bool tensor from index `first` on converted to the
-    float dtype torch computes a `result` of that dtype in (see aten.PROMOTED_FROM)."""
+    float dtype `common` torch converts the operands to (aten.PROMOTED_FROM,
+    COMPARED_IN): int 2049 times or equal to an f16 tensor is 2048 first, as in torch."""
     from aicf import ops
     from aicf.frontend.tensor import Tensor
 
-    if result not in ("f16", "bf16", "f32", "f64"):
+    if common not in ("f16", "bf16", "f32", "f64"):
         return list(args)
-    compute = "f32" if result in ("f16", "bf16") else result
-    return [ops.cast(a, compute) if i >= first and isinstance(a, Tensor) and a.dtype in ("i1", "i32", "i64")
+    return [ops.cast(a, common) if i >= first and isinstance(a, Tensor) and a.dtype in ("i1", "i32", "i64")
             else a for i, a in enumerate(args)]  # fmt: skip
 
 
@@ -96,6 +96,8 @@ def trace_partition(gm: torch.fx.GraphModule, inputs: Sequence[Any]):
     """The partition's graph as a function of aicf tensors, checking each result's
     shape and dtype against the one torch recorded (a cast where only the integer
     width or weak typing differs)."""
+    import torch
+
     from aicf import ops
     from aicf.frontend.tensor import Tensor
 
@@ -136,6 +138,9 @@ def trace_partition(gm: torch.fx.GraphModule, inputs: Sequence[Any]):
                 call_args, call_kwargs = load(node.args), load(node.kwargs)
                 if name in PROMOTED_FROM:
                     call_args = computed_in(call_args, PROMOTED_FROM[name], dtype_name(val.dtype))
+                elif name in COMPARED_IN:  # a bool result: the operands' common dtype
+                    common = torch.result_type(*[getattr(a, "meta", {}).get("val", a) for a in node.args[:2]])
+                    call_args = computed_in(call_args, 0, dtype_name(common))
                 elif name in CREATION and call_kwargs.get("dtype") is None:
                     call_kwargs = {**call_kwargs, "dtype": val.dtype}
                 out = ATEN[name](*call_args, **call_kwargs)

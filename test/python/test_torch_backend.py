@@ -415,3 +415,15 @@ def test_under_a_float64_default_dtype_integers_are_computed_in_float64(fn):
     assert not backend.last_report().fallback
     assert out.dtype == ref.dtype == torch.float64
     torch.testing.assert_close(out, ref, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("fn", [lambda n, y: n == y, lambda n, y: n * y])
+def test_integers_meet_f16_in_torchs_common_dtype(fn):
+    # NumPy's promotion (aicf's) took int64 with f16 to f64: 2049 == f16 2048 was false
+    # where torch (which converts 2049 to f16 first: 2048) says true, and 2049 * f16
+    # 0.9995 rounded to 2048, not torch's 2047
+    n, other = torch.tensor([2049, 2049]), torch.tensor([2048.0, 0.99951171875]).half()
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(n, other)
+    assert not backend.last_report().fallback
+    assert torch.equal(out, fn(n, other))
