@@ -443,8 +443,9 @@ integer operand went through f32 (true_divide, exp) where torch's result is f64
 
 COMPARED_IN = tuple(f"aten.{op}.{kind}" for op in ("eq", "ne", "lt", "le", "gt", "ge") for kind in ("Tensor", "Scalar"))
 """Comparisons, which torch makes in the operands' common dtype (torch.result_type):
-an int64 tensor equal to an f32 one is compared as f32 (16777217 == 16777216.0), not
-as f64 (NumPy's promotion, aicf's)."""
+an int64 tensor equal to an f16 one is compared as f16 (2049 == 2048.0), and an f32
+tensor with an f64 0-d one as f32 (0.1f == 0.1), not as f64 (NumPy's promotion,
+aicf's)."""
 
 CREATION = ("aten.full.default", "aten.scalar_tensor.default", "aten.arange.start_step",
             "aten.arange.start", "aten.arange.default")  # fmt: skip

@@ -79,17 +79,18 @@ def _support(report: Report):
     return AicfSupport()
 
 
-def computed_in(args: Sequence[Any], first: int, common: str | None) -> list:
-    """`args` with each integer or bool tensor from index `first` on converted to the
-    float dtype `common` torch converts the operands to (aten.PROMOTED_FROM,
-    COMPARED_IN): int 2049 times or equal to an f16 tensor is 2048 first, as in torch."""
+def computed_in(args: Sequence[Any], first: int, common: str | None, every: bool = False) -> list:
+    """`args` with each integer or bool tensor (`every`: each tensor of another dtype)
+    from index `first` on converted to the float dtype `common` torch converts the
+    operands to (aten.PROMOTED_FROM, COMPARED_IN): int 2049 times or equal to an f16
+    tensor is 2048 first, as in torch."""
     from aicf import ops
     from aicf.frontend.tensor import Tensor
 
     if common not in ("f16", "bf16", "f32", "f64"):
         return list(args)
-    return [ops.cast(a, common) if i >= first and isinstance(a, Tensor) and a.dtype in ("i1", "i32", "i64")
-            else a for i, a in enumerate(args)]  # fmt: skip
+    return [ops.cast(a, common) if i >= first and isinstance(a, Tensor) and a.dtype != common
+            and (every or a.dtype in ("i1", "i32", "i64")) else a for i, a in enumerate(args)]  # fmt: skip
 
 
 def trace_partition(gm: torch.fx.GraphModule, inputs: Sequence[Any]):
@@ -140,7 +141,7 @@ def trace_partition(gm: torch.fx.GraphModule, inputs: Sequence[Any]):
                     call_args = computed_in(call_args, PROMOTED_FROM[name], dtype_name(val.dtype))
                 elif name in COMPARED_IN:  # a bool result: the operands' common dtype
                     common = torch.result_type(*[getattr(a, "meta", {}).get("val", a) for a in node.args[:2]])
-                    call_args = computed_in(call_args, 0, dtype_name(common))
+                    call_args = computed_in(call_args, 0, dtype_name(common), every=True)
                 elif name in CREATION and call_kwargs.get("dtype") is None:
                     call_kwargs = {**call_kwargs, "dtype": val.dtype}
                 out = ATEN[name](*call_args, **call_kwargs)

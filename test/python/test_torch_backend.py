@@ -427,3 +427,13 @@ def test_integers_meet_f16_in_torchs_common_dtype(fn):
         out = torch.compile(fn, backend="aicf", dynamic=False)(n, other)
     assert not backend.last_report().fallback
     assert torch.equal(out, fn(n, other))
+
+
+def test_a_float_tensor_is_compared_with_a_0d_one_in_its_own_dtype():
+    # torch compares f32 with an f64 0-d tensor in f32 (0.1f == 0.1 is true); NumPy's
+    # promotion compared in f64, where it is false
+    x, s = torch.tensor([0.1, 0.2]), torch.tensor(0.1, dtype=torch.float64)
+    with torch.no_grad():
+        out = torch.compile(lambda x, s: (x == s, x <= s), backend="aicf", dynamic=False)(x, s)
+    assert not backend.last_report().fallback
+    assert [o.tolist() for o in out] == [[True, False], [True, False]]
