@@ -36,10 +36,12 @@ def dtype_name(dtype: Any) -> str | None:
 
 
 def _dims(x: Tensor, dims: Any) -> list[int]:
-    if dims is None:
+    """The axes a reduction's `dims` name; none for a 0-d tensor, whose dim 0 or -1
+    torch takes as the tensor itself."""
+    if dims is None or x.ndim == 0:
         return list(builtins.range(x.ndim))
     dims = [dims] if isinstance(dims, int) else list(dims)
-    return [d % max(x.ndim, 1) for d in dims] or list(builtins.range(x.ndim))
+    return [d % x.ndim for d in dims] or list(builtins.range(x.ndim))
 
 
 def _shape(x: Tensor, size: Sequence[int]) -> list[int]:
@@ -106,6 +108,11 @@ def _split_tensor(x: Tensor, split_size: int, dim: int = 0) -> list[Tensor]:
     return _split(x, [min(split_size, n - k) for k in builtins.range(0, n, split_size)], dim)
 
 
+def _index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    """A 0-d index selects as a 1-element one: torch keeps the dim (size 1)."""
+    return ops.take(x, ops.reshape(index, [1]) if index.ndim == 0 else index, dim)
+
+
 def _slice(x: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
     index = [builtins.slice(None)] * x.ndim
     n = x.shape[dim % x.ndim]
@@ -136,13 +143,13 @@ def _squeeze(x: Tensor, dims=None) -> Tensor:
 
 
 def _softmax(x: Tensor, dim: int, half_to_float: bool = False) -> Tensor:
-    e = ops.exp(x - ops.reduce_max(x, dim, keepdims=True))
-    return e / ops.reduce_sum(e, dim, keepdims=True)
+    e = ops.exp(x - ops.reduce_max(x, _dims(x, dim), keepdims=True))
+    return e / ops.reduce_sum(e, _dims(x, dim), keepdims=True)
 
 
 def _log_softmax(x: Tensor, dim: int, half_to_float: bool = False) -> Tensor:
-    shifted = x - ops.reduce_max(x, dim, keepdims=True)
-    return shifted - ops.log(ops.reduce_sum(ops.exp(shifted), dim, keepdims=True))
+    shifted = x - ops.reduce_max(x, _dims(x, dim), keepdims=True)
+    return shifted - ops.log(ops.reduce_sum(ops.exp(shifted), _dims(x, dim), keepdims=True))
 
 
 def _layer_norm(x: Tensor, normalized_shape, weight, bias, eps: float):
@@ -339,7 +346,7 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.split.Tensor": _split_tensor,
     "aten.cat.default": _cat,
     "aten.embedding.default": lambda weight, indices, *a, **k: ops.take(weight, indices, 0),
-    "aten.index_select.default": lambda x, dim, index: ops.take(x, index, dim),
+    "aten.index_select.default": _index_select,
     # contractions
     "aten.mm.default": ops.matmul,
     "aten.bmm.default": ops.matmul,

@@ -451,3 +451,19 @@ def test_a_float_arange_is_rounded_once():
         out = torch.compile(lambda x: x + torch.arange(-5, 5, 0.37), backend="aicf", dynamic=False)(x)
     assert not backend.last_report().fallback
     assert_close(out.numpy(), -5 + np.arange(28) * 0.37, ulps=1)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, w, i: x.sum(0) * 2, lambda x, w, i: x.softmax(-1) + x.log_softmax(0),
+    lambda x, w, i: x.amax(0) + x.mean(-1) + x.var(0, unbiased=False), lambda x, w, i: (x > 0).any(0),
+    lambda x, w, i: torch.index_select(w, 0, i) * 2,
+])  # fmt: skip
+def test_dim_0_of_a_0d_tensor_is_the_tensor_itself(fn):
+    # torch reduces a 0-d tensor over dim 0 or -1 as over nothing (and index_select with
+    # a 0-d index keeps the dim): "axis 0 is out of range for rank 0" left the whole
+    # partition to torch
+    args = torch.tensor(3.0), torch.randn(5, 4), torch.tensor(3)
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(*args)
+    assert not backend.last_report().fallback
+    torch.testing.assert_close(out, fn(*args))
