@@ -444,14 +444,17 @@ ATEN: dict[str, Callable[..., Any]] = {
 PROMOTED_FROM: dict[str, int] = {
     **{name: 0 for name in ATEN if name.split(".")[1] in (
         "add", "sub", "rsub", "mul", "div", "pow", "maximum", "minimum", "clamp", "neg", "exp", "log",
-        "sin", "cos", "tanh", "sqrt", "rsqrt", "abs", "erf", "sigmoid", "gelu")},
+        "sin", "cos", "tanh", "sqrt", "rsqrt", "abs", "erf", "sigmoid", "gelu", "log1p", "expm1",
+        "log2", "log10", "exp2", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+        "atanh", "atan2", "copysign", "reciprocal")},
     "aten.where.self": 1,  # the condition stays bool
 }  # fmt: skip
 """Elementwise operators torch computes in their result dtype: an integer or bool
 operand (from this argument on) of one whose result is a float is converted to it
-first (to f32 for an f16/bf16 result, torch's opmath). Left to aicf's promotion, an
-integer operand went through f32 (true_divide, exp) where torch's result is f64
-(torch.set_default_dtype(torch.float64)): (2**40 + 1) / 1 came out 2**40."""
+first, as torch converts its operands to their common dtype. Left to aicf's
+promotion (or `_float`'s f32), an integer operand went through f32 (true_divide, exp,
+log1p) where torch's result is f64 (torch.set_default_dtype(torch.float64)):
+(2**40 + 1) / 1 came out 2**40."""
 
 COMPARED_IN = tuple(f"aten.{op}.{kind}" for op in ("eq", "ne", "lt", "le", "gt", "ge") for kind in ("Tensor", "Scalar"))
 """Comparisons, which torch makes in the operands' common dtype (torch.result_type):

@@ -398,6 +398,7 @@ def test_a_symbolic_scalar_is_left_to_torch_saying_so(fn):
     lambda n, x: n ** 0.5 + (n > 0) * 0.1 + x,       # int ** float, bool * float
     lambda n, x: x + torch.full((4,), 0.1) + torch.arange(0, 0.4, 0.1),  # creation without a dtype
     lambda n, x: torch.exp(n / 2**40) + x,
+    lambda n, x: torch.log1p(n) + torch.reciprocal(n) + x,  # aten's _float took f32
 ])  # fmt: skip
 def test_under_a_float64_default_dtype_integers_are_computed_in_float64(fn):
     # torch.set_default_dtype(torch.float64): a float result of integers is f64 and
