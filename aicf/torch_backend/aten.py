@@ -271,11 +271,11 @@ def _round(x: Tensor, *, decimals: int = 0) -> Tensor:
 
 
 def _sign(x: Tensor) -> Tensor:
+    """torch.sign: (0 < x) - (x < 0), so NaN gives 0 (not NumPy's NaN) and -0.0 gives +0.0."""
     if x.dtype == "i1":
         return x
     if x.dtype in ("f16", "bf16", "f32", "f64"):
-        zero = ops.where(x != x, x, 0.0)
-        return ops.where(x > 0, 1.0, ops.where(x < 0, -1.0, zero))
+        return ops.where(x > 0, 1.0, ops.where(x < 0, -1.0, 0.0))
     return ops.cast(ops.where(x > 0, 1, ops.where(x < 0, -1, 0)), x.dtype)
 
 

@@ -468,3 +468,14 @@ def test_dim_0_of_a_0d_tensor_is_the_tensor_itself(fn):
         out = torch.compile(fn, backend="aicf", dynamic=False)(*args)
     assert not backend.last_report().fallback
     torch.testing.assert_close(out, fn(*args))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_sign_of_nan_is_torchs_zero(dtype):
+    # torch.sign is (0 < x) - (x < 0): 0 for NaN on every dtype and path; the lowering
+    # kept NaN (NumPy's sign)
+    x = torch.tensor([float("nan"), -0.0, 2.0, -3.0, float("-inf")], dtype=dtype)
+    with torch.no_grad():
+        out = torch.compile(torch.sign, backend="aicf", dynamic=False)(x)
+    assert not backend.last_report().fallback
+    assert torch.equal(out, torch.sign(x)) and not torch.signbit(out[:2]).any()
