@@ -279,6 +279,20 @@ def _sign(x: Tensor) -> Tensor:
     return ops.cast(ops.where(x > 0, 1, ops.where(x < 0, -1, 0)), x.dtype)
 
 
+def _on_bools(op: Callable[..., Tensor], logical: Callable[[Any, Any], Tensor]):
+    """torch's add, mul, maximum and minimum of bools (tensors or Python bools): the
+    logical or / and, a bool (aicf has no arithmetic on i1: x.isinf(), whose
+    decomposition multiplies bools, and mask_a + mask_b left their partition to torch)."""
+
+    def is_bool(v: Any) -> bool:
+        return isinstance(v, bool) or (isinstance(v, Tensor) and v.dtype == "i1")
+
+    def apply(a, b, **keywords) -> Tensor:
+        return logical(a, b) if is_bool(a) and is_bool(b) else op(a, b, **keywords)
+
+    return apply
+
+
 def _cat(xs: Sequence[Tensor], dim: int = 0) -> Tensor:
     return ops.concatenate([x for x in xs if 0 not in x.shape] or xs[:1], dim)
 
@@ -352,19 +366,19 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.bmm.default": ops.matmul,
     "aten.addmm.default": _addmm,
     # elementwise
-    "aten.add.Tensor": _binary(ops.add, alpha_applies=True),
-    "aten.add.Scalar": _binary(ops.add, alpha_applies=True),
+    "aten.add.Tensor": _on_bools(_binary(ops.add, alpha_applies=True), ops.logical_or),
+    "aten.add.Scalar": _on_bools(_binary(ops.add, alpha_applies=True), ops.logical_or),
     "aten.sub.Tensor": _binary(ops.sub, alpha_applies=True),
     "aten.sub.Scalar": _binary(ops.sub, alpha_applies=True),
     "aten.rsub.Scalar": lambda a, b, *, alpha=1: ops.sub(b, a * alpha if alpha != 1 else a),
-    "aten.mul.Tensor": _opmath(ops.mul),
-    "aten.mul.Scalar": _opmath(ops.mul),
+    "aten.mul.Tensor": _on_bools(_opmath(ops.mul), ops.logical_and),
+    "aten.mul.Scalar": _on_bools(_opmath(ops.mul), ops.logical_and),
     "aten.div.Tensor": _opmath(ops.true_divide),  # torch.div without rounding_mode divides truly
     "aten.div.Scalar": _opmath(ops.true_divide),
     "aten.pow.Tensor_Scalar": ops.pow,
     "aten.pow.Tensor_Tensor": ops.pow,
-    "aten.maximum.default": ops.maximum,
-    "aten.minimum.default": ops.minimum,
+    "aten.maximum.default": _on_bools(ops.maximum, ops.logical_or),
+    "aten.minimum.default": _on_bools(ops.minimum, ops.logical_and),
     "aten.clamp.default": _clamp,
     "aten.neg.default": ops.neg,
     "aten.exp.default": ops.exp,

@@ -479,3 +479,20 @@ def test_sign_of_nan_is_torchs_zero(dtype):
         out = torch.compile(torch.sign, backend="aicf", dynamic=False)(x)
     assert not backend.last_report().fallback
     assert torch.equal(out, torch.sign(x)) and not torch.signbit(out[:2]).any()
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a, b: (a > 0) + (b > 0), lambda a, b: (a > 0) * (b > 0) + True,
+    lambda a, b: torch.maximum(a > 0, b > 0) * torch.minimum(a > 0, b < 0),
+    lambda a, b: (torch.isfinite(a), torch.isfinite(b)),  # torch's decomposition multiplies bools
+])  # fmt: skip
+def test_arithmetic_on_bools_is_torchs_logic(fn):
+    # aicf has no arithmetic on i1: these partitions were left to torch
+    a = torch.tensor([1.0, -1.0, float("inf"), float("nan")])
+    b = torch.tensor([1.0, 1.0, -2.0, float("-inf")])
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(a, b)
+    assert not backend.last_report().fallback
+    ref = fn(a, b)
+    for o, r in zip(out if isinstance(out, tuple) else (out,), ref if isinstance(ref, tuple) else (ref,)):
+        assert o.dtype == r.dtype and torch.equal(o, r)
