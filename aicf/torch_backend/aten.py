@@ -36,10 +36,12 @@ def dtype_name(dtype: Any) -> str | None:
 
 
 def _dims(x: Tensor, dims: Any) -> list[int]:
-    if dims is None:
+    """The axes a reduction's `dims` name; none for a 0-d tensor, whose dim 0 or -1
+    torch takes as the tensor itself."""
+    if dims is None or x.ndim == 0:
         return list(builtins.range(x.ndim))
     dims = [dims] if isinstance(dims, int) else list(dims)
-    return [d % max(x.ndim, 1) for d in dims] or list(builtins.range(x.ndim))
+    return [d % x.ndim for d in dims] or list(builtins.range(x.ndim))
 
 
 def _shape(x: Tensor, size: Sequence[int]) -> list[int]:
@@ -60,15 +62,20 @@ def _full(size, value, *, dtype=None, **_) -> Tensor:
 
 
 def _arange(start, end=None, step=1, *, dtype=None, **_) -> Tensor:
+    """start + i * step as torch's kernel computes it for floats: in f64 for f32 and
+    f64 (its accumulate type), in f32 for f16/bf16, rounded once (computed in the
+    result's type, arange(0, 100, 0.1) was an ulp off at a third of its elements)."""
     if end is None:
         start, end = 0, start
     n = max(0, math.ceil((end - start) / step))
     is_int = all(isinstance(v, int) for v in (start, end, step))
     name = dtype_name(dtype) if dtype is not None else ("i64" if is_int else "f32")
-    index = ops.iota([n], 0, name)
+    compute = {"f32": "f64", "f16": "f32", "bf16": "f32"}.get(name, name)
+    index = ops.iota([n], 0, compute)
     if step != 1:
         index = index * step
-    return index + start if start else index
+    index = index + start if start else index
+    return ops.cast(index, name) if compute != name else index
 
 
 def _addmm(bias, a, b, *, beta=1, alpha=1) -> Tensor:
@@ -101,6 +108,11 @@ def _split_tensor(x: Tensor, split_size: int, dim: int = 0) -> list[Tensor]:
     return _split(x, [min(split_size, n - k) for k in builtins.range(0, n, split_size)], dim)
 
 
+def _index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    """A 0-d index selects as a 1-element one: torch keeps the dim (size 1)."""
+    return ops.take(x, ops.reshape(index, [1]) if index.ndim == 0 else index, dim)
+
+
 def _slice(x: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
     index = [builtins.slice(None)] * x.ndim
     n = x.shape[dim % x.ndim]
@@ -131,13 +143,13 @@ def _squeeze(x: Tensor, dims=None) -> Tensor:
 
 
 def _softmax(x: Tensor, dim: int, half_to_float: bool = False) -> Tensor:
-    e = ops.exp(x - ops.reduce_max(x, dim, keepdims=True))
-    return e / ops.reduce_sum(e, dim, keepdims=True)
+    e = ops.exp(x - ops.reduce_max(x, _dims(x, dim), keepdims=True))
+    return e / ops.reduce_sum(e, _dims(x, dim), keepdims=True)
 
 
 def _log_softmax(x: Tensor, dim: int, half_to_float: bool = False) -> Tensor:
-    shifted = x - ops.reduce_max(x, dim, keepdims=True)
-    return shifted - ops.log(ops.reduce_sum(ops.exp(shifted), dim, keepdims=True))
+    shifted = x - ops.reduce_max(x, _dims(x, dim), keepdims=True)
+    return shifted - ops.log(ops.reduce_sum(ops.exp(shifted), _dims(x, dim), keepdims=True))
 
 
 def _layer_norm(x: Tensor, normalized_shape, weight, bias, eps: float):
@@ -259,9 +271,10 @@ def _round(x: Tensor, *, decimals: int = 0) -> Tensor:
 
 
 def _sign(x: Tensor) -> Tensor:
+    """torch.sign: (0 < x) - (x < 0), so NaN gives 0 (not NumPy's NaN) and -0.0 gives +0.0."""
     if x.dtype == "i1":
         return x
-    if x.dtype in ("f16", "bf16", "f32", "f64"):  # torch's sign of NaN is 0 (NumPy's NaN)
+    if x.dtype in ("f16", "bf16", "f32", "f64"):
         return ops.where(x > 0, 1.0, ops.where(x < 0, -1.0, 0.0))
     return ops.cast(ops.where(x > 0, 1, ops.where(x < 0, -1, 0)), x.dtype)
 
@@ -279,6 +292,20 @@ def _gather(x: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) ->
                                 f"the input {tuple(x.shape)} outside dim {dim}")  # fmt: skip
         x = x[cut]
     return ops.take_along_axis(x, index, dim, "torch.gather")
+
+
+def _on_bools(op: Callable[..., Tensor], logical: Callable[[Any, Any], Tensor]):
+    """torch's add, mul, maximum and minimum of bools (tensors or Python bools): the
+    logical or / and, a bool (aicf has no arithmetic on i1: x.isinf(), whose
+    decomposition multiplies bools, and mask_a + mask_b left their partition to torch)."""
+
+    def is_bool(v: Any) -> bool:
+        return isinstance(v, bool) or (isinstance(v, Tensor) and v.dtype == "i1")
+
+    def apply(a, b, **keywords) -> Tensor:
+        return logical(a, b) if is_bool(a) and is_bool(b) else op(a, b, **keywords)
+
+    return apply
 
 
 def _cat(xs: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -348,7 +375,7 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.split.Tensor": _split_tensor,
     "aten.cat.default": _cat,
     "aten.embedding.default": lambda weight, indices, *a, **k: ops.take(weight, indices, 0),
-    "aten.index_select.default": lambda x, dim, index: ops.take(x, index, dim),
+    "aten.index_select.default": _index_select,
     "aten.gather.default": _gather,
     "aten.flip.default": lambda x, dims: x[tuple(
         slice(None, None, -1) if d in [v % max(x.ndim, 1) for v in dims] else slice(None)
@@ -359,19 +386,19 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.bmm.default": ops.matmul,
     "aten.addmm.default": _addmm,
     # elementwise
-    "aten.add.Tensor": _binary(ops.add, alpha_applies=True),
-    "aten.add.Scalar": _binary(ops.add, alpha_applies=True),
+    "aten.add.Tensor": _on_bools(_binary(ops.add, alpha_applies=True), ops.logical_or),
+    "aten.add.Scalar": _on_bools(_binary(ops.add, alpha_applies=True), ops.logical_or),
     "aten.sub.Tensor": _binary(ops.sub, alpha_applies=True),
     "aten.sub.Scalar": _binary(ops.sub, alpha_applies=True),
     "aten.rsub.Scalar": lambda a, b, *, alpha=1: ops.sub(b, a * alpha if alpha != 1 else a),
-    "aten.mul.Tensor": _opmath(ops.mul),
-    "aten.mul.Scalar": _opmath(ops.mul),
+    "aten.mul.Tensor": _on_bools(_opmath(ops.mul), ops.logical_and),
+    "aten.mul.Scalar": _on_bools(_opmath(ops.mul), ops.logical_and),
     "aten.div.Tensor": _opmath(ops.true_divide),  # torch.div without rounding_mode divides truly
     "aten.div.Scalar": _opmath(ops.true_divide),
     "aten.pow.Tensor_Scalar": ops.pow,
     "aten.pow.Tensor_Tensor": ops.pow,
-    "aten.maximum.default": ops.maximum,
-    "aten.minimum.default": ops.minimum,
+    "aten.maximum.default": _on_bools(ops.maximum, ops.logical_or),
+    "aten.minimum.default": _on_bools(ops.minimum, ops.logical_and),
     "aten.clamp.default": _clamp,
     "aten.neg.default": ops.neg,
     "aten.exp.default": _float(ops.exp),
@@ -448,4 +475,30 @@ ATEN: dict[str, Callable[..., Any]] = {
 }
 """ATen overload name -> its meaning on traced tensors."""
 
-__all__ = ["ATEN", "TORCH_DTYPES", "dtype_name"]
+PROMOTED_FROM: dict[str, int] = {
+    **{name: 0 for name in ATEN if name.split(".")[1] in (
+        "add", "sub", "rsub", "mul", "div", "pow", "maximum", "minimum", "clamp", "neg", "exp", "log",
+        "sin", "cos", "tanh", "sqrt", "rsqrt", "abs", "erf", "sigmoid", "gelu", "log1p", "expm1",
+        "log2", "log10", "exp2", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+        "atanh", "atan2", "copysign", "reciprocal")},
+    "aten.where.self": 1,  # the condition stays bool
+}  # fmt: skip
+"""Elementwise operators torch computes in their result dtype: an integer or bool
+operand (from this argument on) of one whose result is a float is converted to it
+first, as torch converts its operands to their common dtype. Left to aicf's
+promotion (or `_float`'s f32), an integer operand went through f32 (true_divide, exp,
+log1p) where torch's result is f64 (torch.set_default_dtype(torch.float64)):
+(2**40 + 1) / 1 came out 2**40."""
+
+COMPARED_IN = tuple(f"aten.{op}.{kind}" for op in ("eq", "ne", "lt", "le", "gt", "ge") for kind in ("Tensor", "Scalar"))
+"""Comparisons, which torch makes in the operands' common dtype (torch.result_type):
+an int64 tensor equal to an f16 one is compared as f16 (2049 == 2048.0), and an f32
+tensor with an f64 0-d one as f32 (0.1f == 0.1), not as f64 (NumPy's promotion,
+aicf's)."""
+
+CREATION = ("aten.full.default", "aten.scalar_tensor.default", "aten.arange.start_step",
+            "aten.arange.start", "aten.arange.default")  # fmt: skip
+"""Operators whose dtype, when the graph gives none, is torch's default dtype (the
+result's recorded dtype; the default of `_full` and `_arange` is f32)."""
+
+__all__ = ["ATEN", "COMPARED_IN", "CREATION", "PROMOTED_FROM", "TORCH_DTYPES", "dtype_name"]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from aicf.errors import AicfError
-from aicf.torch_backend.aten import ATEN, dtype_name
+from aicf.torch_backend.aten import ATEN, COMPARED_IN, CREATION, PROMOTED_FROM, dtype_name
 
 if TYPE_CHECKING:
     import torch
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 
 def op_name(node) -> str:
+    if getattr(node.target, "__module__", None) == "_operator":  # arithmetic on sizes
+        return f"operator.{node.target.__name__}"
     return str(node.target)
 
 
@@ -33,6 +35,10 @@ def _tensors(value: Any) -> list:
 
 def _value_problem(value: Any) -> str | None:
     """Why aicf cannot hold a value the graph computes or takes, if it cannot."""
+    if type(value).__name__ in ("SymInt", "SymFloat", "SymBool"):
+        # a size or Python number made symbolic (dynamic=True, or a recompile for a new
+        # value): the partition would take it as an input, which aicf has no spec for
+        return "a symbolic scalar (compile with dynamic=False)"
     for t in _tensors(value):
         if dtype_name(t.dtype) is None:
             return f"dtype {t.dtype}"
@@ -48,7 +54,7 @@ def unsupported_reason(node) -> str | None:
     if node.target is operator.getitem:
         return unsupported_reason(node.args[0])
     if op_name(node) not in ATEN:
-        return "no aicf lowering"
+        return _value_problem(node.meta.get("val")) or "no aicf lowering"
     values = [node.meta.get("val")] + [a.meta.get("val") for a in node.all_input_nodes]
     for v in values:
         if v is None:
@@ -73,10 +79,26 @@ def _support(report: Report):
     return AicfSupport()
 
 
+def computed_in(args: Sequence[Any], first: int, common: str | None, every: bool = False) -> list:
+    """`args` with each integer or bool tensor (`every`: each tensor of another dtype)
+    from index `first` on converted to the float dtype `common` torch converts the
+    operands to (aten.PROMOTED_FROM, COMPARED_IN): int 2049 times or equal to an f16
+    tensor is 2048 first, as in torch."""
+    from aicf import ops
+    from aicf.frontend.tensor import Tensor
+
+    if common not in ("f16", "bf16", "f32", "f64"):
+        return list(args)
+    return [ops.cast(a, common) if i >= first and isinstance(a, Tensor) and a.dtype != common
+            and (every or a.dtype in ("i1", "i32", "i64")) else a for i, a in enumerate(args)]  # fmt: skip
+
+
 def trace_partition(gm: torch.fx.GraphModule, inputs: Sequence[Any]):
     """The partition's graph as a function of aicf tensors, checking each result's
     shape and dtype against the one torch recorded (a cast where only the integer
     width or weak typing differs)."""
+    import torch
+
     from aicf import ops
     from aicf.frontend.tensor import Tensor
 
@@ -113,8 +135,17 @@ def trace_partition(gm: torch.fx.GraphModule, inputs: Sequence[Any]):
                 if node.target is operator.getitem:
                     env[node] = env[node.args[0]][node.args[1]]
                     continue
-                out = ATEN[op_name(node)](*load(node.args), **load(node.kwargs))
-                env[node] = as_recorded(out, node.meta["val"], node)
+                name, val = op_name(node), node.meta["val"]
+                call_args, call_kwargs = load(node.args), load(node.kwargs)
+                if name in PROMOTED_FROM:
+                    call_args = computed_in(call_args, PROMOTED_FROM[name], dtype_name(val.dtype))
+                elif name in COMPARED_IN:  # a bool result: the operands' common dtype
+                    common = torch.result_type(*[getattr(a, "meta", {}).get("val", a) for a in node.args[:2]])
+                    call_args = computed_in(call_args, 0, dtype_name(common), every=True)
+                elif name in CREATION and call_kwargs.get("dtype") is None:
+                    call_kwargs = {**call_kwargs, "dtype": val.dtype}
+                out = ATEN[name](*call_args, **call_kwargs)
+                env[node] = as_recorded(out, val, node)
             elif node.op == "output":
                 out = load(node.args[0])
                 return tuple(out) if isinstance(out, tuple | list) else out

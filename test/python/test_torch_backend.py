@@ -402,3 +402,123 @@ def test_libm_and_gather_ops_match_eager(fn):
     assert report.fallback == {}, report.fallback
     assert out.dtype == ref.dtype and out.shape == ref.shape
     torch.testing.assert_close(out, ref, equal_nan=True, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("fn", [lambda x, n: x * n + n // 2, lambda x, n: x.sum() * x.shape[0] + n])
+def test_a_symbolic_scalar_is_left_to_torch_saying_so(fn):
+    # a Python int made symbolic (the second value recompiles with it dynamic) reached
+    # the partition as an input: "AttributeError: 'SymInt' object has no attribute 'shape'"
+    compiled = torch.compile(fn, backend="aicf")
+    x = torch.randn(5, 3)
+    with torch.no_grad():
+        for n in (3, 5):
+            assert torch.allclose(compiled(x, n), fn(x, n))
+    reasons = set(backend.last_report().fallback.values())
+    assert not any("Error" in why for why in reasons), reasons
+    assert "a symbolic scalar (compile with dynamic=False)" in reasons
+    assert not any(op.startswith("<built-in") for op in backend.last_report().fallback)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda n, x: n / 7 + x,                          # int / int: f64 in torch, was f32
+    lambda n, x: n ** 0.5 + (n > 0) * 0.1 + x,       # int ** float, bool * float
+    lambda n, x: x + torch.full((4,), 0.1) + torch.arange(0, 0.4, 0.1),  # creation without a dtype
+    lambda n, x: torch.exp(n / 2**40) + x,
+    lambda n, x: torch.log1p(n) + torch.reciprocal(n) + x,  # aten's _float took f32
+])  # fmt: skip
+def test_under_a_float64_default_dtype_integers_are_computed_in_float64(fn):
+    # torch.set_default_dtype(torch.float64): a float result of integers is f64 and
+    # computed so; aicf computed it in f32 and cast the result (2**40 + 1 came out 2**40)
+    n = torch.tensor([2**40 + 1, 3, 2**53 - 1, 7])
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        x = torch.zeros(4)
+        with torch.no_grad():
+            out = torch.compile(fn, backend="aicf", dynamic=False)(n, x)
+            ref = fn(n, x)
+    finally:
+        torch.set_default_dtype(before)
+    assert not backend.last_report().fallback
+    assert out.dtype == ref.dtype == torch.float64
+    torch.testing.assert_close(out, ref, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("fn", [lambda n, y: n == y, lambda n, y: n * y])
+def test_integers_meet_f16_in_torchs_common_dtype(fn):
+    # NumPy's promotion (aicf's) took int64 with f16 to f64: 2049 == f16 2048 was false
+    # where torch (which converts 2049 to f16 first: 2048) says true, and 2049 * f16
+    # 0.9995 rounded to 2048, not torch's 2047
+    n, other = torch.tensor([2049, 2049]), torch.tensor([2048.0, 0.99951171875]).half()
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(n, other)
+    assert not backend.last_report().fallback
+    assert torch.equal(out, fn(n, other))
+
+
+def test_a_float_tensor_is_compared_with_a_0d_one_in_its_own_dtype():
+    # torch compares f32 with an f64 0-d tensor in f32 (0.1f == 0.1 is true); NumPy's
+    # promotion compared in f64, where it is false
+    x, s = torch.tensor([0.1, 0.2]), torch.tensor(0.1, dtype=torch.float64)
+    with torch.no_grad():
+        out = torch.compile(lambda x, s: (x == s, x <= s), backend="aicf", dynamic=False)(x, s)
+    assert not backend.last_report().fallback
+    assert [o.tolist() for o in out] == [[True, False], [True, False]]
+
+
+def test_a_float_arange_is_rounded_once():
+    # start + i * step was computed in f32: -5 + 13 * 0.37 came out 20 ulps off (torch's
+    # kernel, in f64, is within a few)
+    import numpy as np
+
+    from aicf.testing import assert_close
+
+    x = torch.zeros(28)
+    with torch.no_grad():
+        out = torch.compile(lambda x: x + torch.arange(-5, 5, 0.37), backend="aicf", dynamic=False)(x)
+    assert not backend.last_report().fallback
+    assert_close(out.numpy(), -5 + np.arange(28) * 0.37, ulps=1)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, w, i: x.sum(0) * 2, lambda x, w, i: x.softmax(-1) + x.log_softmax(0),
+    lambda x, w, i: x.amax(0) + x.mean(-1) + x.var(0, unbiased=False), lambda x, w, i: (x > 0).any(0),
+    lambda x, w, i: torch.index_select(w, 0, i) * 2,
+])  # fmt: skip
+def test_dim_0_of_a_0d_tensor_is_the_tensor_itself(fn):
+    # torch reduces a 0-d tensor over dim 0 or -1 as over nothing (and index_select with
+    # a 0-d index keeps the dim): "axis 0 is out of range for rank 0" left the whole
+    # partition to torch
+    args = torch.tensor(3.0), torch.randn(5, 4), torch.tensor(3)
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(*args)
+    assert not backend.last_report().fallback
+    torch.testing.assert_close(out, fn(*args))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_sign_of_nan_is_torchs_zero(dtype):
+    # torch.sign is (0 < x) - (x < 0): 0 for NaN on every dtype and path; the lowering
+    # kept NaN (NumPy's sign)
+    x = torch.tensor([float("nan"), -0.0, 2.0, -3.0, float("-inf")], dtype=dtype)
+    with torch.no_grad():
+        out = torch.compile(torch.sign, backend="aicf", dynamic=False)(x)
+    assert not backend.last_report().fallback
+    assert torch.equal(out, torch.sign(x)) and not torch.signbit(out[:2]).any()
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a, b: (a > 0) + (b > 0), lambda a, b: (a > 0) * (b > 0) + True,
+    lambda a, b: torch.maximum(a > 0, b > 0) * torch.minimum(a > 0, b < 0),
+    lambda a, b: (torch.isfinite(a), torch.isfinite(b)),  # torch's decomposition multiplies bools
+])  # fmt: skip
+def test_arithmetic_on_bools_is_torchs_logic(fn):
+    # aicf has no arithmetic on i1: these partitions were left to torch
+    a = torch.tensor([1.0, -1.0, float("inf"), float("nan")])
+    b = torch.tensor([1.0, 1.0, -2.0, float("-inf")])
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(a, b)
+    assert not backend.last_report().fallback
+    ref = fn(a, b)
+    for o, r in zip(out if isinstance(out, tuple) else (out,), ref if isinstance(ref, tuple) else (ref,)):
+        assert o.dtype == r.dtype and torch.equal(o, r)
