@@ -176,6 +176,8 @@ def _remove(*paths: Path) -> None:
             pass
         except IsADirectoryError:  # something made a directory under an entry's name
             shutil.rmtree(p, ignore_errors=True)
+        except OSError as e:  # a read-only cache (a mount, a folder without write access): left as it is
+            _log.info("cannot remove %s (%s)", p, e.strerror or e)
 
 
 def remove(entry: Path) -> None:
@@ -209,7 +211,10 @@ def lookup(target: str, key: str, suffix: str) -> Path | None:
         _log.info("%s: removed the untrusted or corrupt entry %s (rebuilding it)", target, entry)
         _remove(entry, sidecar)
         return None
-    os.utime(entry)  # most recently used
+    try:
+        os.utime(entry)  # most recently used
+    except OSError:  # a read-only cache (a mount, say) is still read; only its LRU order stays
+        pass
     _log.debug("%s hit: %s", target, entry)
     return entry
 

@@ -403,3 +403,26 @@ def test_a_cache_under_a_directory_others_can_write_is_not_used(tmp_path):
     proc = build(sticky / "cache")
     assert proc.returncode == 0, proc.stderr
     assert Path(proc.stdout.strip()).is_relative_to(sticky), proc.stderr
+
+
+def test_a_read_only_cache_is_read_and_a_corrupt_entry_in_it_rebuilt(tmp_path, monkeypatch):
+    """A cache on a read-only mount (filled before, e.g. in a container image): a hit
+    could not refresh its mtime and a corrupt entry could not be removed, and both
+    raised a raw OSError out of aicf.compile."""
+    import errno
+
+    from aicf.backend import disk_cache
+
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path / "cache"))
+    good = disk_cache.store("programs", "good", ".json", b"{}")
+    bad = disk_cache.store("programs", "bad", ".json", b"{}")
+    bad.write_bytes(b"{} corrupt")
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(os, "utime", read_only)
+    monkeypatch.setattr(os, "unlink", read_only)
+    assert disk_cache.lookup("programs", "good", ".json") == good
+    assert disk_cache.lookup("programs", "bad", ".json") is None
+    assert bad.exists()  # left as it was; the rebuilt program goes to a private directory
