@@ -2,7 +2,7 @@
 cuda target (cubins).
 
 Layout: `$AICF_CACHE_DIR/<target>/<key><suffix>` with a sidecar
-`<key><suffix>.sha256` holding the SHA-256 of the entry (default root
+`<key><suffix>.sha256` holding the SHA-256 of the entry's name and bytes (default root
 `~/.cache/aicf`; targets `c` and `cuda`). Keys are hashes of everything the built code
 depends on (source, flags, compiler version, host CPU or GPU arch), made by the caller.
 
@@ -19,7 +19,10 @@ Loading a cached file runs its code, so the cache must hold only what this user 
   what closes it.
 - An entry is used only if it and its sidecar are regular files (not links) owned by
   the user, not group/world-writable, and the entry's digest matches the sidecar.
-  Anything else (truncated, corrupt, replaced, sidecar missing) is removed and rebuilt.
+  The digest covers the entry's name: an entry and its sidecar moved under another
+  key (swapped with another program's) do not match, instead of running the other
+  program. Anything else (truncated, corrupt, replaced, sidecar missing) is removed
+  and rebuilt.
 - Writes are atomic: a temporary file in the same directory, renamed into place, the
   entry before its sidecar, so a reader never sees a half-written entry as valid.
 - Size is bounded: after each store, least-recently-used entries (a hit refreshes the
@@ -147,8 +150,9 @@ def _warn_once(message: str) -> None:
     warnings.warn(message, RuntimeWarning, stacklevel=4)
 
 
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def digest(name: str, data: bytes) -> str:
+    """What the sidecar of the entry `name` (`<key><suffix>`) holding `data` records."""
+    return hashlib.sha256(name.encode() + b"\0" + data).hexdigest()
 
 
 def _read_trusted(path: Path) -> bytes | None:
@@ -207,7 +211,7 @@ def lookup(target: str, key: str, suffix: str) -> Path | None:
         _log.info("%s miss: %s", target, entry)
         return None
     data, recorded = _read_trusted(entry), _read_trusted(sidecar)
-    if data is None or recorded is None or recorded.decode(errors="replace") != _digest(data):
+    if data is None or recorded is None or recorded.decode(errors="replace") != digest(entry.name, data):
         _log.info("%s: removed the untrusted or corrupt entry %s (rebuilding it)", target, entry)
         _remove(entry, sidecar)
         return None
@@ -250,7 +254,7 @@ def store(target: str, key: str, suffix: str, data: bytes) -> Path:
     entry = d / f"{key}{suffix}"
     try:
         _write_atomic(entry, data)
-        _write_atomic(d / f"{key}{suffix}{_SIDECAR}", _digest(data).encode())
+        _write_atomic(d / f"{key}{suffix}{_SIDECAR}", digest(entry.name, data).encode())
     except OSError as e:  # a full disk, a name taken by what cannot be replaced
         fallback = _fallback_root() / target
         _warn_once(f"aicf: cannot write {entry} ({e.strerror or e}); storing it in the "

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from aicf.backend import disk_cache
+
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
 
 # A C "program" whose only effect is visible: its constructor writes a marker file.
@@ -137,7 +139,7 @@ def test_entry_that_passes_its_digest_but_does_not_load_is_rebuilt(tmp_path):
     assert run().returncode == 0
     (lib,) = entries(cache)
     lib.write_bytes(b"not a library")
-    lib.with_name(lib.name + ".sha256").write_text(hashlib.sha256(b"not a library").hexdigest())
+    lib.with_name(lib.name + ".sha256").write_text(disk_cache.digest(lib.name, b"not a library"))
     for _ in range(2):  # rebuilt once, then used
         proc = run()
         assert proc.returncode == 0, proc.stderr
@@ -411,8 +413,6 @@ def test_a_read_only_cache_is_read_and_a_corrupt_entry_in_it_rebuilt(tmp_path, m
     raised a raw OSError out of aicf.compile."""
     import errno
 
-    from aicf.backend import disk_cache
-
     monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path / "cache"))
     good = disk_cache.store("programs", "good", ".json", b"{}")
     bad = disk_cache.store("programs", "bad", ".json", b"{}")
@@ -426,3 +426,21 @@ def test_a_read_only_cache_is_read_and_a_corrupt_entry_in_it_rebuilt(tmp_path, m
     assert disk_cache.lookup("programs", "good", ".json") == good
     assert disk_cache.lookup("programs", "bad", ".json") is None
     assert bad.exists()  # left as it was; the rebuilt program goes to a private directory
+
+
+def test_entries_swapped_under_each_others_keys_are_not_used(tmp_path):
+    """Two entries renamed (with their sidecars) to each other's keys each matched the
+    digest beside them: the library of one program ran for the other, a silent wrong
+    answer (sin gave cos)."""
+    cache = tmp_path / "cache"
+    assert build(cache, 1).returncode == 0
+    assert build(cache, 2).returncode == 0
+    a, b = entries(cache)
+    for suffix in ("", ".sha256"):
+        pa, pb = a.with_name(a.name + suffix), b.with_name(b.name + suffix)
+        data = pa.read_bytes()
+        pa.write_bytes(pb.read_bytes())
+        pb.write_bytes(data)
+    for value in (1, 2):  # BUILD asserts that the library loaded returns `value`
+        proc = build(cache, value)
+        assert proc.returncode == 0, proc.stderr
