@@ -37,6 +37,7 @@ import shlex
 import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -149,6 +150,7 @@ def request(text: str, target_kind: str, target, gate) -> dict:
 
 MAX_REPLY_BYTES = 16 << 20
 """The most of a proposer's reply read (kernel sources and launch data, not data)."""
+_POLL_S = 0.05  # how often a running proposer's output is measured against it
 
 
 def ask(command: str, req: dict, timeout: float) -> list[dict] | str:
@@ -165,12 +167,21 @@ def ask(command: str, req: dict, timeout: float) -> list[dict] | str:
                                     start_new_session=True)
         except (OSError, ValueError) as e:
             return f"cannot run it: {e}"
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            return f"no reply within {timeout:g} s (stopped)"
+        # waited in short steps: a proposer that floods its output (`yes`) wrote GBs a
+        # second into the temporary files until the time limit; it is stopped at the cap
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                proc.wait(timeout=min(_POLL_S, max(deadline - time.monotonic(), 0)))
+                break
+            except subprocess.TimeoutExpired:
+                flooded = max(os.fstat(f.fileno()).st_size for f in (fout, ferr)) > MAX_REPLY_BYTES
+                if flooded or time.monotonic() >= deadline:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    if flooded:
+                        return f"its reply is longer than {MAX_REPLY_BYTES} bytes (stopped)"
+                    return f"no reply within {timeout:g} s (stopped)"
         fout.seek(0)
         raw = fout.read(MAX_REPLY_BYTES + 1)
         ferr.seek(0)
