@@ -156,8 +156,9 @@ _POLL_S = 0.05  # how often a running proposer's output is measured against it
 def ask(command: str, req: dict, timeout: float) -> list[dict] | str:
     """The proposer's kernels (raw), or why there are none. Its request and its reply
     go through files, not pipes: a reply is read once the command has exited, even if
-    something it started in the background still holds its output open, and at most
-    MAX_REPLY_BYTES of it."""
+    something it started in a session of its own still holds its output open, and at
+    most MAX_REPLY_BYTES of it. What it leaves in its process group is killed when it
+    exits (a server it means to keep must start a session of its own: setsid)."""
     STATS["proposer_calls"] += 1
     with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, tempfile.TemporaryFile() as ferr:
         fin.write(json.dumps(req).encode())
@@ -182,6 +183,10 @@ def ask(command: str, req: dict, timeout: float) -> list[dict] | str:
                     if flooded:
                         return f"its reply is longer than {MAX_REPLY_BYTES} bytes (stopped)"
                     return f"no reply within {timeout:g} s (stopped)"
+        try:  # what it left running in its process group wrote on into the files, unbounded
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:  # nothing left
+            pass
         fout.seek(0)
         raw = fout.read(MAX_REPLY_BYTES + 1)
         ferr.seek(0)
