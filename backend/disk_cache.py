@@ -24,7 +24,8 @@ Loading a cached file runs its code, so the cache must hold only what this user 
   program. Anything else (truncated, corrupt, replaced, sidecar missing) is removed
   and rebuilt.
 - Writes are atomic: a temporary file in the same directory, renamed into place, the
-  entry before its sidecar, so a reader never sees a half-written entry as valid.
+  entry before its sidecar, so a reader never sees a half-written entry as valid. A
+  temporary file older than an hour (its writer was killed) is removed by the next store.
 - Size is bounded: after each store, least-recently-used entries (a hit refreshes the
   entry's mtime) are removed until the target directory holds at most
   `$AICF_CACHE_MAX_MB` MiB (default 1024).
@@ -41,6 +42,7 @@ import re
 import shutil
 import stat
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
@@ -281,15 +283,27 @@ def max_bytes() -> int:
     return int(mb * 2**20)
 
 
+STALE_TMP_S = 3600.0
+"""Age after which a temporary file of `_write_atomic` is an orphan (its writer was
+killed between the write and the rename) and is removed; a write takes seconds."""
+
+
 def _prune(d: Path, keep: Path) -> None:
-    """Remove least-recently-used entries (with their sidecars) until `d` fits."""
+    """Remove orphaned temporary files, then least-recently-used entries (with their
+    sidecars) until `d` fits."""
     files = []
+    now = time.time()
     for p in d.iterdir():
         try:
             st = p.stat()
         except FileNotFoundError:  # removed by a concurrent pruner
             continue
         except OSError:  # a symlink loop or the like planted here: not ours, removed
+            _remove(p)
+            continue
+        if p.name.endswith(".tmp") and now - st.st_mtime > STALE_TMP_S:
+            # a killed writer's (SIGKILL, OOM): never evicted, they piled up past the
+            # bound and left room for no entry
             _remove(p)
             continue
         files.append((p, st))

@@ -444,3 +444,21 @@ def test_entries_swapped_under_each_others_keys_are_not_used(tmp_path):
     for value in (1, 2):  # BUILD asserts that the library loaded returns `value`
         proc = build(cache, value)
         assert proc.returncode == 0, proc.stderr
+
+
+def test_temporary_files_of_killed_writers_are_removed(tmp_path, monkeypatch):
+    """A process killed between writing an entry's temporary file and renaming it
+    left the file for good: never evicted, orphans piled up past AICF_CACHE_MAX_MB
+    and every store then evicted every entry."""
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("AICF_CACHE_MAX_MB", "1")
+    d = disk_cache.directory("programs")
+    orphan = d / ".old.json.abc123.tmp"
+    orphan.write_bytes(b"x" * 2**20)
+    os.utime(orphan, (0, 0))
+    fresh = d / ".new.json.def456.tmp"  # another process writing now
+    fresh.write_bytes(b"")
+    first = disk_cache.store("programs", "first", ".json", b"1" * 1000)
+    disk_cache.store("programs", "second", ".json", b"2" * 1000)
+    assert not orphan.exists() and fresh.exists()
+    assert first.exists()  # the bound holds both entries once the orphan is gone
