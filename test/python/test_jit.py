@@ -488,3 +488,22 @@ def test_force_as_bytes_is_named_as_given():
     """bytes are not kind names: the error shows the value passed, not its list of ints."""
     with pytest.raises(ArgumentError, match=r"aicf\.jit: force takes schedule kind names \(str\), got b'cpu.nest'"):
         aicf.jit(lambda x: x + 1, force=b"cpu.nest")
+
+
+def _double_plus(x, k):
+    return x * 2 + k
+
+
+def test_a_jit_function_copies_as_itself_and_pickles_as_its_function_and_options():
+    """deepcopy and pickle raised the raw "cannot pickle '_thread.lock' object"."""
+    import copy
+    import pickle
+
+    f = aicf.jit(_double_plus, static_argnums=1, cache_size=3, fuse=False)
+    x = np.arange(4, dtype=np.float32)
+    f(x, 1)
+    assert copy.deepcopy(f) is f
+    g = pickle.loads(pickle.dumps(f))
+    assert g is not f and g.num_compilations == 0
+    assert (g.static_argnames, g.cache_size, g.compile_options) == (f.static_argnames, 3, f.compile_options)
+    np.testing.assert_array_equal(g(x, 5), x * 2 + 5)
