@@ -792,7 +792,9 @@ def _has_dynamic_inputs(func: FuncOp) -> bool:
 
 
 def _debug_default() -> bool:
-    return os.environ.get("AICF_DEBUG", "") not in ("", "0")
+    # the words that turn AICF_PROGRAM_CACHE, AICF_PROGRESS and AICF_CUDA_GRAPHS off
+    # (AICF_DEBUG=false turned debug mode on: outputs poisoned, each pass verified)
+    return os.environ.get("AICF_DEBUG", "").strip().lower() not in ("", "0", "off", "false", "no")
 
 
 def arg_names_of(func: FuncOp) -> list[str]:

@@ -240,3 +240,13 @@ def test_a_dynamic_shape_executable_pickles_without_its_specialisations():
     again = pickle.loads(pickle.dumps(exe))
     assert len(again.specializations) == 0 and len(exe.specializations) == 1
     np.testing.assert_array_equal(again(x), np.ones(3, np.float32))
+
+
+@pytest.mark.parametrize("value, on", [("false", False), (" OFF ", False), ("no", False), ("0", False),
+                                       ("1", True), ("yes", True)])
+def test_aicf_debug_takes_the_words_the_other_switches_take(monkeypatch, value, on):
+    """AICF_DEBUG=false turned debug mode on (NaN-poisoned outputs, every pass
+    verified): only "" and "0" were off, where AICF_PROGRAM_CACHE, AICF_PROGRESS and
+    AICF_CUDA_GRAPHS take off/false/no too."""
+    monkeypatch.setenv("AICF_DEBUG", value)
+    assert aicf.compile(TWO, entry="rowmax").debug is on
