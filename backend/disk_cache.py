@@ -59,7 +59,9 @@ MAX_ENTRY_BYTES = 2**30
 
 
 def root() -> Path:
-    return Path(os.environ.get("AICF_CACHE_DIR") or Path.home() / ".cache" / "aicf")
+    # ~ expanded: where no shell expands it (a Dockerfile's ENV, a systemd unit, a quoted
+    # value) AICF_CACHE_DIR=~/cache made a directory named `~` in the working directory
+    return Path(os.environ.get("AICF_CACHE_DIR") or Path.home() / ".cache" / "aicf").expanduser()
 
 
 def _unsafe(st: os.stat_result, what: str) -> str | None:

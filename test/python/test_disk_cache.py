@@ -462,3 +462,13 @@ def test_temporary_files_of_killed_writers_are_removed(tmp_path, monkeypatch):
     disk_cache.store("programs", "second", ".json", b"2" * 1000)
     assert not orphan.exists() and fresh.exists()
     assert first.exists()  # the bound holds both entries once the orphan is gone
+
+
+def test_a_cache_dir_starting_with_a_tilde_is_under_the_home(tmp_path, monkeypatch):
+    """Where no shell expands it, AICF_CACHE_DIR=~/cache made a folder named `~` in
+    the working directory."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("AICF_CACHE_DIR", "~/cache")
+    monkeypatch.chdir(tmp_path)
+    assert disk_cache.directory("programs") == tmp_path / "home" / "cache" / "programs"
+    assert not (tmp_path / "~").exists()
