@@ -106,8 +106,16 @@ def _fallback_root() -> Path:
     import atexit
 
     d = Path(tempfile.mkdtemp(prefix="aicf-cache-"))
-    atexit.register(shutil.rmtree, d, True)
+    atexit.register(_remove_fallback, d, os.getpid())
     return d
+
+
+def _remove_fallback(d: Path, creator: int) -> None:
+    # a child forked after it was made inherits the handler and uses the directory
+    # too: one that exited normally removed it under its parent, whose next compile
+    # raised a raw FileNotFoundError
+    if os.getpid() == creator:
+        shutil.rmtree(d, True)
 
 
 def _unsafe_parents(path: Path) -> str | None:

@@ -472,3 +472,27 @@ def test_a_cache_dir_starting_with_a_tilde_is_under_the_home(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     assert disk_cache.directory("programs") == tmp_path / "home" / "cache" / "programs"
     assert not (tmp_path / "~").exists()
+
+
+def test_a_forked_child_exiting_leaves_its_parents_private_directory(tmp_path):
+    """The private fallback directory is removed at exit; a child forked after it was
+    made (exiting normally, so its atexit handlers run) removed it under its parent,
+    whose next compile raised a raw FileNotFoundError."""
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    code = textwrap.dedent("""
+        import os, sys, warnings
+        warnings.simplefilter("ignore")
+        from aicf.backend import disk_cache
+        disk_cache.store("programs", "a", ".json", b"{}")
+        pid = os.fork()
+        if pid == 0:
+            sys.exit(0)
+        os.waitpid(pid, 0)
+        disk_cache.store("programs", "b", ".json", b"{}")
+        print(disk_cache.lookup("programs", "a", ".json") is not None)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "AICF_CACHE_DIR": str(not_a_dir)},
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "True"
