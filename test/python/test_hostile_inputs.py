@@ -5,6 +5,7 @@ misleading message (issue 10 items 14 and 15)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -366,3 +367,27 @@ def test_aicf_run_on_more_dims_than_numpy_takes_is_one_line(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
     assert "65 dims" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@pytest.mark.parametrize("cc", ["", "  ", "cc -O1", "env LC_ALL=C cc"])
+def test_cc_is_a_command_line_and_empty_is_unset(tmp_path, monkeypatch, cc):
+    """CC="ccache gcc" or "gcc -m64" (a command line, as make and Python's own builds
+    take it) was refused as "`ccache gcc` is not on PATH", and an empty CC as "``"."""
+    monkeypatch.setenv("CC", cc)
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("AICF_PROGRAM_CACHE", "0")
+    from aicf import compiler
+
+    compiler._CPU_MODULES.clear()
+    exe = aicf.compile(DYN_SRC.replace("?x?", "3x4").replace("<?x", "<4x"), target="cpu")
+    assert exe.target == "cpu"
+
+
+@pytest.mark.parametrize("cc, words", [("no-such-cc -O2", "`no-such-cc` (CC='no-such-cc -O2') is not on PATH"),
+                                       ("'cc", "is no command line")])
+def test_a_cc_that_cannot_run_is_named(monkeypatch, cc, words):
+    from aicf.backend.c.build import compiler
+
+    monkeypatch.setenv("CC", cc)
+    with pytest.raises(CompileError, match=re.escape(words)):
+        compiler()
