@@ -103,7 +103,7 @@ def _serial_after_fork() -> None:
     # a fork while another thread builds a variant copies the module's lock held by a
     # thread the child does not have: the child's next call of that module waited forever
     for m in list(_modules):
-        m._lock = threading.Lock()
+        m._lock = threading.RLock()
 
 
 os.register_at_fork(after_in_child=_serial_after_fork)
@@ -153,7 +153,10 @@ class CpuModule:
         self.source, self.flags, self.linked = built if built is not None else emit_c_unit(module_of(module))
         self._variants: dict[tuple[str, tuple[bool, ...]], ctypes._CFuncPtr] = {}
         self._libs: list[ctypes.CDLL] = []
-        self._lock = threading.Lock()
+        # reentrant: a signal handler (or a finalizer the collector runs) calling the
+        # program with a new pattern of strides while this thread builds one under the
+        # lock waited for itself for good
+        self._lock = threading.RLock()
         _modules.add(self)
         weakref.finalize(self, _close_all, self._libs)
         self._libs.append(_build_and_load(self.source, self.flags, self.linked))
