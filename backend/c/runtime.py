@@ -6,8 +6,10 @@ compile time (the fast path). Any other input whose strides are whole elements
 views) is passed without a copy: the function is specialised, per pattern of which
 inputs are contiguous, into a variant whose argument type carries a
 `strided<[?, ...], offset: ?>` layout and reads the strides at run time. Each variant is
-built once and cached (in memory here, on disk by `build`). Only arrays whose strides
-are not a multiple of the element size (e.g. a field of a structured array) are copied.
+built once and cached (in memory here, on disk by `build`), at most
+MAX_STRIDED_VARIANTS per entry: further patterns share the variant that reads every
+input's strides. Only arrays whose strides are not a multiple of the element size
+(e.g. a field of a structured array) are copied.
 Outputs are allocated by the runtime (C-contiguous).
 
 A module's libraries are closed (dlclose) when the CpuModule is garbage collected, so
@@ -141,6 +143,12 @@ def _close_all(libs: list[ctypes.CDLL]) -> None:
     libs.clear()
 
 
+MAX_STRIDED_VARIANTS = 16
+"""Strided variants built per entry; a further pattern runs on the variant that takes
+every input with its strides (n inputs have 2^n patterns: each got a build and a
+library loaded for the module's lifetime)."""
+
+
 class CpuModule:
     """A loop-level module built for the cpu target: C emitted for every function and
     built into one shared library. Strided variants of an entry are built on demand.
@@ -165,6 +173,13 @@ class CpuModule:
     def module(self) -> ModuleOp:
         """The loop-level module (from the program cache: parsed on first use)."""
         return module_of(self._module)
+
+    def takes_new_pattern(self, entry: str, strided: tuple[bool, ...]) -> bool:
+        """Whether `entry` may get one more variant for the pattern `strided` (one it
+        has, or fewer than MAX_STRIDED_VARIANTS of its own so far)."""
+        if (entry, strided, False) in self._variants:
+            return True
+        return sum(1 for e, s, _ in list(self._variants) if e == entry and any(s)) < MAX_STRIDED_VARIANTS
 
     def function(self, entry: str, strided: tuple[bool, ...], profiled: bool = False):
         """The entry's variant for this pattern of strided arguments: its ctypes
@@ -253,6 +268,8 @@ class CpuProgram:
                 a = np.ascontiguousarray(a)
                 strided.append(False)
             arrays.append(a)
+        if any(strided) and not self.cmodule.takes_new_pattern(self.entry, tuple(strided)):
+            strided = [a.ndim > 0 for a in arrays]  # correct for any input, contiguous ones too
         for o in outputs:
             assert o.flags.c_contiguous
             arrays.append(o)

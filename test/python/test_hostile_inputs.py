@@ -391,3 +391,27 @@ def test_a_cc_that_cannot_run_is_named(monkeypatch, cc, words):
     monkeypatch.setenv("CC", cc)
     with pytest.raises(CompileError, match=re.escape(words)):
         compiler()
+
+
+def test_strided_variants_per_entry_are_bounded(monkeypatch):
+    """n inputs have 2^n patterns of contiguity: each new one was built (a C compile)
+    and its library kept loaded for the module's lifetime. Past the bound, a pattern
+    runs on the variant that reads every input's strides."""
+    import itertools
+
+    from aicf.backend.c import runtime
+
+    monkeypatch.setattr(runtime, "MAX_STRIDED_VARIANTS", 3, raising=False)
+    n = 4
+    args = ", ".join(f"%x{i}: tensor<4x4xf32>" for i in range(n))
+    t = "tensor<4x4xf32>"
+    body = [f"%s1 = aicf_tensor.add %x0, %x1 : ({t}, {t}) -> {t}"] + [
+        f"%s{i} = aicf_tensor.add %s{i - 1}, %x{i} : ({t}, {t}) -> {t}" for i in range(2, n)]
+    exe = aicf.compile(f"func.func @f({args}) -> {t} {{\n" + "\n".join(body) + f"\nfunc.return %s{n - 1} : {t}\n}}")
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal((4, 4)).astype(np.float32) * (i + 1) for i in range(n)]
+    for pattern in itertools.product((False, True), repeat=n):
+        got = exe(*(np.asfortranarray(x) if p else x for x, p in zip(xs, pattern)))
+        np.testing.assert_allclose(got, sum(x.astype(np.float64) for x in xs), rtol=1e-6, atol=1e-6)
+    variants = [s for _, s, _ in exe._program.cmodule._variants if any(s)]
+    assert len(variants) <= 3 + 1, variants  # the bound, and the every-input variant
