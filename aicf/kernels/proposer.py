@@ -171,22 +171,23 @@ def ask(command: str, req: dict, timeout: float) -> list[dict] | str:
         # waited in short steps: a proposer that floods its output (`yes`) wrote GBs a
         # second into the temporary files until the time limit; it is stopped at the cap
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                proc.wait(timeout=min(_POLL_S, max(deadline - time.monotonic(), 0)))
-                break
-            except subprocess.TimeoutExpired:
-                flooded = max(os.fstat(f.fileno()).st_size for f in (fout, ferr)) > MAX_REPLY_BYTES
-                if flooded or time.monotonic() >= deadline:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                    if flooded:
-                        return f"its reply is longer than {MAX_REPLY_BYTES} bytes (stopped)"
-                    return f"no reply within {timeout:g} s (stopped)"
-        try:  # what it left running in its process group wrote on into the files, unbounded
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:  # nothing left
+        # its exit is seen without reaping it (WNOWAIT): until proc.wait() its pid, and
+        # so its process group's id, cannot be another process's, and killpg is safe
+        while os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            flooded = max(os.fstat(f.fileno()).st_size for f in (fout, ferr)) > MAX_REPLY_BYTES
+            if flooded or time.monotonic() >= deadline:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                if flooded:
+                    return f"its reply is longer than {MAX_REPLY_BYTES} bytes (stopped)"
+                return f"no reply within {timeout:g} s (stopped)"
+            time.sleep(min(_POLL_S, max(deadline - time.monotonic(), 0)))
+        # what it left running in its process group wrote on into the files, unbounded
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the group holds its zombie at least
+        except ProcessLookupError:  # it left its group (setpgid)
             pass
+        proc.wait()
         fout.seek(0)
         raw = fout.read(MAX_REPLY_BYTES + 1)
         ferr.seek(0)
