@@ -461,6 +461,9 @@ class Executable:
         # executable (copying raised ctypes' "objects containing pointers cannot be pickled")
         return self
 
+    def __copy__(self) -> Executable:  # it raised __reduce__'s "cannot pickle"
+        return self
+
     def __reduce__(self):
         raise TypeError(f"cannot pickle {self!r}: it holds a program loaded in this process; compile "
                         "the source again in the other (the disk cache makes it quick)")
@@ -697,6 +700,14 @@ class SpecializingExecutable:
             f"{len(self.specializations)} specialisation(s)>"
         )
 
+    def __getstate__(self) -> dict:
+        # the specialisations are loaded programs, which do not pickle (pickling raised
+        # the Executable's "cannot pickle" once one was compiled): they are a cache,
+        # compiled again where the copy is called
+        state = self.__dict__.copy()
+        state["specializations"] = LruCache(self.specializations.maxsize)
+        return state
+
     def _shapes_of(self, arrays: Sequence) -> tuple[tuple[int, ...], ...]:
         from aicf.dialects.shape_rules import DYN, fmt
 
@@ -799,7 +810,9 @@ def _has_dynamic_inputs(func: FuncOp) -> bool:
 
 
 def _debug_default() -> bool:
-    return os.environ.get("AICF_DEBUG", "") not in ("", "0")
+    # the words that turn AICF_PROGRAM_CACHE, AICF_PROGRESS and AICF_CUDA_GRAPHS off
+    # (AICF_DEBUG=false turned debug mode on: outputs poisoned, each pass verified)
+    return os.environ.get("AICF_DEBUG", "").strip().lower() not in ("", "0", "off", "false", "no")
 
 
 def arg_names_of(func: FuncOp) -> list[str]:

@@ -2,7 +2,7 @@
 cuda target (cubins).
 
 Layout: `$AICF_CACHE_DIR/<target>/<key><suffix>` with a sidecar
-`<key><suffix>.sha256` holding the SHA-256 of the entry (default root
+`<key><suffix>.sha256` holding the SHA-256 of the entry's name and bytes (default root
 `~/.cache/aicf`; targets `c` and `cuda`). Keys are hashes of everything the built code
 depends on (source, flags, compiler version, host CPU or GPU arch), made by the caller.
 
@@ -19,9 +19,13 @@ Loading a cached file runs its code, so the cache must hold only what this user 
   what closes it.
 - An entry is used only if it and its sidecar are regular files (not links) owned by
   the user, not group/world-writable, and the entry's digest matches the sidecar.
-  Anything else (truncated, corrupt, replaced, sidecar missing) is removed and rebuilt.
+  The digest covers the entry's name: an entry and its sidecar moved under another
+  key (swapped with another program's) do not match, instead of running the other
+  program. Anything else (truncated, corrupt, replaced, sidecar missing) is removed
+  and rebuilt.
 - Writes are atomic: a temporary file in the same directory, renamed into place, the
-  entry before its sidecar, so a reader never sees a half-written entry as valid.
+  entry before its sidecar, so a reader never sees a half-written entry as valid. A
+  temporary file older than an hour (its writer was killed) is removed by the next store.
 - Size is bounded: after each store, least-recently-used entries (a hit refreshes the
   entry's mtime) are removed until the target directory holds at most
   `$AICF_CACHE_MAX_MB` MiB (default 1024).
@@ -38,6 +42,7 @@ import re
 import shutil
 import stat
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
@@ -54,7 +59,9 @@ MAX_ENTRY_BYTES = 2**30
 
 
 def root() -> Path:
-    return Path(os.environ.get("AICF_CACHE_DIR") or Path.home() / ".cache" / "aicf")
+    # ~ expanded: where no shell expands it (a Dockerfile's ENV, a systemd unit, a quoted
+    # value) AICF_CACHE_DIR=~/cache made a directory named `~` in the working directory
+    return Path(os.environ.get("AICF_CACHE_DIR") or Path.home() / ".cache" / "aicf").expanduser()
 
 
 def _unsafe(st: os.stat_result, what: str) -> str | None:
@@ -99,8 +106,16 @@ def _fallback_root() -> Path:
     import atexit
 
     d = Path(tempfile.mkdtemp(prefix="aicf-cache-"))
-    atexit.register(shutil.rmtree, d, True)
+    atexit.register(_remove_fallback, d, os.getpid())
     return d
+
+
+def _remove_fallback(d: Path, creator: int) -> None:
+    # a child forked after it was made inherits the handler and uses the directory
+    # too: one that exited normally removed it under its parent, whose next compile
+    # raised a raw FileNotFoundError
+    if os.getpid() == creator:
+        shutil.rmtree(d, True)
 
 
 def _unsafe_parents(path: Path) -> str | None:
@@ -147,8 +162,9 @@ def _warn_once(message: str) -> None:
     warnings.warn(message, RuntimeWarning, stacklevel=4)
 
 
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def digest(name: str, data: bytes) -> str:
+    """What the sidecar of the entry `name` (`<key><suffix>`) holding `data` records."""
+    return hashlib.sha256(name.encode() + b"\0" + data).hexdigest()
 
 
 def _read_trusted(path: Path) -> bytes | None:
@@ -176,6 +192,8 @@ def _remove(*paths: Path) -> None:
             pass
         except IsADirectoryError:  # something made a directory under an entry's name
             shutil.rmtree(p, ignore_errors=True)
+        except OSError as e:  # a read-only cache (a mount, a folder without write access): left as it is
+            _log.info("cannot remove %s (%s)", p, e.strerror or e)
 
 
 def remove(entry: Path) -> None:
@@ -205,11 +223,14 @@ def lookup(target: str, key: str, suffix: str) -> Path | None:
         _log.info("%s miss: %s", target, entry)
         return None
     data, recorded = _read_trusted(entry), _read_trusted(sidecar)
-    if data is None or recorded is None or recorded.decode(errors="replace") != _digest(data):
+    if data is None or recorded is None or recorded.decode(errors="replace") != digest(entry.name, data):
         _log.info("%s: removed the untrusted or corrupt entry %s (rebuilding it)", target, entry)
         _remove(entry, sidecar)
         return None
-    os.utime(entry)  # most recently used
+    try:
+        os.utime(entry)  # most recently used
+    except OSError:  # a read-only cache (a mount, say) is still read; only its LRU order stays
+        pass
     _log.debug("%s hit: %s", target, entry)
     return entry
 
@@ -245,7 +266,7 @@ def store(target: str, key: str, suffix: str, data: bytes) -> Path:
     entry = d / f"{key}{suffix}"
     try:
         _write_atomic(entry, data)
-        _write_atomic(d / f"{key}{suffix}{_SIDECAR}", _digest(data).encode())
+        _write_atomic(d / f"{key}{suffix}{_SIDECAR}", digest(entry.name, data).encode())
     except OSError as e:  # a full disk, a name taken by what cannot be replaced
         fallback = _fallback_root() / target
         _warn_once(f"aicf: cannot write {entry} ({e.strerror or e}); storing it in the "
@@ -272,15 +293,27 @@ def max_bytes() -> int:
     return int(mb * 2**20)
 
 
+STALE_TMP_S = 3600.0
+"""Age after which a temporary file of `_write_atomic` is an orphan (its writer was
+killed between the write and the rename) and is removed; a write takes seconds."""
+
+
 def _prune(d: Path, keep: Path) -> None:
-    """Remove least-recently-used entries (with their sidecars) until `d` fits."""
+    """Remove orphaned temporary files, then least-recently-used entries (with their
+    sidecars) until `d` fits."""
     files = []
+    now = time.time()
     for p in d.iterdir():
         try:
             st = p.stat()
         except FileNotFoundError:  # removed by a concurrent pruner
             continue
         except OSError:  # a symlink loop or the like planted here: not ours, removed
+            _remove(p)
+            continue
+        if p.name.endswith(".tmp") and now - st.st_mtime > STALE_TMP_S:
+            # a killed writer's (SIGKILL, OOM): never evicted, they piled up past the
+            # bound and left room for no entry
             _remove(p)
             continue
         files.append((p, st))

@@ -322,7 +322,7 @@ def _report(e: BaseException) -> bool:
     is one line too; AICF_TRACEBACK=1 raises it instead, for its traceback."""
     message = error_message(e)
     if message is None:
-        if os.environ.get("AICF_TRACEBACK", "").strip() not in ("", "0"):
+        if os.environ.get("AICF_TRACEBACK", "").strip().lower() not in ("", "0", "off", "false", "no"):
             raise e
         first = (str(e).strip().splitlines() or [""])[0][:300]
         message = (f"error: internal error: {type(e).__name__}{': ' + first if first else ''} "

@@ -267,6 +267,18 @@ class JitFunction:
             )
         self.static_argnames = tuple(sorted(names))
 
+    def __deepcopy__(self, memo) -> JitFunction:
+        # its specialisations are read-only loaded programs: a copy is the same function
+        # (copying raised the raw "cannot pickle '_thread.lock' object")
+        return self
+
+    def __reduce__(self):
+        # the function and the options, not the specialisations (loaded programs, and a
+        # lock): the copy compiles its own on its first calls
+        o = self.compile_options
+        return (JitFunction, (self.fn, self.target, None, self.static_argnames, self.cache_size, o["fuse"],
+                              o["force"], o["tune"], o["matmul_precision"], o["debug"]))
+
     # --- arguments ---------------------------------------------------------------------------
 
     def _split(self, args: tuple, kwargs: dict) -> _Call:

@@ -37,6 +37,7 @@ import shlex
 import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -149,13 +150,15 @@ def request(text: str, target_kind: str, target, gate) -> dict:
 
 MAX_REPLY_BYTES = 16 << 20
 """The most of a proposer's reply read (kernel sources and launch data, not data)."""
+_POLL_S = 0.05  # how often a running proposer's output is measured against it
 
 
 def ask(command: str, req: dict, timeout: float) -> list[dict] | str:
     """The proposer's kernels (raw), or why there are none. Its request and its reply
     go through files, not pipes: a reply is read once the command has exited, even if
-    something it started in the background still holds its output open, and at most
-    MAX_REPLY_BYTES of it."""
+    something it started in a session of its own still holds its output open, and at
+    most MAX_REPLY_BYTES of it. What it leaves in its process group is killed when it
+    exits (a server it means to keep must start a session of its own: setsid)."""
     STATS["proposer_calls"] += 1
     with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, tempfile.TemporaryFile() as ferr:
         fin.write(json.dumps(req).encode())
@@ -165,12 +168,26 @@ def ask(command: str, req: dict, timeout: float) -> list[dict] | str:
                                     start_new_session=True)
         except (OSError, ValueError) as e:
             return f"cannot run it: {e}"
+        # waited in short steps: a proposer that floods its output (`yes`) wrote GBs a
+        # second into the temporary files until the time limit; it is stopped at the cap
+        deadline = time.monotonic() + timeout
+        # its exit is seen without reaping it (WNOWAIT): until proc.wait() its pid, and
+        # so its process group's id, cannot be another process's, and killpg is safe
+        while os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            flooded = max(os.fstat(f.fileno()).st_size for f in (fout, ferr)) > MAX_REPLY_BYTES
+            if flooded or time.monotonic() >= deadline:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                if flooded:
+                    return f"its reply is longer than {MAX_REPLY_BYTES} bytes (stopped)"
+                return f"no reply within {timeout:g} s (stopped)"
+            time.sleep(min(_POLL_S, max(deadline - time.monotonic(), 0)))
+        # what it left running in its process group wrote on into the files, unbounded
         try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            return f"no reply within {timeout:g} s (stopped)"
+            os.killpg(proc.pid, signal.SIGKILL)  # the group holds its zombie at least
+        except ProcessLookupError:  # it left its group (setpgid)
+            pass
+        proc.wait()
         fout.seek(0)
         raw = fout.read(MAX_REPLY_BYTES + 1)
         ferr.seek(0)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -27,10 +28,22 @@ CFLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu11",
 
 
 def compiler() -> str:
-    cc = os.environ.get("CC", "cc")
-    if shutil.which(cc) is None:
-        raise CompileError(f"the cpu target needs a C compiler: `{cc}` is not on PATH")
+    """$CC (default `cc`; empty is unset), a command line as make and Python's own
+    builds take it: `ccache gcc` or `gcc -m64` was refused as "not on PATH"."""
+    cc = os.environ.get("CC", "").strip() or "cc"
+    try:
+        program = shlex.split(cc)[0]
+    except (ValueError, IndexError) as e:  # an unclosed quote
+        raise CompileError(f"the cpu target's C compiler CC={cc!r} is no command line ({e})") from None
+    if shutil.which(program) is None:
+        raise CompileError(f"the cpu target needs a C compiler: `{program}` (CC={cc!r}) is not on PATH"
+                           if program != cc else f"the cpu target needs a C compiler: `{cc}` is not on PATH")
     return cc
+
+
+def _argv(cc: str) -> list[str]:
+    """The command `cc` (compiler()'s) starts with."""
+    return shlex.split(cc)
 
 
 def _run(cmd: list[str], timeout: float | None = None) -> subprocess.CompletedProcess:
@@ -54,14 +67,14 @@ def _run(cmd: list[str], timeout: float | None = None) -> subprocess.CompletedPr
 
 @functools.cache
 def compiler_version(cc: str) -> str:
-    return _run([cc, "--version"]).stdout
+    return _run([*_argv(cc), "--version"]).stdout
 
 
 @functools.cache
 def host_cpu(cc: str) -> str:
     """What `-march=native` means here: the compiler's expansion of it (the -march and
     feature flags it passes on, with gcc and clang), else /proc/cpuinfo's model and flags."""
-    driver = _run([cc, "-march=native", "-###", "-E", "-x", "c", os.devnull]).stderr
+    driver = _run([*_argv(cc), "-march=native", "-###", "-E", "-x", "c", os.devnull]).stderr
     flags = [ln.strip() for ln in driver.splitlines() if "march=" in ln or "target-cpu" in ln]
     if flags:
         return "\n".join(flags)
@@ -109,7 +122,7 @@ def build_shared_library(source: str, link_flags: tuple[str, ...] = (),
     cc = compiler()
     flags = (*CFLAGS, *link_flags)
     return _cached(cache_key(source, flags, linked), ".so",
-                   lambda src, out: [cc, *CFLAGS, src, "-o", out, *link_flags],
+                   lambda src, out: [*_argv(cc), *CFLAGS, src, "-o", out, *link_flags],
                    f"the C compiler failed on the generated code ({cc}):", source)
 
 
@@ -120,7 +133,7 @@ def build_object(source: str, what: str, timeout: float | None = None) -> Path:
     """Compile `source` into an object file (or reuse the cached one); its path. A
     failure raises CompileError with the compiler's message, naming `what`."""
     cc = compiler()
-    return _cached(cache_key(source, OBJECT_FLAGS), ".o", lambda src, out: [cc, *OBJECT_FLAGS, src, "-o", out],
+    return _cached(cache_key(source, OBJECT_FLAGS), ".o", lambda src, out: [*_argv(cc), *OBJECT_FLAGS, src, "-o", out],
                    f"the C compiler failed on {what} ({cc}):", source, timeout)
 
 
@@ -130,5 +143,5 @@ def link_shared_library(objects: tuple[Path, ...], timeout: float | None = None)
     digests = [hashlib.sha256(p.read_bytes()).hexdigest() for p in objects]
     flags = ("-shared", "-fopenmp")
     return _cached(cache_key("link " + " ".join(digests), flags), ".so",
-                   lambda src, out: [cc, *flags, *map(str, objects), "-o", out], f"linking failed ({cc}):",
+                   lambda src, out: [*_argv(cc), *flags, *map(str, objects), "-o", out], f"linking failed ({cc}):",
                    timeout=timeout)

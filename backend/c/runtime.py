@@ -6,8 +6,10 @@ compile time (the fast path). Any other input whose strides are whole elements
 views) is passed without a copy: the function is specialised, per pattern of which
 inputs are contiguous, into a variant whose argument type carries a
 `strided<[?, ...], offset: ?>` layout and reads the strides at run time. Each variant is
-built once and cached (in memory here, on disk by `build`). Only arrays whose strides
-are not a multiple of the element size (e.g. a field of a structured array) are copied.
+built once and cached (in memory here, on disk by `build`), at most
+MAX_STRIDED_VARIANTS per entry: further patterns share the variant that reads every
+input's strides. Only arrays whose strides are not a multiple of the element size
+(e.g. a field of a structured array) are copied.
 Outputs are allocated by the runtime (C-contiguous).
 
 A module's libraries are closed (dlclose) when the CpuModule is garbage collected, so
@@ -103,7 +105,7 @@ def _serial_after_fork() -> None:
     # a fork while another thread builds a variant copies the module's lock held by a
     # thread the child does not have: the child's next call of that module waited forever
     for m in list(_modules):
-        m._lock = threading.Lock()
+        m._lock = threading.RLock()
 
 
 os.register_at_fork(after_in_child=_serial_after_fork)
@@ -141,6 +143,12 @@ def _close_all(libs: list[ctypes.CDLL]) -> None:
     libs.clear()
 
 
+MAX_STRIDED_VARIANTS = 16
+"""Strided variants built per entry; a further pattern runs on the variant that takes
+every input with its strides (n inputs have 2^n patterns: each got a build and a
+library loaded for the module's lifetime)."""
+
+
 class CpuModule:
     """A loop-level module built for the cpu target: C emitted for every function and
     built into one shared library. Strided variants of an entry are built on demand.
@@ -153,7 +161,10 @@ class CpuModule:
         self.source, self.flags, self.linked = built if built is not None else emit_c_unit(module_of(module))
         self._variants: dict[tuple[str, tuple[bool, ...]], ctypes._CFuncPtr] = {}
         self._libs: list[ctypes.CDLL] = []
-        self._lock = threading.Lock()
+        # reentrant: a signal handler (or a finalizer the collector runs) calling the
+        # program with a new pattern of strides while this thread builds one under the
+        # lock waited for itself for good
+        self._lock = threading.RLock()
         _modules.add(self)
         weakref.finalize(self, _close_all, self._libs)
         self._libs.append(_build_and_load(self.source, self.flags, self.linked))
@@ -162,6 +173,13 @@ class CpuModule:
     def module(self) -> ModuleOp:
         """The loop-level module (from the program cache: parsed on first use)."""
         return module_of(self._module)
+
+    def takes_new_pattern(self, entry: str, strided: tuple[bool, ...]) -> bool:
+        """Whether `entry` may get one more variant for the pattern `strided` (one it
+        has, or fewer than MAX_STRIDED_VARIANTS of its own so far)."""
+        if (entry, strided, False) in self._variants:
+            return True
+        return sum(1 for e, s, _ in list(self._variants) if e == entry and any(s)) < MAX_STRIDED_VARIANTS
 
     def function(self, entry: str, strided: tuple[bool, ...], profiled: bool = False):
         """The entry's variant for this pattern of strided arguments: its ctypes
@@ -250,6 +268,8 @@ class CpuProgram:
                 a = np.ascontiguousarray(a)
                 strided.append(False)
             arrays.append(a)
+        if any(strided) and not self.cmodule.takes_new_pattern(self.entry, tuple(strided)):
+            strided = [a.ndim > 0 for a in arrays]  # correct for any input, contiguous ones too
         for o in outputs:
             assert o.flags.c_contiguous
             arrays.append(o)

@@ -209,6 +209,7 @@ def test_an_executable_copies_as_itself_and_does_not_pickle():
 
     exe = aicf.compile(TWO, entry="rowmax")
     assert copy.deepcopy(exe) is exe
+    assert copy.copy(exe) is exe  # it raised __reduce__'s "cannot pickle"
     with pytest.raises(TypeError, match="cannot pickle <aicf.Executable @rowmax.*compile the source again"):
         pickle.dumps(exe)
 
@@ -223,3 +224,29 @@ def test_keyword_arguments_to_an_executable_are_argument_errors():
     with pytest.raises(aicf.ArgumentError, match=r"by position .*got keyword argument\(s\) 'out'"):
         dynamic(x, np.float32(2), out=x)
     np.testing.assert_array_equal(dynamic(x, np.float32(2)), 2 * x)
+
+
+def test_a_dynamic_shape_executable_pickles_without_its_specialisations():
+    """It pickled before its first call, then raised the Executable's "cannot pickle"."""
+    import pickle
+
+    exe = aicf.compile("""
+    func.func @f(%x: tensor<?xf32>) -> tensor<?xf32> {
+      %y = aicf_tensor.exp %x : (tensor<?xf32>) -> tensor<?xf32>
+      func.return %y : tensor<?xf32>
+    }""")
+    x = np.zeros(3, np.float32)
+    exe(x)
+    again = pickle.loads(pickle.dumps(exe))
+    assert len(again.specializations) == 0 and len(exe.specializations) == 1
+    np.testing.assert_array_equal(again(x), np.ones(3, np.float32))
+
+
+@pytest.mark.parametrize("value, on", [("false", False), (" OFF ", False), ("no", False), ("0", False),
+                                       ("1", True), ("yes", True)])
+def test_aicf_debug_takes_the_words_the_other_switches_take(monkeypatch, value, on):
+    """AICF_DEBUG=false turned debug mode on (NaN-poisoned outputs, every pass
+    verified): only "" and "0" were off, where AICF_PROGRAM_CACHE, AICF_PROGRESS and
+    AICF_CUDA_GRAPHS take off/false/no too."""
+    monkeypatch.setenv("AICF_DEBUG", value)
+    assert aicf.compile(TWO, entry="rowmax").debug is on

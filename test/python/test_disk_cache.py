@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from aicf.backend import disk_cache
+
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
 
 # A C "program" whose only effect is visible: its constructor writes a marker file.
@@ -137,7 +139,7 @@ def test_entry_that_passes_its_digest_but_does_not_load_is_rebuilt(tmp_path):
     assert run().returncode == 0
     (lib,) = entries(cache)
     lib.write_bytes(b"not a library")
-    lib.with_name(lib.name + ".sha256").write_text(hashlib.sha256(b"not a library").hexdigest())
+    lib.with_name(lib.name + ".sha256").write_text(disk_cache.digest(lib.name, b"not a library"))
     for _ in range(2):  # rebuilt once, then used
         proc = run()
         assert proc.returncode == 0, proc.stderr
@@ -403,3 +405,94 @@ def test_a_cache_under_a_directory_others_can_write_is_not_used(tmp_path):
     proc = build(sticky / "cache")
     assert proc.returncode == 0, proc.stderr
     assert Path(proc.stdout.strip()).is_relative_to(sticky), proc.stderr
+
+
+def test_a_read_only_cache_is_read_and_a_corrupt_entry_in_it_rebuilt(tmp_path, monkeypatch):
+    """A cache on a read-only mount (filled before, e.g. in a container image): a hit
+    could not refresh its mtime and a corrupt entry could not be removed, and both
+    raised a raw OSError out of aicf.compile."""
+    import errno
+
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path / "cache"))
+    good = disk_cache.store("programs", "good", ".json", b"{}")
+    bad = disk_cache.store("programs", "bad", ".json", b"{}")
+    bad.write_bytes(b"{} corrupt")
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(os, "utime", read_only)
+    monkeypatch.setattr(os, "unlink", read_only)
+    assert disk_cache.lookup("programs", "good", ".json") == good
+    assert disk_cache.lookup("programs", "bad", ".json") is None
+    assert bad.exists()  # left as it was; the rebuilt program goes to a private directory
+
+
+def test_entries_swapped_under_each_others_keys_are_not_used(tmp_path):
+    """Two entries renamed (with their sidecars) to each other's keys each matched the
+    digest beside them: the library of one program ran for the other, a silent wrong
+    answer (sin gave cos)."""
+    cache = tmp_path / "cache"
+    assert build(cache, 1).returncode == 0
+    assert build(cache, 2).returncode == 0
+    a, b = entries(cache)
+    for suffix in ("", ".sha256"):
+        pa, pb = a.with_name(a.name + suffix), b.with_name(b.name + suffix)
+        data = pa.read_bytes()
+        pa.write_bytes(pb.read_bytes())
+        pb.write_bytes(data)
+    for value in (1, 2):  # BUILD asserts that the library loaded returns `value`
+        proc = build(cache, value)
+        assert proc.returncode == 0, proc.stderr
+
+
+def test_temporary_files_of_killed_writers_are_removed(tmp_path, monkeypatch):
+    """A process killed between writing an entry's temporary file and renaming it
+    left the file for good: never evicted, orphans piled up past AICF_CACHE_MAX_MB
+    and every store then evicted every entry."""
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("AICF_CACHE_MAX_MB", "1")
+    d = disk_cache.directory("programs")
+    orphan = d / ".old.json.abc123.tmp"
+    orphan.write_bytes(b"x" * 2**20)
+    os.utime(orphan, (0, 0))
+    fresh = d / ".new.json.def456.tmp"  # another process writing now
+    fresh.write_bytes(b"")
+    first = disk_cache.store("programs", "first", ".json", b"1" * 1000)
+    disk_cache.store("programs", "second", ".json", b"2" * 1000)
+    assert not orphan.exists() and fresh.exists()
+    assert first.exists()  # the bound holds both entries once the orphan is gone
+
+
+def test_a_cache_dir_starting_with_a_tilde_is_under_the_home(tmp_path, monkeypatch):
+    """Where no shell expands it, AICF_CACHE_DIR=~/cache made a folder named `~` in
+    the working directory."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("AICF_CACHE_DIR", "~/cache")
+    monkeypatch.chdir(tmp_path)
+    assert disk_cache.directory("programs") == tmp_path / "home" / "cache" / "programs"
+    assert not (tmp_path / "~").exists()
+
+
+def test_a_forked_child_exiting_leaves_its_parents_private_directory(tmp_path):
+    """The private fallback directory is removed at exit; a child forked after it was
+    made (exiting normally, so its atexit handlers run) removed it under its parent,
+    whose next compile raised a raw FileNotFoundError."""
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    code = textwrap.dedent("""
+        import os, sys, warnings
+        warnings.simplefilter("ignore")
+        from aicf.backend import disk_cache
+        disk_cache.store("programs", "a", ".json", b"{}")
+        pid = os.fork()
+        if pid == 0:
+            sys.exit(0)
+        os.waitpid(pid, 0)
+        disk_cache.store("programs", "b", ".json", b"{}")
+        print(disk_cache.lookup("programs", "a", ".json") is not None)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "AICF_CACHE_DIR": str(not_a_dir)},
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "True"

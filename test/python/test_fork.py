@@ -119,3 +119,37 @@ def test_a_fork_while_other_threads_compile_blocks_neither_process(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == "ok"
+
+
+REENTRANT = textwrap.dedent(
+    """
+    import signal
+    import numpy as np
+    import aicf
+
+    exe = aicf.compile('''
+    func.func @f(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+      %y = aicf_tensor.sin %x : (tensor<64x64xf32>) -> tensor<64x64xf32>
+      func.return %y : tensor<64x64xf32>
+    }''')
+    x = np.linspace(-3, 3, 64 * 64, dtype=np.float32).reshape(64, 64)
+    exe(x)  # the contiguous path warm (what it imports imported): the signal lands in the build
+    seen = []
+    signal.signal(signal.SIGALRM, lambda s, f: seen.append(exe(x.T)))
+    signal.setitimer(signal.ITIMER_REAL, 0.02)
+    got = exe(x.T)  # builds the transposed variant (the C compiler runs) under the module's lock
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    assert len(seen) == 1, "the handler did not run during the build"
+    for y in (got, seen[0]):
+        np.testing.assert_allclose(y, np.sin(x.T.astype(np.float64)), atol=1e-6)
+    print("ok")
+    """
+)
+
+
+def test_a_signal_handler_calling_the_program_during_a_variant_build_does_not_deadlock(tmp_path):
+    """The module's lock was not reentrant: a handler (or a finalizer) that called the
+    program with a new pattern of strides while its thread built one waited for itself."""
+    proc = subprocess.run([sys.executable, "-c", REENTRANT], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "AICF_CACHE_DIR": str(tmp_path), "AICF_PROGRAM_CACHE": "0"})
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]

@@ -5,6 +5,7 @@ misleading message (issue 10 items 14 and 15)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -366,3 +367,51 @@ def test_aicf_run_on_more_dims_than_numpy_takes_is_one_line(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
     assert "65 dims" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@pytest.mark.parametrize("cc", ["", "  ", "cc -O1", "env LC_ALL=C cc"])
+def test_cc_is_a_command_line_and_empty_is_unset(tmp_path, monkeypatch, cc):
+    """CC="ccache gcc" or "gcc -m64" (a command line, as make and Python's own builds
+    take it) was refused as "`ccache gcc` is not on PATH", and an empty CC as "``"."""
+    monkeypatch.setenv("CC", cc)
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("AICF_PROGRAM_CACHE", "0")
+    from aicf import compiler
+
+    compiler._CPU_MODULES.clear()
+    exe = aicf.compile(DYN_SRC.replace("?x?", "3x4").replace("<?x", "<4x"), target="cpu")
+    assert exe.target == "cpu"
+
+
+@pytest.mark.parametrize("cc, words", [("no-such-cc -O2", "`no-such-cc` (CC='no-such-cc -O2') is not on PATH"),
+                                       ("'cc", "is no command line")])
+def test_a_cc_that_cannot_run_is_named(monkeypatch, cc, words):
+    from aicf.backend.c.build import compiler
+
+    monkeypatch.setenv("CC", cc)
+    with pytest.raises(CompileError, match=re.escape(words)):
+        compiler()
+
+
+def test_strided_variants_per_entry_are_bounded(monkeypatch):
+    """n inputs have 2^n patterns of contiguity: each new one was built (a C compile)
+    and its library kept loaded for the module's lifetime. Past the bound, a pattern
+    runs on the variant that reads every input's strides."""
+    import itertools
+
+    from aicf.backend.c import runtime
+
+    monkeypatch.setattr(runtime, "MAX_STRIDED_VARIANTS", 3, raising=False)
+    n = 4
+    args = ", ".join(f"%x{i}: tensor<4x4xf32>" for i in range(n))
+    t = "tensor<4x4xf32>"
+    body = [f"%s1 = aicf_tensor.add %x0, %x1 : ({t}, {t}) -> {t}"] + [
+        f"%s{i} = aicf_tensor.add %s{i - 1}, %x{i} : ({t}, {t}) -> {t}" for i in range(2, n)]
+    exe = aicf.compile(f"func.func @f({args}) -> {t} {{\n" + "\n".join(body) + f"\nfunc.return %s{n - 1} : {t}\n}}")
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal((4, 4)).astype(np.float32) * (i + 1) for i in range(n)]
+    for pattern in itertools.product((False, True), repeat=n):
+        got = exe(*(np.asfortranarray(x) if p else x for x, p in zip(xs, pattern)))
+        np.testing.assert_allclose(got, sum(x.astype(np.float64) for x in xs), rtol=1e-6, atol=1e-6)
+    variants = [s for _, s, _ in exe._program.cmodule._variants if any(s)]
+    assert len(variants) <= 3 + 1, variants  # the bound, and the every-input variant

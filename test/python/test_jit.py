@@ -561,3 +561,22 @@ def test_a_closed_over_array_changed_in_place_is_traced_again():
     W -= 1
     np.testing.assert_allclose(g(x), x @ W, rtol=1e-6)
     assert g.num_compilations == 2
+
+
+def _double_plus(x, k):
+    return x * 2 + k
+
+
+def test_a_jit_function_copies_as_itself_and_pickles_as_its_function_and_options():
+    """deepcopy and pickle raised the raw "cannot pickle '_thread.lock' object"."""
+    import copy
+    import pickle
+
+    f = aicf.jit(_double_plus, static_argnums=1, cache_size=3, fuse=False)
+    x = np.arange(4, dtype=np.float32)
+    f(x, 1)
+    assert copy.deepcopy(f) is f
+    g = pickle.loads(pickle.dumps(f))
+    assert g is not f and g.num_compilations == 0
+    assert (g.static_argnames, g.cache_size, g.compile_options) == (f.static_argnames, 3, f.compile_options)
+    np.testing.assert_array_equal(g(x, 5), x * 2 + 5)

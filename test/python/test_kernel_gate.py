@@ -252,6 +252,33 @@ def test_proposer_time_limit(isolated, tmp_path):
     assert "no reply within 1 s" in exe.explain()
 
 
+def test_a_proposer_flooding_its_output_is_stopped_at_the_reply_cap(isolated, tmp_path):
+    """`yes` as the proposer wrote ~0.5 GB a second into a temporary file until the
+    time limit (60 s by default: tens of GB of disk, or of memory where /tmp is a
+    tmpfs); it is stopped once its output passes MAX_REPLY_BYTES."""
+    from aicf.kernels.proposer import MAX_REPLY_BYTES
+
+    start = time.monotonic()
+    exe = aicf.compile(bcast_sum(64, 32), target="cpu", proposer="yes", gate={"proposer_timeout_s": 30.0})
+    assert time.monotonic() - start < 20
+    assert f"its reply is longer than {MAX_REPLY_BYTES} bytes (stopped)" in exe.explain()
+
+
+def test_what_a_proposer_leaves_running_in_its_group_is_stopped(isolated, tmp_path):
+    """A background writer the proposer left behind (`yes &`) wrote on into the
+    (deleted) reply file after the compile returned, until the disk was full."""
+    marker = tmp_path / "alive"
+    script = tmp_path / "bg.sh"
+    script.write_text(f"#!/bin/sh\ncat >/dev/null\n(while :; do touch {marker}; sleep 0.05; done) &\n"
+                      "echo '{\"kernels\": []}'\n")
+    script.chmod(0o755)
+    aicf.compile(bcast_sum(64, 32), target="cpu", proposer=str(script), gate={"proposer_timeout_s": 10.0})
+    time.sleep(0.3)
+    marker.unlink(missing_ok=True)
+    time.sleep(0.5)
+    assert not marker.exists(), "the proposer's background process still runs"
+
+
 def test_a_proposer_leaving_a_background_process_is_read_when_it_exits(isolated, tmp_path):
     """Its reply is read once it has exited, though a process it started in a session
     of its own still holds its output open (the pipe read used to wait for that)."""
