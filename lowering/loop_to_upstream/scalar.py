@@ -7,6 +7,11 @@ it has, with aicf's semantics (those of the cpu target, backend/c):
 - `arith.divsi`, `remsi`, `floordivsi`, `ceildivsi`: x / 0 and x % 0 are 0, MIN / -1
   wraps (NumPy's), where LLVM's division traps or is undefined; a divisor that is a
   constant other than 0 and -1 needs no guard;
+- `arith.divui`, `remui`: x / 0 and x % 0 are 0 (LLVM's udiv traps: SIGFPE);
+- `arith.shli`, `shrsi`, `shrui` by the width or more (or a negative count): 0, or the
+  sign's fill for shrsi (NumPy's; LLVM's result is poison, x86 masks the count);
+- `arith.fptosi`, `fptoui`: truncation that saturates, NaN to 0 (LLVM's result out
+  of range is poison: 1e10 to i32 was INT_MIN, also through aicf_tensor.cast);
 - `math.ipowi`: square-and-multiply over the exponent's bits, wrapping (NumPy's); a
   negative exponent gives the integer part of 1 / x ** |n| (MLIR 16 cannot lower
   ipowi to LLVM);
@@ -17,7 +22,7 @@ from __future__ import annotations
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, math, scf
-from xdsl.dialects.builtin import BFloat16Type, Float64Type, IndexType, IntegerAttr, IntegerType, f32
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, FloatAttr, Float64Type, IndexType, IntegerAttr, IntegerType, f32
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
@@ -103,6 +108,106 @@ class NonTrappingDivision(RewritePattern):
         rewriter.replace(op, [], [b.insert(arith.SelectOp(special, by_special, general)).result])
 
 
+class NonTrappingUnsignedDivision(RewritePattern):
+    """arith.divui / remui by 0 give 0, as on the cpu target; the division runs on a
+    divisor replaced by 1 there."""
+
+    _OPS = {"arith.divui": arith.DivUIOp, "arith.remui": arith.RemUIOp}
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        cls = self._OPS.get(op.name)
+        if cls is None or _is_nonzero_constant(op.operands[1]):
+            return
+        a, d = op.operands
+        b = rewriter
+        zero, one = _int(b, 0, a.type), _int(b, 1, a.type)
+        is_zero = b.insert(arith.CmpiOp(d, zero, "eq")).result
+        safe = b.insert(arith.SelectOp(is_zero, one, d)).result
+        general = b.insert(cls(a, safe)).result
+        rewriter.replace(op, [], [b.insert(arith.SelectOp(is_zero, zero, general)).result])
+
+
+def _is_nonzero_constant(v: SSAValue) -> bool:
+    owner = v.owner
+    return (isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr)
+            and owner.value.value.data != 0)  # fmt: skip
+
+
+def _width(t: Attribute) -> int:
+    return t.width.data if isinstance(t, IntegerType) else 64
+
+
+class ShiftInRange(RewritePattern):
+    """A shift by the width or more (a negative count is a huge unsigned one) gives
+    NumPy's answer, as on the cpu target (backend/cstyle.py shift_in_range): 0, or the
+    sign's fill for shrsi. A constant count in range needs no guard."""
+
+    _OPS = {"arith.shli": arith.ShLIOp, "arith.shrsi": arith.ShRSIOp, "arith.shrui": arith.ShRUIOp}
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        cls = self._OPS.get(op.name)
+        if cls is None:
+            return
+        x, count = op.operands
+        t, width = x.type, _width(x.type)
+        owner = count.owner
+        if width == 1 or (isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr)
+                          and 0 <= owner.value.value.data < width):
+            return
+        b = rewriter
+        zero = _int(b, 0, t)
+        in_range = b.insert(arith.CmpiOp(count, _int(b, width, t), "ult")).result
+        safe = b.insert(arith.SelectOp(in_range, count, zero)).result
+        shifted = b.insert(cls(x, safe))
+        past = zero
+        if op.name == "arith.shrsi":
+            negative = b.insert(arith.CmpiOp(x, zero, "slt")).result
+            past = b.insert(arith.SelectOp(negative, _int(b, -1, t), zero)).result
+        rewriter.replace(op, [], [b.insert(arith.SelectOp(in_range, shifted.results[0], past)).result])
+
+
+class SaturatingFloatToInt(RewritePattern):
+    """arith.fptosi / fptoui truncate toward zero and saturate, NaN to 0, as the cpu
+    target does (backend/cstyle.py _float_to_int) and aicf_tensor.cast defines: the
+    conversion runs on a value clamped into range. The bounds are powers of two,
+    exact in any float type (or its infinity, past f16's range)."""
+
+    _OPS = {"arith.fptosi": arith.FPToSIOp, "arith.fptoui": arith.FPToUIOp}
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        cls = self._OPS.get(op.name)
+        if cls is None:
+            return
+        (x,) = op.operands
+        t, ft = op.results[0].type, x.type
+        if not isinstance(t, IntegerType):
+            return
+        bits, signed = t.width.data, op.name == "arith.fptosi"
+        b = rewriter
+
+        def fconst(v: float) -> SSAValue:
+            if isinstance(ft, Float16Type) and abs(v) > 65504.0:  # past f16: its infinity
+                v = float("inf") if v > 0 else float("-inf")
+            return b.insert(arith.ConstantOp(FloatAttr(v, ft), ft)).result
+
+        if bits == 1:  # i1's range: [-1, 0] signed (true is -1), [0, 1] unsigned
+            pred, bound = ("ole", -1.0) if signed else ("oge", 1.0)
+            rewriter.replace(op, [], [b.insert(arith.CmpfOp(x, fconst(bound), pred)).result])
+            return
+        lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1)) if signed else (0, 2**bits)
+        top = _int(b, hi - 1, t)
+        bottom = _int(b, lo, t)
+        nan = b.insert(arith.CmpfOp(x, x, "uno")).result
+        above = b.insert(arith.CmpfOp(x, fconst(float(hi)), "oge")).result
+        # a bound past f16's range is -inf, which x < -inf would miss
+        below = b.insert(arith.CmpfOp(x, fconst(float(lo)), "olt" if lo > -65504 else "ole")).result
+        outside = b.insert(arith.OrIOp(nan, b.insert(arith.OrIOp(above, below)).result)).result
+        safe = b.insert(arith.SelectOp(outside, fconst(0.0), x)).result
+        inside = b.insert(cls(safe, t))
+        clamped = b.insert(arith.SelectOp(above, top, b.insert(arith.SelectOp(below, bottom, inside.results[0])).result)).result
+        rewriter.replace(op, [], [b.insert(arith.SelectOp(nan, _int(b, 0, t), clamped)).result])
+
+
 class IntPower(RewritePattern):
     """math.ipowi -> a loop over the exponent's bits (square and multiply)."""
 
@@ -147,7 +252,8 @@ class UnknownToMlir16(RewritePattern):
             raise op_error(op, "has no counterpart in MLIR 16 (mlir-opt-16 would not parse it)")
 
 
-SCALAR_PATTERNS = (FloatMinMax(), NonTrappingDivision(), IntPower(), UnknownToMlir16())
+SCALAR_PATTERNS = (FloatMinMax(), NonTrappingDivision(), NonTrappingUnsignedDivision(), ShiftInRange(),
+                   SaturatingFloatToInt(), IntPower(), UnknownToMlir16())
 
 
 

@@ -220,3 +220,55 @@ def test_missing_tools_say_what_to_install(monkeypatch):
     monkeypatch.setattr(upstream.shutil, "which", lambda name: None)
     with pytest.raises(upstream.UpstreamError, match=r"apt-get install mlir-16-tools libmlir-16"):
         upstream.find_mlir_tools.__wrapped__()
+
+
+SATURATING_CAST = """
+func.func @f(%x: tensor<8xf32>, %h: tensor<4xf16>) -> (tensor<8xi32>, tensor<4xi64>) {
+  %0 = aicf_tensor.cast %x : (tensor<8xf32>) -> tensor<8xi32>
+  %1 = aicf_tensor.cast %h : (tensor<4xf16>) -> tensor<4xi64>
+  func.return %0, %1 : tensor<8xi32>, tensor<4xi64>
+}
+"""
+
+UNSIGNED_AND_SHIFTS = """
+func.func @f(%a: memref<6xi8>, %n: memref<6xi8>, %q: memref<6xi8>, %r: memref<6xi8>,
+             %l: memref<6xi8>, %s: memref<6xi8>, %u: memref<6xi8>) attributes {aicf.num_outputs = 5 : i64} {
+  aicf_loop.nest domain = [6] iterators = [parallel]
+      ins(%a, %n : memref<6xi8>, memref<6xi8>) outs(%q, %r, %l, %s, %u : memref<6xi8>, memref<6xi8>, memref<6xi8>, memref<6xi8>, memref<6xi8>)
+      maps = [(d0) -> (d0), (d0) -> (d0), (d0) -> (d0), (d0) -> (d0), (d0) -> (d0), (d0) -> (d0), (d0) -> (d0)] {
+  ^bb0(%x: i8, %c: i8):
+    %0 = arith.divui %x, %c : i8
+    %1 = arith.remui %x, %c : i8
+    %2 = arith.shli %x, %c : i8
+    %3 = arith.shrsi %x, %c : i8
+    %4 = arith.shrui %x, %c : i8
+    aicf_loop.yield %0, %1, %2, %3, %4 : i8, i8, i8, i8, i8
+  }
+  func.return
+}
+"""
+
+
+def test_what_llvm_leaves_undefined_is_ours(tools):
+    """Float to int casts saturate (NaN is 0), unsigned x / 0 and x % 0 are 0, and a
+    shift by the width or more is 0 (the sign's fill for shrsi), as on the cpu target:
+    upstream's fptosi gave INT_MIN for 1e10 (poison in LLVM), divui by 0 killed
+    mlir-cpu-runner with SIGFPE, and shrui i8 -1 by 9 was 127."""
+    x = np.array([np.nan, 1e10, -1e10, np.inf, -np.inf, -2.5, 2.5, 2.0**31], np.float32)
+    h = np.array([np.inf, -np.inf, np.nan, -3.5], np.float16)
+    big, small = np.iinfo(np.int32).max, np.iinfo(np.int32).min
+    i64 = np.iinfo(np.int64)
+    casts = upstream.compile_upstream(SATURATING_CAST)(x, h)
+    np.testing.assert_array_equal(casts[0], [0, big, small, big, small, -2, 2, big])
+    np.testing.assert_array_equal(casts[1], [i64.max, i64.min, 0, -3])
+    a = np.array([7, -8, -1, 5, -8, 3], np.int8)
+    n = np.array([0, 0, 9, 8, 2, -1], np.int8)
+    theirs = upstream.compile_upstream(UNSIGNED_AND_SHIFTS)(a, n)
+    # unsigned: a is 7, 248, 255, 5, 248, 3 and n is 0, 0, 9, 8, 2, 255
+    np.testing.assert_array_equal(theirs[0], [0, 0, 28, 0, 124, 0])
+    np.testing.assert_array_equal(theirs[1], [0, 0, 3, 5, 0, 3])
+    np.testing.assert_array_equal(theirs[2], [7, -8, 0, 0, -32, 0])
+    np.testing.assert_array_equal(theirs[3], [7, -8, -1, 0, -2, 0])
+    np.testing.assert_array_equal(theirs[4], [7, -8, 0, 0, 62, 0])
+    for t, o in zip(theirs, aicf.compile(UNSIGNED_AND_SHIFTS, target="cpu")(a, n)):
+        np.testing.assert_array_equal(t, o)
