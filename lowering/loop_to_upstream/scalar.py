@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, math, scf
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, FloatAttr, Float64Type, IndexType, IntegerAttr, IntegerType, f32
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, FloatAttr, Float64Type, IndexType, IntegerAttr, IntegerType, f32, i32
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
@@ -208,6 +208,30 @@ class SaturatingFloatToInt(RewritePattern):
         rewriter.replace(op, [], [b.insert(arith.SelectOp(nan, _int(b, 0, t), clamped)).result])
 
 
+class OneRoundingToBF16(RewritePattern):
+    """arith.truncf f64 -> bf16 rounds once, as on the cpu target (aicf_f64_to_bf16):
+    to f32 by round-to-odd (the dropped bits' stickiness kept in the last bit), then to
+    bf16. Lowered by MLIR 16 it went through f32 rounding twice: 1 + 2^-8 + 2^-40 was
+    1, not 1 + 2^-7 (also through aicf_tensor.cast)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.TruncFOp, rewriter: PatternRewriter, /) -> None:
+        d = op.input
+        if not (isinstance(d.type, Float64Type) and isinstance(op.result.type, BFloat16Type)):
+            return
+        b = rewriter
+        f = b.insert(arith.TruncFOp(d, f32)).result
+        back = b.insert(arith.ExtFOp(f, d.type)).result
+        inexact = b.insert(arith.CmpfOp(back, d, "one")).result  # false for NaN
+        bits = b.insert(arith.BitcastOp(f, i32)).result
+        away = b.insert(arith.CmpfOp(b.insert(math.AbsFOp(back)).result,
+                                     b.insert(math.AbsFOp(d)).result, "ogt")).result  # fmt: skip
+        toward = b.insert(arith.SelectOp(away, b.insert(arith.SubiOp(bits, _int(b, 1, i32))).result, bits)).result
+        odd = b.insert(arith.OrIOp(toward, _int(b, 1, i32))).result
+        rounded = b.insert(arith.BitcastOp(b.insert(arith.SelectOp(inexact, odd, bits)).result, f32)).result
+        rewriter.replace(op, [], [b.insert(arith.TruncFOp(rounded, op.result.type)).result])
+
+
 class IntPower(RewritePattern):
     """math.ipowi -> a loop over the exponent's bits (square and multiply)."""
 
@@ -253,13 +277,12 @@ class UnknownToMlir16(RewritePattern):
 
 
 SCALAR_PATTERNS = (FloatMinMax(), NonTrappingDivision(), NonTrappingUnsignedDivision(), ShiftInRange(),
-                   SaturatingFloatToInt(), IntPower(), UnknownToMlir16())
+                   SaturatingFloatToInt(), OneRoundingToBF16(), IntPower(), UnknownToMlir16())
 
 
 
 def store_conversion(b: Builder, v: SSAValue, to: Attribute) -> SSAValue:
     """`v` converted to the element type it is stored as, as the cpu target stores it:
-    NumPy's astype, with a bf16 rounded from f32 (C's `aicf_f32_to_bf16((float)v)`)."""
-    if isinstance(to, BFloat16Type) and isinstance(v.type, Float64Type):
-        v = convert(b, v, f32)
+    NumPy's astype, an f64 to bf16 rounded once (OneRoundingToBF16, as C's
+    `aicf_f64_to_bf16(v)`)."""
     return convert(b, v, to)

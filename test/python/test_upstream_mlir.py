@@ -272,3 +272,21 @@ def test_what_llvm_leaves_undefined_is_ours(tools):
     np.testing.assert_array_equal(theirs[4], [7, -8, 0, 0, 62, 0])
     for t, o in zip(theirs, aicf.compile(UNSIGNED_AND_SHIFTS, target="cpu")(a, n)):
         np.testing.assert_array_equal(t, o)
+
+
+F64_TO_BF16 = """
+func.func @f(%x: tensor<4xf64>) -> tensor<4xbf16> {
+  %0 = aicf_tensor.cast %x : (tensor<4xf64>) -> tensor<4xbf16>
+  func.return %0 : tensor<4xbf16>
+}
+"""
+
+
+def test_f64_to_bf16_rounds_once(tools):
+    """1 + 2^-8 + 2^-40 is past the halfway point between bf16's 1 and 1 + 2^-7: one
+    rounding goes up (the cpu target's aicf_f64_to_bf16); upstream went through f32,
+    which rounded it to the halfway point, and then to 1 (ties to even)."""
+    x = np.array([1 + 2**-8 + 2**-40, -(1 + 2**-8 + 2**-40), 1 + 2**-8, 3.0])
+    bits = upstream.compile_upstream(F64_TO_BF16)(x)
+    # 0x3F81 is 1 + 2^-7, 0x3F80 is 1 (the tie 1 + 2^-8 goes to even), 0x4040 is 3
+    np.testing.assert_array_equal(bits, np.array([0x3F81, 0xBF81, 0x3F80, 0x4040], np.uint16))
