@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, math, scf
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, FloatAttr, Float64Type, IndexType, IntegerAttr, IntegerType, f32, i32
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, FloatAttr, Float64Type, IndexType, IntegerAttr, IntegerType, f32, f64, i32, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
@@ -208,28 +208,74 @@ class SaturatingFloatToInt(RewritePattern):
         rewriter.replace(op, [], [b.insert(arith.SelectOp(nan, _int(b, 0, t), clamped)).result])
 
 
-class OneRoundingToBF16(RewritePattern):
-    """arith.truncf f64 -> bf16 rounds once, as on the cpu target (aicf_f64_to_bf16):
-    to f32 by round-to-odd (the dropped bits' stickiness kept in the last bit), then to
-    bf16. Lowered by MLIR 16 it went through f32 rounding twice: 1 + 2^-8 + 2^-40 was
-    1, not 1 + 2^-7 (also through aicf_tensor.cast)."""
+def _odd_bits(b: Builder, rounded: SSAValue, exact_above: SSAValue, inexact: SSAValue, bits_type) -> SSAValue:
+    """The bits of `rounded` (a float rounded to nearest) made round-to-odd: when
+    inexact, one step toward the exact value if it went past it, then the last bit
+    set (the stickiness of what was dropped)."""
+    bits = b.insert(arith.BitcastOp(rounded, bits_type)).result
+    toward = b.insert(arith.SelectOp(exact_above, b.insert(arith.SubiOp(bits, _int(b, 1, bits_type))).result, bits)).result
+    odd = b.insert(arith.OrIOp(toward, _int(b, 1, bits_type))).result
+    return b.insert(arith.BitcastOp(b.insert(arith.SelectOp(inexact, odd, bits)).result, rounded.type)).result
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: arith.TruncFOp, rewriter: PatternRewriter, /) -> None:
-        d = op.input
-        if not (isinstance(d.type, Float64Type) and isinstance(op.result.type, BFloat16Type)):
+
+def f64_to_bf16(b: Builder, d: SSAValue, bf16: Attribute) -> SSAValue:
+    """`d` (f64) rounded once to bf16, as the cpu target's aicf_f64_to_bf16: to f32 by
+    round-to-odd, then to bf16."""
+    f = b.insert(arith.TruncFOp(d, f32)).result
+    back = b.insert(arith.ExtFOp(f, d.type)).result
+    inexact = b.insert(arith.CmpfOp(back, d, "one")).result  # false for NaN
+    away = b.insert(arith.CmpfOp(b.insert(math.AbsFOp(back)).result,
+                                 b.insert(math.AbsFOp(d)).result, "ogt")).result  # fmt: skip
+    return b.insert(arith.TruncFOp(_odd_bits(b, f, away, inexact, i32), bf16)).result
+
+
+def _i64_to_f64_odd(b: Builder, x: SSAValue, signed: bool) -> SSAValue:
+    """An i64 (signed or unsigned) as f64 rounded to odd: its halves are exact in f64,
+    their sum rounds to nearest, and TwoSum's exact error says which way and whether."""
+    t = x.type
+    high = b.insert((arith.ShRSIOp if signed else arith.ShRUIOp)(x, _int(b, 32, t))).result
+    low = b.insert(arith.AndIOp(x, _int(b, 0xFFFFFFFF, t))).result
+    a = b.insert(arith.MulfOp(b.insert((arith.SIToFPOp if signed else arith.UIToFPOp)(high, f64)).result,
+                              b.insert(arith.ConstantOp(FloatAttr(2.0**32, f64), f64)).result)).result  # fmt: skip
+    c = b.insert(arith.SIToFPOp(low, f64)).result  # in [0, 2^32)
+    s = b.insert(arith.AddfOp(a, c)).result
+    cc = b.insert(arith.SubfOp(s, a)).result
+    error = b.insert(arith.AddfOp(b.insert(arith.SubfOp(a, b.insert(arith.SubfOp(s, cc)).result)).result,
+                                  b.insert(arith.SubfOp(c, cc)).result)).result  # fmt: skip
+    zero = b.insert(arith.ConstantOp(FloatAttr(0.0, f64), f64)).result
+    inexact = b.insert(arith.CmpfOp(error, zero, "one")).result
+    # s went past the exact sum s + error when the error points back toward zero
+    positive = b.insert(arith.CmpfOp(s, zero, "ogt")).result
+    below = b.insert(arith.CmpfOp(error, zero, "olt")).result
+    away = b.insert(arith.CmpiOp(positive, below, "eq")).result
+    return _odd_bits(b, s, away, inexact, i64)
+
+
+class OneRoundingToBF16(RewritePattern):
+    """Conversions to bf16 round once, as on the cpu target: arith.truncf from f64
+    (aicf_f64_to_bf16) and integers wider than bf16's 8 bits of precision can hold
+    exactly in f32 (aicf_i64_to_f32_odd). Lowered by MLIR 16 they went through f32,
+    rounding twice: 1 + 2^-8 + 2^-40 was 1, not 1 + 2^-7, and the integer
+    2^30 + 2^22 + 1 was 2^30, not 2^30 + 2^23 (also through aicf_tensor.cast)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, arith.TruncFOp | arith.SIToFPOp | arith.UIToFPOp):
+            return
+        x, to = op.operands[0], op.results[0].type
+        if not isinstance(to, BFloat16Type):
             return
         b = rewriter
-        f = b.insert(arith.TruncFOp(d, f32)).result
-        back = b.insert(arith.ExtFOp(f, d.type)).result
-        inexact = b.insert(arith.CmpfOp(back, d, "one")).result  # false for NaN
-        bits = b.insert(arith.BitcastOp(f, i32)).result
-        away = b.insert(arith.CmpfOp(b.insert(math.AbsFOp(back)).result,
-                                     b.insert(math.AbsFOp(d)).result, "ogt")).result  # fmt: skip
-        toward = b.insert(arith.SelectOp(away, b.insert(arith.SubiOp(bits, _int(b, 1, i32))).result, bits)).result
-        odd = b.insert(arith.OrIOp(toward, _int(b, 1, i32))).result
-        rounded = b.insert(arith.BitcastOp(b.insert(arith.SelectOp(inexact, odd, bits)).result, f32)).result
-        rewriter.replace(op, [], [b.insert(arith.TruncFOp(rounded, op.result.type)).result])
+        if isinstance(op, arith.TruncFOp):
+            if not isinstance(x.type, Float64Type):
+                return
+            d = x
+        elif not isinstance(x.type, IntegerType) or x.type.width.data <= 24:
+            return  # exact in f32: one rounding already
+        elif x.type.width.data <= 32:  # exact in f64
+            d = b.insert(type(op)(x, f64)).result
+        else:
+            d = _i64_to_f64_odd(b, x, isinstance(op, arith.SIToFPOp))
+        rewriter.replace(op, [], [f64_to_bf16(b, d, to)])
 
 
 class IntPower(RewritePattern):

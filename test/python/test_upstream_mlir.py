@@ -290,3 +290,24 @@ def test_f64_to_bf16_rounds_once(tools):
     bits = upstream.compile_upstream(F64_TO_BF16)(x)
     # 0x3F81 is 1 + 2^-7, 0x3F80 is 1 (the tie 1 + 2^-8 goes to even), 0x4040 is 3
     np.testing.assert_array_equal(bits, np.array([0x3F81, 0xBF81, 0x3F80, 0x4040], np.uint16))
+
+
+INT_TO_BF16 = """
+func.func @f(%x: tensor<3xi32>, %y: tensor<3xi64>) -> (tensor<3xbf16>, tensor<3xbf16>) {
+  %0 = aicf_tensor.cast %x : (tensor<3xi32>) -> tensor<3xbf16>
+  %1 = aicf_tensor.cast %y : (tensor<3xi64>) -> tensor<3xbf16>
+  func.return %0, %1 : tensor<3xbf16>, tensor<3xbf16>
+}
+"""
+
+
+def test_integer_to_bf16_rounds_once(tools):
+    """2^30 + 2^22 + 1 is past the halfway point between the bf16s 2^30 and 2^30 + 2^23:
+    it rounds up (the cpu target's round to odd); through f32 it became the halfway
+    point 2^30 + 2^22, then 2^30 (ties to even). The same at 2^62 for an i64."""
+    x = np.array([2**30 + 2**22 + 1, -(2**30 + 2**22 + 1), 2**30 + 2**22], np.int32)
+    y = np.array([2**62 + 2**54 + 1, -(2**62 + 2**54 + 1), 2**62 + 2**54], np.int64)
+    a, b = upstream.compile_upstream(INT_TO_BF16)(x, y)
+    # 0x4E81: 2^30 * (1 + 2^-7), 0x4E80: 2^30; 0x5E81 / 0x5E80 the same at 2^62
+    np.testing.assert_array_equal(a, np.array([0x4E81, 0xCE81, 0x4E80], np.uint16))
+    np.testing.assert_array_equal(b, np.array([0x5E81, 0xDE81, 0x5E80], np.uint16))
