@@ -278,6 +278,25 @@ class OneRoundingToBF16(RewritePattern):
         rewriter.replace(op, [], [f64_to_bf16(b, d, to)])
 
 
+class HalfMathInF32(RewritePattern):
+    """A math op on f16 or bf16 computes in f32 and rounds once, as on the cpu target
+    (backend/cstyle.py: halves are storage types). MLIR 16 expands some in the half
+    type itself: f16 math.log1p of a small x was log(1 + x) in f16, 0 (a relative
+    error of 1), expm1 likewise, and rsqrt rounded twice."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if op.dialect_name() != "math" or len(op.results) != 1:
+            return
+        t = op.results[0].type
+        if not isinstance(t, Float16Type | BFloat16Type):
+            return
+        b = rewriter
+        operands = [b.insert(arith.ExtFOp(v, f32)).result if v.type == t else v for v in op.operands]
+        wide = b.insert(type(op).create(operands=operands, result_types=[f32],
+                                        properties=dict(op.properties), attributes=dict(op.attributes)))  # fmt: skip
+        rewriter.replace(op, [], [b.insert(arith.TruncFOp(wide.results[0], t)).result])
+
+
 class IntPower(RewritePattern):
     """math.ipowi -> a loop over the exponent's bits (square and multiply)."""
 
@@ -323,7 +342,7 @@ class UnknownToMlir16(RewritePattern):
 
 
 SCALAR_PATTERNS = (FloatMinMax(), NonTrappingDivision(), NonTrappingUnsignedDivision(), ShiftInRange(),
-                   SaturatingFloatToInt(), OneRoundingToBF16(), IntPower(), UnknownToMlir16())
+                   SaturatingFloatToInt(), OneRoundingToBF16(), HalfMathInF32(), IntPower(), UnknownToMlir16())
 
 
 

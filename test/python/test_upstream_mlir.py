@@ -311,3 +311,27 @@ def test_integer_to_bf16_rounds_once(tools):
     # 0x4E81: 2^30 * (1 + 2^-7), 0x4E80: 2^30; 0x5E81 / 0x5E80 the same at 2^62
     np.testing.assert_array_equal(a, np.array([0x4E81, 0xCE81, 0x4E80], np.uint16))
     np.testing.assert_array_equal(b, np.array([0x5E81, 0xDE81, 0x5E80], np.uint16))
+
+
+HALF_MATH = """
+func.func @f(%x: memref<4xf16>, %l: memref<4xf16>, %e: memref<4xf16>) attributes {aicf.num_outputs = 2 : i64} {
+  aicf_loop.nest domain = [4] iterators = [parallel] ins(%x : memref<4xf16>) outs(%l, %e : memref<4xf16>, memref<4xf16>)
+      maps = [(d0) -> (d0), (d0) -> (d0), (d0) -> (d0)] {
+  ^bb0(%a: f16):
+    %0 = math.log1p %a : f16
+    %1 = math.expm1 %a : f16
+    aicf_loop.yield %0, %1 : f16, f16
+  }
+  func.return
+}
+"""
+
+
+def test_half_math_computes_in_f32(tools):
+    """math ops on f16 compute in f32 and round once, as on the cpu target: MLIR 16
+    expanded log1p as log(1 + x) in f16, so log1p(1e-4) was 0 (expm1 likewise)."""
+    x = np.array([1e-4, -3e-4, 2e-3, 0.5], np.float16)
+    log1p, expm1 = upstream.compile_upstream(HALF_MATH)(x)
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(log1p.astype(np.float64), np.log1p(x64), rtol=2**-11)
+    np.testing.assert_allclose(expm1.astype(np.float64), np.expm1(x64), rtol=2**-11)
