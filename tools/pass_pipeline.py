@@ -13,6 +13,7 @@ options.
 
 from __future__ import annotations
 
+import math
 import types
 import typing
 from collections.abc import Callable
@@ -159,6 +160,20 @@ def _repeated_option(text: str) -> tuple[str, int] | None:
 _OPTION_TYPES = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
 
 
+def _as_float(v):
+    """A float option's value: an integer, or an exponent form the option lexer reads
+    as text (`1e3`), as mlir-opt reads a double; NaN and infinities stay refused."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            f = float(v)
+        except ValueError:
+            return v
+        return f if math.isfinite(f) else v
+    return v
+
+
 def _typed_options(pass_class: type[ModulePass], spec: ArgSpec) -> ArgSpec:
     """`spec` with an integer given to a float option as that float (`min-speedup=2`,
     as mlir-opt reads a double option; xDSL refused it: "Incompatible types: given (2,),
@@ -171,7 +186,7 @@ def _typed_options(pass_class: type[ModulePass], spec: ArgSpec) -> ArgSpec:
         if typing.get_origin(hint) in (typing.Union, types.UnionType):
             hint = next(iter(set(typing.get_args(hint)) - {type(None)}), None)
         if hint is float:
-            values = [float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in values]
+            values = [_as_float(v) for v in values]
         if hint in _OPTION_TYPES and (len(values) > 1 or values and type(values[0]) is not hint):
             raise PipelineError(f"pass '{spec.name}': option '{name.replace('_', '-')}' takes one "
                                 f"value, {_OPTION_TYPES[hint]}, got {', '.join(map(repr, values))}")

@@ -9,7 +9,7 @@
 // RUN: not aicf-opt %s -p 'aicf-plan{top=true}' 2>&1 | filecheck %s --check-prefixes=TYPE-BOOL,ALL
 // RUN: not aicf-opt %s -p 'aicf-plan{top=1,2}' 2>&1 | filecheck %s --check-prefixes=TYPE-LIST,ALL
 // RUN: not aicf-opt %s -p 'aicf-plan{min-speedup=nan}' 2>&1 | filecheck %s --check-prefixes=TYPE-FLOAT,ALL
-// RUN: aicf-opt %s -p 'aicf-plan{target=cpu min-speedup=2 gate-time-limit=5}'
+// RUN: aicf-opt %s -p 'aicf-plan{target=cpu min-speedup=2 gate-time-limit=1e3}'
 // RUN: not aicf-opt %s -p 'aicf-fuse{max-ops=0}' 2>&1 | filecheck %s --check-prefixes=RANGE,ALL
 // RUN: not aicf-opt %s -p 'no-such-pass' 2>&1 | filecheck %s --check-prefixes=UNKNOWN,ALL
 // RUN: not aicf-opt %s -p cse --pass-pipeline='builtin.module(cse)' 2>&1 | filecheck %s --check-prefixes=BOTH,ALL
