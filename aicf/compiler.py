@@ -400,7 +400,9 @@ def _with_body(func: FuncOp) -> FuncOp:
     return func
 
 
-def _select_entry(module: ModuleOp, entry: str | None) -> FuncOp:
+def _select_entry(module: ModuleOp, entry: str | None, how: str = "entry=") -> FuncOp:
+    """The function named `entry`, or the module's only public one; `how` says, in an
+    error, how the caller names the entry (aicf-run: `--entry NAME`)."""
     funcs = [op for op in module.ops if isinstance(op, FuncOp)]
     if entry is not None:
         for f in funcs:
@@ -414,7 +416,7 @@ def _select_entry(module: ModuleOp, entry: str | None) -> FuncOp:
     if not public:
         raise CompileError("the module has no public function to run")
     names = ", ".join("@" + f.sym_name.data for f in public)
-    raise CompileError(f"the module has several functions ({names}): choose one with entry=")
+    raise CompileError(f"the module has several functions ({names}): choose one with {how}")
 
 
 class Executable:

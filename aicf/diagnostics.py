@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import BlockArgument, Operation
+from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
@@ -303,6 +304,7 @@ def verify_module(module: ModuleOp) -> None:
                 msg = msg[len(prefix):]
             raise op_error(at, msg) from None
         _check_sizes(op)
+        _check_property_attributes(op)
         if isinstance(op, func.FuncOp):
             _check_one_block(op)
         if "aicf.num_outputs" in op.attributes:
@@ -326,6 +328,19 @@ def ir_snapshot(module: Operation) -> list[tuple]:
          tuple((b, tuple(a.type for a in b.args)) for r in op.regions for b in r.blocks))
         for op in module.walk()
     ]
+
+
+def _check_property_attributes(op: Operation) -> None:
+    """A discardable attribute named like one of the op's properties, beside that
+    property (`<{axes = ...}> {axes = ...}`, or the custom syntax's `causal` and a
+    `{causal = ...}`): the op reads only the property, so the attribute would be
+    dropped without a word."""
+    if not isinstance(op, IRDLOperation) or not op.attributes:
+        return
+    clash = sorted(op.attributes.keys() & op.get_irdl_definition().properties.keys())
+    if clash:
+        raise op_error(op, f"has '{clash[0]}' both as a property and as a discardable "
+                       "attribute, which the op does not read: give it once")
 
 
 def _check_one_block(fn: func.FuncOp) -> None:

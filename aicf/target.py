@@ -412,6 +412,9 @@ def resolve_gpu_target(name: str = "auto") -> GpuTarget:
         return _NAMED[key]
     from aicf.errors import AicfError
 
+    if key == "cpu":  # a known target, but not one this GPU-only caller can take
+        raise AicfError(f"target '{name}' is not a GPU: this takes a GPU target "
+                        f"({', '.join(sorted(_NAMED))}, gpu, auto)")
     raise AicfError(f"unknown target '{name}' (known: {', '.join(sorted(_NAMED))}, gpu, cpu, auto)")
 
 

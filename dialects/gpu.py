@@ -108,6 +108,8 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from aicf.dialects.tensor import attach_attributes
+
 # --------------------------------------------------------------------------------------
 # Attributes
 # --------------------------------------------------------------------------------------
@@ -572,9 +574,7 @@ class KernelOp(IRDLOperation):
             index_bitwidth=bits,
             region=region,
         )
-        if attrs is not None:
-            op.attributes.update(attrs.data)
-        return op
+        return attach_attributes(op, dict(attrs.data) if attrs else {})
 
 
 @irdl_op_definition
@@ -623,9 +623,7 @@ class _DimIdOp(IRDLOperation):
         if d not in _DIMS:
             parser.raise_error(f"expected x, y or z, got '{d}'", pos, parser.pos)
         attrs = parser.parse_optional_attr_dict()
-        op = cls(d)
-        op.attributes.update(attrs)
-        return op
+        return attach_attributes(cls(d), attrs)
 
 
 @irdl_op_definition
@@ -1295,9 +1293,7 @@ class LaunchOp(IRDLOperation):
         if len(types) != len(names):
             parser.raise_error(f"{len(names)} arguments but {len(types)} types")
         args = [parser.resolve_operand(n, t) for n, t in zip(names, types)]
-        op = cls(sym.string_value(), args, grid, block, smem, ws)
-        op.attributes.update(attrs)
-        return op
+        return attach_attributes(cls(sym.string_value(), args, grid, block, smem, ws), attrs)
 
 
 class _LibraryCallEffects(MemoryEffect):

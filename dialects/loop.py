@@ -93,7 +93,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from aicf.dialects.affine_intervals import INT64, DivisionByZero, expr_range, first_outside, linear_form
-from aicf.dialects.tensor import AttentionProperties
+from aicf.dialects.tensor import AttentionProperties, attach_attributes
 from aicf.errors import VerifyAtOp
 
 
@@ -616,9 +616,7 @@ class NestOp(IRDLOperation):
             parser.parse_punctuation("=")
             attrs = parser.parse_optional_attr_dict()
         body = parser.parse_region()
-        op = cls(inputs, outputs, domain, iterators, maps, combiners, body, guard)
-        op.attributes.update(attrs)
-        return op
+        return attach_attributes(cls(inputs, outputs, domain, iterators, maps, combiners, body, guard), attrs)
 
 
 @irdl_op_definition
@@ -828,10 +826,7 @@ class GroupOp(IRDLOperation):
         body = parser.parse_region()
         if not body.blocks:
             body.add_block(Block())
-        op = cls(shared, body)
-        if attrs is not None:
-            op.attributes.update(attrs.data)
-        return op
+        return attach_attributes(cls(shared, body), dict(attrs.data) if attrs else {})
 
 
 def print_ins_outs(printer: Printer, inputs: Sequence[SSAValue], output: SSAValue) -> None:
@@ -943,9 +938,7 @@ class GatherOp(IRDLOperation):
 
         source, indices = parse_operand_group(parser, "ins", (2,))
         (output,) = parse_operand_group(parser, "outs", (1,))
-        op = cls(source, indices, output, axis)
-        op.attributes.update(parser.parse_optional_attr_dict())
-        return op
+        return attach_attributes(cls(source, indices, output, axis), parser.parse_optional_attr_dict())
 
 
 class AttentionMemoryEffect(MemoryEffect):
@@ -1068,9 +1061,7 @@ class AttentionOp(AttentionProperties, IRDLOperation):
 
         inputs = parse_operand_group(parser, "ins", (3, 4))
         (output,) = parse_operand_group(parser, "outs", (1,))
-        op = cls(inputs, output, props)
-        op.attributes.update(parser.parse_optional_attr_dict())
-        return op
+        return attach_attributes(cls(inputs, output, props), parser.parse_optional_attr_dict())
 
 
 def make_body(arg_types: Sequence[Attribute]) -> tuple[Region, Block]:

@@ -153,6 +153,22 @@ def make_tensor(elt: Attribute, shape: Sequence[int] | None) -> Attribute:
 
 
 
+def attach_attributes(op: Operation, attrs: dict[str, Attribute]) -> Operation:
+    """Give `op` the attribute dictionary `{...}` of its custom syntax. An entry named
+    like one of the op's properties that the syntax left unset sets that property, as
+    MLIR and xDSL's generic and declarative parsers read it (`{causal}` is `causal`;
+    kept as a discardable attribute, which no pass reads, it was silently dropped: a
+    non-causal attention, ddof 0, no keepdims); the others stay discardable attributes.
+    One that the syntax set too stays an attribute, which verify_module refuses."""
+    props = type(op).get_irdl_definition().properties  # type: ignore[attr-defined]
+    for name, value in attrs.items():
+        if name in props and name not in op.properties:
+            op.properties[name] = value
+        else:
+            op.attributes[name] = value
+    return op
+
+
 def float_text(v: float) -> str:
     """`v` as an MLIR float literal that parses back to the same double (Python's
     shortest round-trip digits, with the `.` MLIR's lexer needs)."""
@@ -218,9 +234,8 @@ class ListPropsFormat:
             operands=operands,
             result_types=list(ftype.outputs.data),
             properties=props,
-            attributes=attrs,
         )
-        return op
+        return attach_attributes(op, attrs)
 
     def print(self, printer: Printer) -> None:
         op: IRDLOperation = self  # type: ignore[assignment]
@@ -920,9 +935,7 @@ class ConstantOp(TensorOp):
         if not isinstance(value, DenseIntOrFPElementsAttr):
             parser.raise_error("expected a dense<...> elements attribute", pos, parser.pos)
         attrs = parser.parse_optional_attr_dict()
-        op = cls(value)
-        op.attributes.update(attrs)
-        return op
+        return attach_attributes(cls(value), attrs)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -986,9 +999,7 @@ class IotaOp(TensorOp):
         dim = parser.parse_integer()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        op = cls(parser.parse_type(), dim)
-        op.attributes.update(attrs)
-        return op
+        return attach_attributes(cls(parser.parse_type(), dim), attrs)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" dim = {self.dim_value}")
@@ -1718,10 +1729,7 @@ class FusedOp(IRDLOperation):
             results = [parser.parse_type()]
         attrs = parser.parse_optional_attr_dict_with_keyword()
         body = parser.parse_region()
-        op = cls(inputs, results, body)
-        if attrs is not None:
-            op.attributes.update(attrs.data)
-        return op
+        return attach_attributes(cls(inputs, results, body), dict(attrs.data) if attrs else {})
 
 
 @irdl_op_definition

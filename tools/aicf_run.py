@@ -116,7 +116,10 @@ def _check_runnable(module, entry: str | None, name: str) -> None:
 
     if not any(isinstance(op, FuncOp) for op in module.ops):  # an empty file, or comments only
         raise CompileError(f"{name}: error: no function to run: the input has no func.func")
-    func = _select_entry(module, entry)
+    try:
+        func = _select_entry(module, entry, how="--entry NAME")
+    except CompileError as e:  # it said `entry=`, aicf.compile's spelling, without the file
+        raise CompileError(f"{name}: error: {e}") from None
     if not is_tensor_level(module):
         first = next((op for op in func.body.walk() if op is not func), func)
         raise op_error(first, "is below the tensor level: aicf-run runs tensor-level "

@@ -13,6 +13,9 @@ options.
 
 from __future__ import annotations
 
+import math
+import types
+import typing
 from collections.abc import Callable
 
 from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
@@ -154,6 +157,43 @@ def _repeated_option(text: str) -> tuple[str, int] | None:
     return None
 
 
+_OPTION_TYPES = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+
+def _as_float(v):
+    """A float option's value: an integer, or an exponent form the option lexer reads
+    as text (`1e3`), as mlir-opt reads a double; NaN and infinities stay refused."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            f = float(v)
+        except ValueError:
+            return v
+        return f if math.isfinite(f) else v
+    return v
+
+
+def _typed_options(pass_class: type[ModulePass], spec: ArgSpec) -> ArgSpec:
+    """`spec` with an integer given to a float option as that float (`min-speedup=2`,
+    as mlir-opt reads a double option; xDSL refused it: "Incompatible types: given (2,),
+    expected <class 'float'>"), and a value of the wrong type named with its option."""
+    spec = spec.normalize_parameter_names()
+    hints = typing.get_type_hints(pass_class)
+    params = {}
+    for name, values in spec.parameters.items():
+        hint = hints.get(name)
+        if typing.get_origin(hint) in (typing.Union, types.UnionType):
+            hint = next(iter(set(typing.get_args(hint)) - {type(None)}), None)
+        if hint is float:
+            values = [_as_float(v) for v in values]
+        if hint in _OPTION_TYPES and (len(values) > 1 or values and type(values[0]) is not hint):
+            raise PipelineError(f"pass '{spec.name}': option '{name.replace('_', '-')}' takes one "
+                                f"value, {_OPTION_TYPES[hint]}, got {', '.join(map(repr, values))}")
+        params[name] = values
+    return ArgSpec(spec.name, params)
+
+
 def parse_pass_pipeline(
     text: str,
     available: dict[str, Callable[[], type[ModulePass]]],
@@ -168,7 +208,8 @@ def parse_pass_pipeline(
         if spec.name not in available:
             raise PipelineError(f"unknown pass '{spec.name}' (aicf-opt --help lists the passes)")
         try:
-            passes.append(available[spec.name]().from_pass_spec(spec))
+            pass_class = available[spec.name]()
+            passes.append(pass_class.from_pass_spec(_typed_options(pass_class, spec)))
         except (ValueError, TypeError) as e:  # unknown option, wrong type or value
             raise PipelineError(f"pass '{spec.name}': {e}") from None
     return PassPipeline(tuple(passes), callback)

@@ -708,7 +708,7 @@ def simd_reducible(c: Combiner, acc_type: str) -> bool:
     """Whether `omp simd reduction` can fold this output (max/min: floats through a
     select plus a NaN flag, so the result still propagates NaN like NumPy)."""
     if c in (Combiner.ADD, Combiner.MUL):
-        return True
+        return acc_type != "bool"  # a bool's lanes are folded by `combine`'s | and &, in order
     return acc_type in _SIMD_REDUCTION_TYPES
 
 
@@ -734,6 +734,10 @@ def identity(c: Combiner, ctype: str) -> str:
 
 def combine(c: Combiner, acc: str, v: str, ctype: str) -> str:
     is_f = ctype in ("float", "double", "_Float16")
+    if ctype == "bool" and c in (Combiner.ADD, Combiner.MUL):
+        # over i1 an add is any() and a mul all() (aicf-to-upstream's or/and): C's
+        # bool + under `omp simd reduction(+:)` gave neither (a row of 19 trues: false)
+        return f"{acc} {'|' if c is Combiner.ADD else '&'} {v}"
     if c is Combiner.ADD:
         return f"{acc} + {v}"
     if c is Combiner.MUL:

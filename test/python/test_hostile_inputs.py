@@ -415,3 +415,21 @@ def test_strided_variants_per_entry_are_bounded(monkeypatch):
         np.testing.assert_allclose(got, sum(x.astype(np.float64) for x in xs), rtol=1e-6, atol=1e-6)
     variants = [s for _, s, _ in exe._program.cmodule._variants if any(s)]
     assert len(variants) <= 3 + 1, variants  # the bound, and the every-input variant
+
+
+def test_a_property_in_the_attribute_dictionary_is_that_property():
+    """`{causal}` / `{ddof = 1}` in the attribute dictionary of the custom syntax were
+    discardable attributes nobody read: a non-causal attention and ddof 0, silently (MLIR
+    and xDSL's generic form read them as the properties)."""
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((8, 16)).astype(np.float32)
+    src = """func.func @f(%q: tensor<8x16xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %y = aicf_tensor.attention %q, %q, %q scale = 0.25 {causal} : (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<*xf32>
+  %v = aicf_tensor.reduce_var %q axes = [1] {ddof = 1 : i64, keepdims} : (tensor<8x16xf32>) -> tensor<*xf32>
+  func.return %y, %v : tensor<*xf32>, tensor<*xf32>
+}"""
+    y, v = aicf.compile(src, target="cpu")(q)
+    s = np.where(np.tril(np.ones((8, 8), bool)), q.astype(np.float64) @ q.T * 0.25, -np.inf)
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y, (p / p.sum(axis=1, keepdims=True)) @ q, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(v, np.var(q.astype(np.float64), axis=1, ddof=1, keepdims=True), rtol=1e-5)

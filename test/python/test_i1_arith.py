@@ -135,3 +135,38 @@ def test_bool_reductions_on_the_gpu_match_numpy(shape, axis, name):
         x = rng.random(shape) < p
         got = cp.asnumpy(f(cp.asarray(x))).astype(bool)
         np.testing.assert_array_equal(got, getattr(np, name)(x, axis=axis), err_msg=f"p={p}")
+
+
+CPU_REDUCTION = """func.func @f(%x: memref<DOMAINxi1>, %a: memref<ROWSxi1>, %m: memref<ROWSxi1>) attributes {aicf.num_outputs = 2 : i64} {
+  aicf_loop.nest domain = [DOMAIN_LIST] iterators = [ITERATORS]
+      ins(%x : memref<DOMAINxi1>) outs(%a, %m : memref<ROWSxi1>, memref<ROWSxi1>)
+      maps = [MAP_IN, MAP_OUT, MAP_OUT] combiners = [add, mul] {
+  ^bb0(%v : i1):
+    aicf_loop.yield %v, %v : i1, i1
+  }
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("outer", [False, True])
+def test_i1_add_and_mul_reductions_are_any_and_all_on_cpu(outer):
+    """The add and mul combiners over i1 are any() and all(), as aicf-to-upstream folds
+    them: the cpu target summed C bools under `omp simd reduction(+:)`, so a row of 19
+    trues among 37 gave false."""
+    rows, n = 6, 37
+    x = np.zeros((rows, n), bool)
+    x[0, :19] = True  # 19 trues
+    x[1, 5] = True  # one
+    x[2] = True  # all
+    x[4, ::2] = True  # 19 again, spread
+    x[5, 36] = True  # the last
+    if outer:  # the reduction dim outermost
+        domain, iters, mi, mo, data = (n, rows), "reduction, parallel", "(d0, d1) -> (d0, d1)", "(d0, d1) -> (d1)", x.T.copy()
+    else:
+        domain, iters, mi, mo, data = (rows, n), "parallel, reduction", "(d0, d1) -> (d0, d1)", "(d0, d1) -> (d0)", x
+    src = (CPU_REDUCTION.replace("DOMAIN_LIST", ", ".join(map(str, domain))).replace("DOMAIN", "x".join(map(str, domain)))
+           .replace("ROWS", str(rows)).replace("ITERATORS", iters).replace("MAP_IN", mi).replace("MAP_OUT", mo))  # fmt: skip
+    any_, all_ = aicf.compile(src, target="cpu")(data)
+    np.testing.assert_array_equal(any_, [True, True, True, False, True, True])
+    np.testing.assert_array_equal(all_, [False, False, True, False, False, False])

@@ -220,3 +220,118 @@ def test_missing_tools_say_what_to_install(monkeypatch):
     monkeypatch.setattr(upstream.shutil, "which", lambda name: None)
     with pytest.raises(upstream.UpstreamError, match=r"apt-get install mlir-16-tools libmlir-16"):
         upstream.find_mlir_tools.__wrapped__()
+
+
+SATURATING_CAST = """
+func.func @f(%x: tensor<8xf32>, %h: tensor<4xf16>) -> (tensor<8xi32>, tensor<4xi64>) {
+  %0 = aicf_tensor.cast %x : (tensor<8xf32>) -> tensor<8xi32>
+  %1 = aicf_tensor.cast %h : (tensor<4xf16>) -> tensor<4xi64>
+  func.return %0, %1 : tensor<8xi32>, tensor<4xi64>
+}
+"""
+
+UNSIGNED_AND_SHIFTS = """
+func.func @f(%a: memref<6xi8>, %n: memref<6xi8>, %q: memref<6xi8>, %r: memref<6xi8>,
+             %l: memref<6xi8>, %s: memref<6xi8>, %u: memref<6xi8>) attributes {aicf.num_outputs = 5 : i64} {
+  aicf_loop.nest domain = [6] iterators = [parallel]
+      ins(%a, %n : memref<6xi8>, memref<6xi8>) outs(%q, %r, %l, %s, %u : memref<6xi8>, memref<6xi8>, memref<6xi8>, memref<6xi8>, memref<6xi8>)
+      maps = [(d0) -> (d0), (d0) -> (d0), (d0) -> (d0), (d0) -> (d0), (d0) -> (d0), (d0) -> (d0), (d0) -> (d0)] {
+  ^bb0(%x: i8, %c: i8):
+    %0 = arith.divui %x, %c : i8
+    %1 = arith.remui %x, %c : i8
+    %2 = arith.shli %x, %c : i8
+    %3 = arith.shrsi %x, %c : i8
+    %4 = arith.shrui %x, %c : i8
+    aicf_loop.yield %0, %1, %2, %3, %4 : i8, i8, i8, i8, i8
+  }
+  func.return
+}
+"""
+
+
+def test_what_llvm_leaves_undefined_is_ours(tools):
+    """Float to int casts saturate (NaN is 0), unsigned x / 0 and x % 0 are 0, and a
+    shift by the width or more is 0 (the sign's fill for shrsi), as on the cpu target:
+    upstream's fptosi gave INT_MIN for 1e10 (poison in LLVM), divui by 0 killed
+    mlir-cpu-runner with SIGFPE, and shrui i8 -1 by 9 was 127."""
+    x = np.array([np.nan, 1e10, -1e10, np.inf, -np.inf, -2.5, 2.5, 2.0**31], np.float32)
+    h = np.array([np.inf, -np.inf, np.nan, -3.5], np.float16)
+    big, small = np.iinfo(np.int32).max, np.iinfo(np.int32).min
+    i64 = np.iinfo(np.int64)
+    casts = upstream.compile_upstream(SATURATING_CAST)(x, h)
+    np.testing.assert_array_equal(casts[0], [0, big, small, big, small, -2, 2, big])
+    np.testing.assert_array_equal(casts[1], [i64.max, i64.min, 0, -3])
+    a = np.array([7, -8, -1, 5, -8, 3], np.int8)
+    n = np.array([0, 0, 9, 8, 2, -1], np.int8)
+    theirs = upstream.compile_upstream(UNSIGNED_AND_SHIFTS)(a, n)
+    # unsigned: a is 7, 248, 255, 5, 248, 3 and n is 0, 0, 9, 8, 2, 255
+    np.testing.assert_array_equal(theirs[0], [0, 0, 28, 0, 124, 0])
+    np.testing.assert_array_equal(theirs[1], [0, 0, 3, 5, 0, 3])
+    np.testing.assert_array_equal(theirs[2], [7, -8, 0, 0, -32, 0])
+    np.testing.assert_array_equal(theirs[3], [7, -8, -1, 0, -2, 0])
+    np.testing.assert_array_equal(theirs[4], [7, -8, 0, 0, 62, 0])
+    for t, o in zip(theirs, aicf.compile(UNSIGNED_AND_SHIFTS, target="cpu")(a, n)):
+        np.testing.assert_array_equal(t, o)
+
+
+F64_TO_BF16 = """
+func.func @f(%x: tensor<4xf64>) -> tensor<4xbf16> {
+  %0 = aicf_tensor.cast %x : (tensor<4xf64>) -> tensor<4xbf16>
+  func.return %0 : tensor<4xbf16>
+}
+"""
+
+
+def test_f64_to_bf16_rounds_once(tools):
+    """1 + 2^-8 + 2^-40 is past the halfway point between bf16's 1 and 1 + 2^-7: one
+    rounding goes up (the cpu target's aicf_f64_to_bf16); upstream went through f32,
+    which rounded it to the halfway point, and then to 1 (ties to even)."""
+    x = np.array([1 + 2**-8 + 2**-40, -(1 + 2**-8 + 2**-40), 1 + 2**-8, 3.0])
+    bits = upstream.compile_upstream(F64_TO_BF16)(x)
+    # 0x3F81 is 1 + 2^-7, 0x3F80 is 1 (the tie 1 + 2^-8 goes to even), 0x4040 is 3
+    np.testing.assert_array_equal(bits, np.array([0x3F81, 0xBF81, 0x3F80, 0x4040], np.uint16))
+
+
+INT_TO_BF16 = """
+func.func @f(%x: tensor<3xi32>, %y: tensor<3xi64>) -> (tensor<3xbf16>, tensor<3xbf16>) {
+  %0 = aicf_tensor.cast %x : (tensor<3xi32>) -> tensor<3xbf16>
+  %1 = aicf_tensor.cast %y : (tensor<3xi64>) -> tensor<3xbf16>
+  func.return %0, %1 : tensor<3xbf16>, tensor<3xbf16>
+}
+"""
+
+
+def test_integer_to_bf16_rounds_once(tools):
+    """2^30 + 2^22 + 1 is past the halfway point between the bf16s 2^30 and 2^30 + 2^23:
+    it rounds up (the cpu target's round to odd); through f32 it became the halfway
+    point 2^30 + 2^22, then 2^30 (ties to even). The same at 2^62 for an i64."""
+    x = np.array([2**30 + 2**22 + 1, -(2**30 + 2**22 + 1), 2**30 + 2**22], np.int32)
+    y = np.array([2**62 + 2**54 + 1, -(2**62 + 2**54 + 1), 2**62 + 2**54], np.int64)
+    a, b = upstream.compile_upstream(INT_TO_BF16)(x, y)
+    # 0x4E81: 2^30 * (1 + 2^-7), 0x4E80: 2^30; 0x5E81 / 0x5E80 the same at 2^62
+    np.testing.assert_array_equal(a, np.array([0x4E81, 0xCE81, 0x4E80], np.uint16))
+    np.testing.assert_array_equal(b, np.array([0x5E81, 0xDE81, 0x5E80], np.uint16))
+
+
+HALF_MATH = """
+func.func @f(%x: memref<4xf16>, %l: memref<4xf16>, %e: memref<4xf16>) attributes {aicf.num_outputs = 2 : i64} {
+  aicf_loop.nest domain = [4] iterators = [parallel] ins(%x : memref<4xf16>) outs(%l, %e : memref<4xf16>, memref<4xf16>)
+      maps = [(d0) -> (d0), (d0) -> (d0), (d0) -> (d0)] {
+  ^bb0(%a: f16):
+    %0 = math.log1p %a : f16
+    %1 = math.expm1 %a : f16
+    aicf_loop.yield %0, %1 : f16, f16
+  }
+  func.return
+}
+"""
+
+
+def test_half_math_computes_in_f32(tools):
+    """math ops on f16 compute in f32 and round once, as on the cpu target: MLIR 16
+    expanded log1p as log(1 + x) in f16, so log1p(1e-4) was 0 (expm1 likewise)."""
+    x = np.array([1e-4, -3e-4, 2e-3, 0.5], np.float16)
+    log1p, expm1 = upstream.compile_upstream(HALF_MATH)(x)
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(log1p.astype(np.float64), np.log1p(x64), rtol=2**-11)
+    np.testing.assert_allclose(expm1.astype(np.float64), np.expm1(x64), rtol=2**-11)

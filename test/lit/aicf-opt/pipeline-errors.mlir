@@ -6,6 +6,10 @@
 // RUN: not aicf-opt %s -p 'aicf-fuse{max-ops=1 2}' 2>&1 | filecheck %s --check-prefixes=XDSL,ALL
 // RUN: not aicf-opt %s -p 'aicf-fuse{bogus=1}' 2>&1 | filecheck %s --check-prefixes=OPTION,ALL
 // RUN: not aicf-opt %s -p 'aicf-plan{cores=many}' 2>&1 | filecheck %s --check-prefixes=TYPE,ALL
+// RUN: not aicf-opt %s -p 'aicf-plan{top=true}' 2>&1 | filecheck %s --check-prefixes=TYPE-BOOL,ALL
+// RUN: not aicf-opt %s -p 'aicf-plan{top=1,2}' 2>&1 | filecheck %s --check-prefixes=TYPE-LIST,ALL
+// RUN: not aicf-opt %s -p 'aicf-plan{min-speedup=nan}' 2>&1 | filecheck %s --check-prefixes=TYPE-FLOAT,ALL
+// RUN: aicf-opt %s -p 'aicf-plan{target=cpu min-speedup=2 gate-time-limit=1e3}'
 // RUN: not aicf-opt %s -p 'aicf-fuse{max-ops=0}' 2>&1 | filecheck %s --check-prefixes=RANGE,ALL
 // RUN: not aicf-opt %s -p 'no-such-pass' 2>&1 | filecheck %s --check-prefixes=UNKNOWN,ALL
 // RUN: not aicf-opt %s -p cse --pass-pipeline='builtin.module(cse)' 2>&1 | filecheck %s --check-prefixes=BOTH,ALL
@@ -25,7 +29,13 @@
 // XDSL: error: malformed pass pipeline 'aicf-fuse{max-ops=1 2}' at column 21: Expected argument name here
 // XDSL-EMPTY:
 // OPTION: error: pass 'aicf-fuse': Provided arguments ["bogus"] not found in expected arguments
-// TYPE: error: pass 'aicf-plan': Incompatible types: given ('many',), expected <class 'int'>
+// An option of the wrong type is named, with the type it takes (xDSL's message was
+// "Incompatible types: given ('many',), expected <class 'int'>"); an integer is a
+// float option's value, as in mlir-opt (min-speedup=2 was refused that way).
+// TYPE: error: pass 'aicf-plan': option 'cores' takes one value, an integer, got 'many'
+// TYPE-BOOL: error: pass 'aicf-plan': option 'top' takes one value, an integer, got True
+// TYPE-LIST: error: pass 'aicf-plan': option 'top' takes one value, an integer, got 1, 2
+// TYPE-FLOAT: error: pass 'aicf-plan': option 'min-speedup' takes one value, a number, got 'nan'
 // RANGE: error: pass 'aicf-fuse': max-ops must be at least 1, got 0
 // UNKNOWN: error: unknown pass 'no-such-pass' (aicf-opt --help lists the passes)
 // BOTH: error: give the passes with -p or with --pass-pipeline, not both

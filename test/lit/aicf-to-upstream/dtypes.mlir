@@ -1,17 +1,18 @@
 // RUN: aicf-opt %s -p aicf-to-upstream --print-no-properties --split-input-file | filecheck %s
 // Conversions: the body's own (extf, truncf, sitofp, ...) are upstream ops already;
-// an accumulator is converted to the output's type when stored (a bf16 from f32, as
-// the cpu target rounds it).
+// an accumulator is converted to the output's type when stored (a bf16 from f64
+// rounded once, as the cpu target's aicf_f64_to_bf16 rounds it).
 
 // mean of bf16 rows into bf16: computed in f32 by the body, summed in f64, stored
-// through f32 to bf16
+// to bf16 rounded once: to odd into f32 (the bits' stickiness kept), then to bf16
 // CHECK-LABEL: func.func @bf16_sum
 // CHECK:           %[[X:[^ ,)]+]] = memref.load %x[{{.*}}] : memref<2x4xbf16>
 // CHECK-NEXT:      %[[F:[^ ,)]+]] = arith.extf %[[X]] : bf16 to f32
 // CHECK-NEXT:      %[[D:[^ ,)]+]] = arith.extf %[[F]] : f32 to f64
 // CHECK-NEXT:      arith.addf %{{.*}}, %[[D]] : f64
 // CHECK:         %[[S:[^ ,)]+]] = arith.truncf %{{.*}} : f64 to f32
-// CHECK-NEXT:    %[[B:[^ ,)]+]] = arith.truncf %[[S]] : f32 to bf16
+// CHECK:         arith.bitcast %[[S]] : f32 to i32
+// CHECK:         %[[B:[^ ,)]+]] = arith.truncf %{{.*}} : f32 to bf16
 // CHECK-NEXT:    memref.store %[[B]], %y[{{.*}}] : memref<2xbf16>
 func.func @bf16_sum(%x: memref<2x4xbf16>, %y: memref<2xbf16>) attributes {aicf.num_outputs = 1 : i64} {
   aicf_loop.nest domain = [2, 4] iterators = [parallel, reduction]
