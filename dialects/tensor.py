@@ -701,7 +701,10 @@ class MulOp(BinaryOp):
 
 @irdl_op_definition
 class DivOp(BinaryOp):
-    """True division. `%z = aicf_tensor.div %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`"""
+    """Division: of floats true division; of integers the quotient truncated toward zero
+    (C's), with x / 0 = 0 (the front ends make NumPy's `/` of integers a float division
+    and `//` a floor division).
+    `%z = aicf_tensor.div %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`"""
 
     name = "aicf_tensor.div"
 
