@@ -531,18 +531,6 @@ class Executable:
                     lines.append(f"{pad}  {schedule}")
         return "\n".join(lines)
 
-    def _call_cuda(self, arrays: Sequence):
-        if self.zero_outputs and len(arrays) == len(self.inputs):
-            return self._call_zeroed(arrays)
-        # the lean call path: the launch plan checks the arrays itself
-        out = self._program.call_planned(arrays)
-        if out is not None:
-            return out
-        if self._program.takes_as_is(arrays):
-            # CuPy arrays the plan cannot take: the general path says what is wrong
-            return self._program(*arrays)
-        return self._program(*self.check_arguments(arrays))
-
     def _device_out_of_memory(self, e: MemoryError) -> OutOfMemory:
         """CuPy's OutOfMemoryError (an output, an intermediate or a workspace the pool
         could not hand out) as aicf's, naming the entry; the pool's message says how
@@ -619,8 +607,17 @@ class Executable:
         if keywords:  # Python's raw "unexpected keyword argument" named __call__
             raise _keywords_error(self.entry, [a.name for a in self.inputs], keywords)
         if self.target == "cuda":
-            try:
-                return self._call_cuda(arrays)
+            try:  # free in 3.11+: the lean path stays inline
+                if self.zero_outputs and len(arrays) == len(self.inputs):
+                    return self._call_zeroed(arrays)
+                # the lean call path: the launch plan checks the arrays itself
+                out = self._program.call_planned(arrays)
+                if out is not None:
+                    return out
+                if self._program.takes_as_is(arrays):
+                    # CuPy arrays the plan cannot take: the general path says what is wrong
+                    return self._program(*arrays)
+                return self._program(*self.check_arguments(arrays))
             except MemoryError as e:
                 raise self._device_out_of_memory(e) from None
         arrays = self.check_arguments(arrays)
