@@ -17,11 +17,12 @@ from xdsl.ir import Dialect
 def aicf_dialects() -> list[Dialect]:
     """Our own dialects, one per level."""
     from aicf.dialects.loop import AICFLoop
+    from aicf.dialects.scalar import AICFArith
     from aicf.dialects.tensor import AICFTensor
 
     from aicf.dialects.gpu import AICFGpu
 
-    return [AICFTensor, AICFLoop, AICFGpu]
+    return [AICFTensor, AICFLoop, AICFGpu, AICFArith]
 
 
 def upstream_dialects() -> list[Dialect]:

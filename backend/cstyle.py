@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from aicf.dialects.scalar import RemFOp
 from aicf.diagnostics import op_error
 from aicf.dtypes import f32_to_bf16_bits
 from aicf.math_precision import is_approximate
@@ -191,7 +192,7 @@ LIBM = {
     mth.AtanOp: "atan", mth.SinhOp: "sinh", mth.CoshOp: "cosh", mth.AsinOp: "asin",
     mth.AcosOp: "acos", mth.CbrtOp: "cbrt", mth.AsinhOp: "asinh", mth.AcoshOp: "acosh",
     mth.AtanhOp: "atanh", mth.PowFOp: "pow", mth.Atan2Op: "atan2", mth.CopySignOp: "copysign",
-    mth.FmaOp: "fma", arith.MaxnumfOp: "fmax", arith.MinnumfOp: "fmin",
+    mth.FmaOp: "fma", arith.MaxnumfOp: "fmax", arith.MinnumfOp: "fmin", RemFOp: "fmod",
 }  # fmt: skip
 """Ops printed as a libm call (the `f` variant on f32; f16/bf16 through f32)."""
 

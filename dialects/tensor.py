@@ -764,6 +764,16 @@ class CopysignOp(FloatBinaryOp):
     name = "aicf_tensor.copysign"
 
 
+@irdl_op_definition
+class FmodOp(FloatBinaryOp):
+    """The exact remainder of lhs / rhs truncated, with the sign of lhs (C's fmod,
+    numpy.fmod, torch.fmod); fmod(x, 0) is NaN. The front ends build float floor
+    division and remainder on it, as NumPy does.
+    `%r = aicf_tensor.fmod %x, %y : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.fmod"
+
+
 class CompareOp(BinaryOp, abc.ABC):
     """An elementwise comparison with NumPy broadcasting; the result is i1. The operands
     are compared in their promoted type's compute type (f16 and bf16 in f32, so an
@@ -891,7 +901,7 @@ UNARY_OPS: tuple[type[UnaryOp], ...] = (
     RoundOp,
 )  # fmt: skip
 ARITHMETIC_OPS: tuple[type[BinaryOp], ...] = (
-    AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, Atan2Op, CopysignOp,
+    AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, Atan2Op, CopysignOp, FmodOp,
 )  # fmt: skip
 COMPARE_OPS: tuple[type[CompareOp], ...] = (EqOp, NeOp, LtOp, LeOp, GtOp, GeOp)
 BINARY_OPS: tuple[type[BinaryOp], ...] = (*ARITHMETIC_OPS, *COMPARE_OPS)

@@ -29,6 +29,7 @@ OP_INSTRUCTIONS: dict[str, int] = {
     "math.log10": 14, "math.asin": 24, "math.acos": 24, "math.sinh": 20, "math.cosh": 20,
     "math.asinh": 30, "math.acosh": 30, "math.atanh": 24, "math.cbrt": 24,
     "math.copysign": 2,
+    "aicf_arith.remf": 30,
 }
 
 
@@ -73,6 +74,7 @@ _TENSOR_EXPANSION: dict[str, tuple[str, ...]] = {
     **{f"aicf_tensor.{n}": (f"math.{n}",) for n in (
         "log1p", "expm1", "log2", "log10", "exp2", "tan", "asin", "acos", "atan", "sinh", "cosh",
         "asinh", "acosh", "atanh", "cbrt", "floor", "ceil", "trunc", "atan2", "copysign")},
+    "aicf_tensor.fmod": ("aicf_arith.remf",),
     "aicf_tensor.round": ("math.roundeven",),
     # 1 / (1 + exp(-x))
     "aicf_tensor.sigmoid": ("arith.negf", "math.exp", "arith.addf", "arith.divf"),

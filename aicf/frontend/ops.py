@@ -385,47 +385,68 @@ def _int_divmod(x: Any, y: Any, name: str) -> tuple[Tensor, Tensor, Tensor, Tens
     return div(a, b), rem, fix, b
 
 
-def _float_divmod(name: str, dtype: str):
-    # NumPy's float floor division and remainder start from an exact fmod, which no
-    # composition of aicf's float ops gives (floor(x / y) is 10, not 9, for 1 // 0.1)
-    raise located_error(None, f"{name} of {dtype} tensors is not supported yet: aicf has no "
-                        "floating-point remainder operator yet")
+_fmod = _binary(T.FmodOp)
+
+
+def _float_divmod(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """(a // b, a % b) of floats as NumPy's npy_divmod computes them, from the exact
+    fmod (floor(a / b) is 10, not 9, for 1 // 0.1): the truncated quotient fixed where
+    the remainder's sign differs from b's, a zero remainder with b's sign, a zero
+    quotient with the sign of a / b, and a / b itself (inf or NaN) where b is 0."""
+    mod = _fmod(a, b)
+    quot = div(sub(a, mod), b)
+    fix = where(not_equal(mod, 0), not_equal(less(b, 0), less(mod, 0)), False)
+    mod = where(fix, add(mod, b), mod)
+    quot = where(fix, sub(quot, 1.0), quot)
+    mod = where(equal(mod, 0), copysign(0.0, b), mod)
+    floored = floor(quot)
+    floored = where(greater(sub(quot, floored), 0.5), add(floored, 1.0), floored)
+    ratio = div(a, b)
+    quot = where(not_equal(quot, 0), floored, copysign(0.0, ratio))
+    return where(equal(b, 0), ratio, quot), mod
+
+
+def _cast_to(t: Tensor, dtype: str) -> Tensor:
+    return t if t.dtype == dtype else cast(t, dtype)
 
 
 def floor_divide(x: Any, y: Any) -> Tensor:
-    """numpy.floor_divide, Python's `//`, on integers: the quotient rounded toward
-    -inf; x // 0 is 0 and MIN // -1 wraps to MIN (NumPy's results)."""
+    """numpy.floor_divide, Python's `//`: the quotient rounded toward -inf. Of integers
+    x // 0 is 0 and MIN // -1 wraps to MIN; of floats NumPy's (exact, from fmod)."""
     name = "numpy.floor_divide (//)"
     a, b, dtype = _operands(x, y, name)
     if _is_float(dtype):
-        _float_divmod(name, dtype)
+        return _float_divmod(_cast_to(a, dtype), _cast_to(b, dtype))[0]
     q, _, fix, _ = _int_divmod(a, b, name)
     return where(fix, sub(q, 1), q)
 
 
 def remainder(x: Any, y: Any) -> Tensor:
-    """numpy.remainder (numpy.mod), Python's `%`, on integers: the result has the
-    sign of y; x % 0 is 0 (NumPy's)."""
+    """numpy.remainder (numpy.mod), Python's `%`: the result has the sign of y. Of
+    integers x % 0 is 0 (NumPy's); of floats x % 0 is NaN."""
     name = "numpy.remainder (%)"
     a, b, dtype = _operands(x, y, name)
     if _is_float(dtype):
-        _float_divmod(name, dtype)
+        return _float_divmod(_cast_to(a, dtype), _cast_to(b, dtype))[1]
     _, rem, fix, b = _int_divmod(a, b, name)
     return where(fix, add(rem, b), rem)
 
 
 def divmod(x: Any, y: Any) -> tuple[Tensor, Tensor]:
     """numpy.divmod, Python's divmod(): (x // y, x % y)."""
+    a, b, dtype = _operands(x, y, "numpy.divmod")
+    if _is_float(dtype):
+        return _float_divmod(_cast_to(a, dtype), _cast_to(b, dtype))
     return floor_divide(x, y), remainder(x, y)
 
 
 def fmod(x: Any, y: Any) -> Tensor:
-    """numpy.fmod on integers: the remainder with the sign of x (C's %); fmod(x, 0)
-    is 0 (NumPy's)."""
+    """numpy.fmod: the remainder with the sign of x (C's % and fmod); of integers
+    fmod(x, 0) is 0, of floats NaN (NumPy's)."""
     name = "numpy.fmod"
     a, b, dtype = _operands(x, y, name)
     if _is_float(dtype):
-        _float_divmod(name, dtype)
+        return _fmod(_cast_to(a, dtype), _cast_to(b, dtype))
     return _int_divmod(a, b, name)[1]
 
 

@@ -419,6 +419,10 @@ class AicfTensorFunctions(InterpreterFunctions):
     def run_atan2(self, interpreter: Interpreter, op: T.Atan2Op, args: PythonValues):
         return self._elementwise(op, args, np.arctan2)
 
+    @impl(T.FmodOp)
+    def run_fmod(self, interpreter: Interpreter, op: T.FmodOp, args: PythonValues):
+        return self._elementwise(op, args, np.fmod)
+
     @impl(T.CopysignOp)
     def run_copysign(self, interpreter: Interpreter, op: T.CopysignOp, args: PythonValues):
         return self._elementwise(op, args, np.copysign)

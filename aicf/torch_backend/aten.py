@@ -308,6 +308,36 @@ def _on_bools(op: Callable[..., Tensor], logical: Callable[[Any, Any], Tensor]):
     return apply
 
 
+def _is_floating(v: Any) -> bool:
+    return isinstance(v, float) or (isinstance(v, Tensor) and v.dtype in ("f16", "bf16", "f32", "f64"))
+
+
+def _remainder(a: Any, b: Any) -> Tensor:
+    """torch.remainder: of floats fmod moved into b's sign where it differs (a zero
+    keeps fmod's sign, where NumPy's takes b's); of integers Python's %."""
+    if not (_is_floating(a) or _is_floating(b)):
+        return ops.remainder(a, b)
+    mod = ops.fmod(a, b)
+    fix = ops.where(mod != 0, (b < 0) != (mod < 0), False)
+    return ops.where(fix, mod + b, mod)
+
+
+def _div_mode(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """torch.div with rounding_mode: 'trunc' rounds the true quotient toward zero (of
+    integers C's division), 'floor' toward -inf (of floats from fmod, as Python's //)."""
+    if rounding_mode is None:
+        return ops.true_divide(a, b)
+    if rounding_mode == "floor":
+        return ops.floor_divide(a, b)
+    if rounding_mode == "trunc":
+        if _is_floating(a) or _is_floating(b):
+            return ops.trunc(ops.true_divide(a, b))
+        return ops.div(a, b)
+    from aicf.frontend.tracer import located_error
+
+    raise located_error("torch.div", f"rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
+
+
 def _cat(xs: Sequence[Tensor], dim: int = 0) -> Tensor:
     return ops.concatenate([x for x in xs if 0 not in x.shape] or xs[:1], dim)
 
@@ -395,6 +425,13 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.mul.Scalar": _on_bools(_opmath(ops.mul), ops.logical_and),
     "aten.div.Tensor": _opmath(ops.true_divide),  # torch.div without rounding_mode divides truly
     "aten.div.Scalar": _opmath(ops.true_divide),
+    "aten.div.Tensor_mode": _div_mode,
+    "aten.div.Scalar_mode": _div_mode,
+    "aten.floor_divide.default": ops.floor_divide,
+    "aten.remainder.Tensor": _remainder,
+    "aten.remainder.Scalar": _remainder,
+    "aten.fmod.Tensor": ops.fmod,
+    "aten.fmod.Scalar": ops.fmod,
     "aten.pow.Tensor_Scalar": ops.pow,
     "aten.pow.Tensor_Tensor": ops.pow,
     "aten.maximum.default": _on_bools(ops.maximum, ops.logical_or),

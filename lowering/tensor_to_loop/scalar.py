@@ -23,6 +23,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, SSAValue
 
+from aicf.dialects.scalar import RemFOp
+
 _HALF = (Float16Type, BFloat16Type)
 
 
@@ -182,6 +184,7 @@ BINARY: dict[str, tuple[type, type | None]] = {
     # floats only (their verifiers)
     "aicf_tensor.atan2": (math.Atan2Op, None),
     "aicf_tensor.copysign": (math.CopySignOp, None),
+    "aicf_tensor.fmod": (RemFOp, None),
 }
 
 

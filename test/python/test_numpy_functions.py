@@ -123,3 +123,27 @@ def test_empty_axes_and_extreme_decimals_match_numpy(name, f):
     out = aicf.jit(f)(_EMPTY if not name.startswith("round") else m)
     assert (out.dtype, out.shape) == (np.asarray(ref).dtype, np.shape(ref))
     np.testing.assert_array_equal(out, ref)
+
+
+_DIVMOD_VALUES = np.array([0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 2.5, -2.5, 7.0, -7.0, 1e30, -1e30,
+                           np.inf, -np.inf, np.nan, 3.0, 1e-30, 0.3])  # fmt: skip
+
+
+@pytest.mark.parametrize("target", ["cpu", pytest.param("cuda", marks=gpu)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_float_floor_division_and_remainders_are_numpys_bit_for_bit(dtype, target):
+    """x // y, x % y, np.fmod and np.divmod of floats were refused ("no floating-point
+    remainder operator"); they are NumPy's npy_divmod on an exact fmod: 1 // 0.1 is 9,
+    zeros keep NumPy's signs, x % 0 is NaN, x // 0 is x / 0."""
+    a, b = (v.ravel().astype(dtype) for v in np.meshgrid(_DIVMOD_VALUES, _DIVMOD_VALUES))
+
+    def f(x, y):
+        return x // y, x % y, np.fmod(x, y), *np.divmod(x, y), x % 1.0 + x // 0.25
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        refs = f(a, b)
+    for out, ref in zip(_run(f, [a, b], target), refs):
+        assert out.dtype == ref.dtype
+        np.testing.assert_array_equal(out, ref)
+        np.testing.assert_array_equal(np.signbit(out[ref == 0]), np.signbit(ref[ref == 0]))

@@ -522,3 +522,30 @@ def test_arithmetic_on_bools_is_torchs_logic(fn):
     ref = fn(a, b)
     for o, r in zip(out if isinstance(out, tuple) else (out,), ref if isinstance(ref, tuple) else (ref,)):
         assert o.dtype == r.dtype and torch.equal(o, r)
+
+
+_DV = torch.tensor([0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 2.5, -2.5, 7.0, 1e30, float("inf"), float("-inf"),
+                    float("nan"), 3.0, -4.0, 4.0])  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64])
+@pytest.mark.parametrize("fn", [
+    torch.remainder, torch.fmod, lambda x, y: x // y, lambda x, y: x % 3,
+    lambda x, y: torch.div(x, y, rounding_mode="floor"), lambda x, y: torch.div(x, y, rounding_mode="trunc"),
+])  # fmt: skip
+def test_float_and_integer_division_modes_match_eager(fn, dtype):
+    """remainder, fmod, floor_divide and div with a rounding_mode were left to torch
+    (float // and % had no aicf operator); they are torch's bit for bit, zeros' signs
+    included (remainder keeps fmod's, where NumPy's takes the divisor's)."""
+    if dtype == torch.int64:
+        x = torch.arange(-12, 12)
+        y = torch.tensor([5, -3, 2, -7]).repeat(6)
+    else:
+        x, y = _DV.repeat(len(_DV)).to(dtype), _DV.repeat_interleave(len(_DV)).to(dtype)
+    ref = fn(x, y)
+    out = torch.compile(fn, backend="aicf", dynamic=False)(x, y)
+    assert backend.last_report().fallback == {}
+    assert out.dtype == ref.dtype
+    torch.testing.assert_close(out, ref, equal_nan=True, rtol=0, atol=0)
+    zero = ref == 0
+    assert torch.equal(torch.signbit(out[zero]), torch.signbit(ref[zero]))

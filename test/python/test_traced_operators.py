@@ -157,10 +157,6 @@ B = np.ones(4, bool)
 @pytest.mark.parametrize(
     "marker, body, args, words",
     [
-        ("E-FFLOORDIV", lambda x: x // 2, (F,), "numpy.floor_divide (//) of f32 tensors is not supported yet"),  # E-FFLOORDIV
-        ("E-FMOD", lambda x: x % 2.5, (F,), "numpy.remainder (%) of f32 tensors is not supported yet"),  # E-FMOD
-        ("E-NPFMOD", lambda x: np.fmod(x, x), (F,), "numpy.fmod of f32 tensors is not supported yet"),  # E-NPFMOD
-        ("E-DIVMOD", lambda x: divmod(3.0, x), (F,), "numpy.floor_divide (//) of f32"),  # E-DIVMOD
         ("E-BOOLFLOOR", lambda x: x // x, (B,), "numpy.floor_divide (//) of bool tensors is not defined"),  # E-BOOLFLOOR
         ("E-BOOLMOD", lambda x: np.mod(x, x), (B,), "numpy.remainder (%) of bool tensors is not defined"),  # E-BOOLMOD
         ("E-FAND", lambda x: x & x, (F,), "numpy.bitwise_and (&) is not defined on f32 tensors"),  # E-FAND

@@ -81,7 +81,11 @@ func.func @binary(%y: tensor<4x8xf64>, %x: tensor<8xf64>) -> tensor<4x8xf64> {
   // CHECK: math.copysign %{{.*}}, %{{.*}} : f64
   // C: copysign(
   %1 = aicf_tensor.copysign %0, %x : (tensor<4x8xf64>, tensor<8xf64>) -> tensor<4x8xf64>
-  func.return %1 : tensor<4x8xf64>
+  // xDSL's arith has no remf: aicf_arith.remf stands for it, C's fmod.
+  // CHECK: aicf_arith.remf %{{.*}}, %{{.*}} : f64
+  // C: fmod(
+  %2 = aicf_tensor.fmod %1, %x : (tensor<4x8xf64>, tensor<8xf64>) -> tensor<4x8xf64>
+  func.return %2 : tensor<4x8xf64>
 }
 
 // -----
