@@ -261,13 +261,19 @@ def _integral(op: Callable[[Tensor], Tensor]):
 
 
 def _round(x: Tensor, *, decimals: int = 0) -> Tensor:
-    """torch.round: ties to even; with decimals, at 10**-decimals as torch scales."""
+    """torch.round: ties to even; with decimals as torch's kernel scales: in f32 for
+    f16/bf16 (its opmath), by 10**decimals, and for negative decimals divided by
+    10**-decimals (x * 1e5 overflowed f16 to inf, and x * 10.0**-3 made 1234.5678
+    999.99994 where torch has 1000)."""
     if x.dtype not in ("f16", "bf16", "f32", "f64"):
         return x
     if decimals == 0:
         return ops.round(x)
-    scale = 10.0**decimals
-    return ops.round(x * scale) / scale
+    half = x.dtype in ("f16", "bf16")
+    xf = ops.cast(x, "f32") if half else x
+    scale = ops.constant(10.0 ** abs(decimals), xf.dtype)
+    y = ops.round(xf * scale) / scale if decimals > 0 else ops.round(xf / scale) * scale
+    return ops.cast(y, x.dtype) if half else y
 
 
 def _sign(x: Tensor) -> Tensor:

@@ -522,3 +522,19 @@ def test_arithmetic_on_bools_is_torchs_logic(fn):
     ref = fn(a, b)
     for o, r in zip(out if isinstance(out, tuple) else (out,), ref if isinstance(ref, tuple) else (ref,)):
         assert o.dtype == r.dtype and torch.equal(o, r)
+
+
+@pytest.mark.parametrize("dtype,decimals", [
+    (torch.float32, -3), (torch.float64, -1), (torch.float16, -2), (torch.float16, 2), (torch.float16, 1),
+])  # fmt: skip
+def test_round_with_decimals_scales_as_torch(dtype, decimals):
+    # torch divides by 10**-decimals for negative decimals (x * 0.001 made 1234.5678
+    # 999.99994, not 1000; -474.99999999999994 * 0.1 rounds to the tie -47.5) and scales
+    # f16 in f32 (1234.5 * 100 overflowed f16 to inf)
+    x = torch.linspace(-1000, 1000, 20001, dtype=torch.float64).to(dtype)
+    x = torch.cat([x, torch.tensor([1234.5678, 2.5, 0.125], dtype=dtype)])
+    fn = lambda x: torch.round(x, decimals=decimals)  # noqa: E731
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x)
+    assert not backend.last_report().fallback
+    assert torch.equal(out, fn(x))
