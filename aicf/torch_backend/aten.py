@@ -489,12 +489,20 @@ PROMOTED_FROM: dict[str, int] = {
         "atanh", "atan2", "copysign", "reciprocal")},
     "aten.where.self": 1,  # the condition stays bool
 }  # fmt: skip
-"""Elementwise operators torch computes in their result dtype: an integer or bool
-operand (from this argument on) of one whose result is a float is converted to it
-first, as torch converts its operands to their common dtype. Left to aicf's
+"""Elementwise operators torch computes in their result dtype: an operand (from this
+argument on) of another dtype of one whose result is a float is converted to it
+first, as torch converts its operands to their common dtype (a float tensor with an
+f64 0-d one is computed in f32: NumPy's promotion, aicf's, computed x * 0.1 in f64
+and rounded, an ulp off torch's x * 0.1f at a third of the elements). Left to aicf's
 promotion (or `_float`'s f32), an integer operand went through f32 (true_divide, exp,
 log1p) where torch's result is f64 (torch.set_default_dtype(torch.float64)):
 (2**40 + 1) / 1 came out 2**40."""
+
+OPMATH_SCALAR = ("aten.mul.Tensor", "aten.div.Tensor")
+"""torch's mul and div of an f16/bf16 tensor by a 0-d tensor (its second operand) of
+another dtype: the 0-d value is taken in f32 (not converted to the result's dtype
+first) and the result rounded once, as for a Python number (`_opmath`); with the 0-d
+tensor first, it is converted like any other operand."""
 
 COMPARED_IN = tuple(f"aten.{op}.{kind}" for op in ("eq", "ne", "lt", "le", "gt", "ge") for kind in ("Tensor", "Scalar"))
 """Comparisons, which torch makes in the operands' common dtype (torch.result_type):
@@ -507,4 +515,4 @@ CREATION = ("aten.full.default", "aten.scalar_tensor.default", "aten.arange.star
 """Operators whose dtype, when the graph gives none, is torch's default dtype (the
 result's recorded dtype; the default of `_full` and `_arange` is f32)."""
 
-__all__ = ["ATEN", "COMPARED_IN", "CREATION", "PROMOTED_FROM", "TORCH_DTYPES", "dtype_name"]
+__all__ = ["ATEN", "COMPARED_IN", "CREATION", "OPMATH_SCALAR", "PROMOTED_FROM", "TORCH_DTYPES", "dtype_name"]

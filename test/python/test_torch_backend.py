@@ -538,3 +538,19 @@ def test_round_with_decimals_scales_as_torch(dtype, decimals):
         out = torch.compile(fn, backend="aicf", dynamic=False)(x)
     assert not backend.last_report().fallback
     assert torch.equal(out, fn(x))
+
+
+@pytest.mark.parametrize("fn,dtype,other", [
+    (lambda x, s: x * s, torch.float32, torch.float64), (lambda x, s: x + s, torch.float32, torch.float64),
+    (lambda x, s: x / s, torch.float32, torch.float64), (lambda x, s: x + s, torch.float16, torch.float32),
+    (lambda x, s: s * x, torch.float16, torch.float32), (lambda x, s: x * s, torch.float16, torch.float64),
+])  # fmt: skip
+def test_a_0d_tensor_of_another_float_dtype_is_converted_as_torch_does(fn, dtype, other):
+    # torch converts the 0-d tensor to the result's dtype first (x * 0.1f for an f32 x),
+    # except as mul's or div's second operand of an f16 tensor, taken in f32; NumPy's
+    # promotion (aicf's) computed in the wider dtype and rounded: an ulp off torch
+    x, s = torch.randn(2000).to(dtype), torch.tensor(1e-3 + 1e-7, dtype=other)
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x, s)
+    assert not backend.last_report().fallback
+    assert torch.equal(out, fn(x, s))
