@@ -213,11 +213,18 @@ def _logical_or(a: Tensor, b: Tensor) -> Tensor:
 
 
 def _clamp(x: Tensor, min=None, max=None) -> Tensor:
+    """x where it equals a bound, as torch (clamp(-0.0, 0.0) is -0.0; see _first_on_ties)."""
     if min is not None:
-        x = ops.maximum(x, min)
+        x = ops.maximum(min, x)
     if max is not None:
-        x = ops.minimum(x, max)
+        x = ops.minimum(max, x)
     return x
+
+
+def _first_on_ties(op: Callable[[Any, Any], Tensor]):
+    """torch.maximum/minimum: the first operand where the two compare equal (-0.0 and
+    0.0), where aicf's (NumPy's) give the second: maximum(-0.0, 0.0) was 0.0, not -0.0."""
+    return lambda a, b: op(b, a)
 
 
 def _binary(op: Callable[[Any, Any], Tensor], alpha_applies: bool = False):
@@ -403,8 +410,8 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.div.Scalar": _opmath(ops.true_divide),
     "aten.pow.Tensor_Scalar": ops.pow,
     "aten.pow.Tensor_Tensor": ops.pow,
-    "aten.maximum.default": _on_bools(ops.maximum, ops.logical_or),
-    "aten.minimum.default": _on_bools(ops.minimum, ops.logical_and),
+    "aten.maximum.default": _on_bools(_first_on_ties(ops.maximum), ops.logical_or),
+    "aten.minimum.default": _on_bools(_first_on_ties(ops.minimum), ops.logical_and),
     "aten.clamp.default": _clamp,
     "aten.neg.default": ops.neg,
     "aten.exp.default": _float(ops.exp),

@@ -554,3 +554,18 @@ def test_a_0d_tensor_of_another_float_dtype_is_converted_as_torch_does(fn, dtype
         out = torch.compile(fn, backend="aicf", dynamic=False)(x, s)
     assert not backend.last_report().fallback
     assert torch.equal(out, fn(x, s))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, z: torch.maximum(x, z), lambda x, z: torch.minimum(z, x), lambda x, z: torch.minimum(x, -z),
+    lambda x, z: x.clamp(0.0, 1.0), lambda x, z: x.clamp(max=-0.0), lambda x, z: torch.maximum(z, x),
+])  # fmt: skip
+def test_maximum_minimum_and_clamp_keep_the_first_of_equal_zeros(fn):
+    # torch keeps the first operand where they compare equal: maximum(-0.0, 0.0) is -0.0,
+    # clamp(-0.0, 0.0) too; aicf's maximum (NumPy's) keeps the second
+    x, z = torch.tensor([-0.0, 0.0, float("nan"), -1.0, 2.0]), torch.tensor([0.0, -0.0, 0.0, -0.0, 0.0])
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x, z)
+    assert not backend.last_report().fallback
+    ref = fn(x, z)
+    assert torch.equal(out.nan_to_num(), ref.nan_to_num()) and torch.equal(out.signbit(), ref.signbit())
