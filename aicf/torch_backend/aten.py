@@ -294,7 +294,13 @@ def _sign(x: Tensor) -> Tensor:
 
 def _gather(x: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """torch.gather: the index may be smaller than x in the other dims (no broadcasting):
-    x is cut to its extents there first."""
+    x is cut to its extents there first. A 0-d x (torch takes dim 0 or -1 of it) is
+    gathered from as one element (aicf's take_along_axis has no axis on it: the
+    partition was left to torch saying "axis 0 is out of range for rank 0")."""
+    if x.ndim == 0:
+        flat = ops.reshape(index, [math.prod(index.shape)])
+        one = ops.take_along_axis(ops.reshape(x, [1]), flat, 0, "torch.gather")
+        return ops.reshape(one, list(index.shape))
     dim %= max(x.ndim, 1)
     if index.ndim == x.ndim and None not in x.shape and None not in index.shape:
         cut = tuple(slice(0, index.shape[d]) if d != dim else slice(None) for d in range(x.ndim))

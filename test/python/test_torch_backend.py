@@ -569,3 +569,14 @@ def test_maximum_minimum_and_clamp_keep_the_first_of_equal_zeros(fn):
     assert not backend.last_report().fallback
     ref = fn(x, z)
     assert torch.equal(out.nan_to_num(), ref.nan_to_num()) and torch.equal(out.signbit(), ref.signbit())
+
+
+@pytest.mark.parametrize("fn", [lambda x, i: x.gather(0, i), lambda x, i: x.gather(-1, i.expand(3)) * 2])
+def test_gather_from_a_0d_tensor(fn):
+    # torch gathers from a 0-d tensor (dim 0 or -1); its partition was left to torch
+    # with "axis 0 is out of range for rank 0"
+    x, i = torch.tensor(3.0), torch.tensor(0)
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x, i)
+    assert not backend.last_report().fallback, backend.last_report().fallback
+    assert torch.equal(out, fn(x, i))
