@@ -213,11 +213,18 @@ def _logical_or(a: Tensor, b: Tensor) -> Tensor:
 
 
 def _clamp(x: Tensor, min=None, max=None) -> Tensor:
+    """x where it equals a bound, as torch (clamp(-0.0, 0.0) is -0.0; see _first_on_ties)."""
     if min is not None:
-        x = ops.maximum(x, min)
+        x = ops.maximum(min, x)
     if max is not None:
-        x = ops.minimum(x, max)
+        x = ops.minimum(max, x)
     return x
+
+
+def _first_on_ties(op: Callable[[Any, Any], Tensor]):
+    """torch.maximum/minimum: the first operand where the two compare equal (-0.0 and
+    0.0), where aicf's (NumPy's) give the second: maximum(-0.0, 0.0) was 0.0, not -0.0."""
+    return lambda a, b: op(b, a)
 
 
 def _binary(op: Callable[[Any, Any], Tensor], alpha_applies: bool = False):
@@ -261,13 +268,19 @@ def _integral(op: Callable[[Tensor], Tensor]):
 
 
 def _round(x: Tensor, *, decimals: int = 0) -> Tensor:
-    """torch.round: ties to even; with decimals, at 10**-decimals as torch scales."""
+    """torch.round: ties to even; with decimals as torch's kernel scales: in f32 for
+    f16/bf16 (its opmath), by 10**decimals, and for negative decimals divided by
+    10**-decimals (x * 1e5 overflowed f16 to inf, and x * 10.0**-3 made 1234.5678
+    999.99994 where torch has 1000)."""
     if x.dtype not in ("f16", "bf16", "f32", "f64"):
         return x
     if decimals == 0:
         return ops.round(x)
-    scale = 10.0**decimals
-    return ops.round(x * scale) / scale
+    half = x.dtype in ("f16", "bf16")
+    xf = ops.cast(x, "f32") if half else x
+    scale = ops.constant(10.0 ** abs(decimals), xf.dtype)
+    y = ops.round(xf * scale) / scale if decimals > 0 else ops.round(xf / scale) * scale
+    return ops.cast(y, x.dtype) if half else y
 
 
 def _sign(x: Tensor) -> Tensor:
@@ -281,7 +294,13 @@ def _sign(x: Tensor) -> Tensor:
 
 def _gather(x: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """torch.gather: the index may be smaller than x in the other dims (no broadcasting):
-    x is cut to its extents there first."""
+    x is cut to its extents there first. A 0-d x (torch takes dim 0 or -1 of it) is
+    gathered from as one element (aicf's take_along_axis has no axis on it: the
+    partition was left to torch saying "axis 0 is out of range for rank 0")."""
+    if x.ndim == 0:
+        flat = ops.reshape(index, [math.prod(index.shape)])
+        one = ops.take_along_axis(ops.reshape(x, [1]), flat, 0, "torch.gather")
+        return ops.reshape(one, list(index.shape))
     dim %= max(x.ndim, 1)
     if index.ndim == x.ndim and None not in x.shape and None not in index.shape:
         cut = tuple(slice(0, index.shape[d]) if d != dim else slice(None) for d in range(x.ndim))
@@ -434,8 +453,8 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.fmod.Scalar": ops.fmod,
     "aten.pow.Tensor_Scalar": ops.pow,
     "aten.pow.Tensor_Tensor": ops.pow,
-    "aten.maximum.default": _on_bools(ops.maximum, ops.logical_or),
-    "aten.minimum.default": _on_bools(ops.minimum, ops.logical_and),
+    "aten.maximum.default": _on_bools(_first_on_ties(ops.maximum), ops.logical_or),
+    "aten.minimum.default": _on_bools(_first_on_ties(ops.minimum), ops.logical_and),
     "aten.clamp.default": _clamp,
     "aten.neg.default": ops.neg,
     "aten.exp.default": _float(ops.exp),
@@ -520,12 +539,20 @@ PROMOTED_FROM: dict[str, int] = {
         "atanh", "atan2", "copysign", "reciprocal")},
     "aten.where.self": 1,  # the condition stays bool
 }  # fmt: skip
-"""Elementwise operators torch computes in their result dtype: an integer or bool
-operand (from this argument on) of one whose result is a float is converted to it
-first, as torch converts its operands to their common dtype. Left to aicf's
+"""Elementwise operators torch computes in their result dtype: an operand (from this
+argument on) of another dtype of one whose result is a float is converted to it
+first, as torch converts its operands to their common dtype (a float tensor with an
+f64 0-d one is computed in f32: NumPy's promotion, aicf's, computed x * 0.1 in f64
+and rounded, an ulp off torch's x * 0.1f at a third of the elements). Left to aicf's
 promotion (or `_float`'s f32), an integer operand went through f32 (true_divide, exp,
 log1p) where torch's result is f64 (torch.set_default_dtype(torch.float64)):
 (2**40 + 1) / 1 came out 2**40."""
+
+OPMATH_SCALAR = ("aten.mul.Tensor", "aten.div.Tensor")
+"""torch's mul and div of an f16/bf16 tensor by a 0-d tensor (its second operand) of
+another dtype: the 0-d value is taken in f32 (not converted to the result's dtype
+first) and the result rounded once, as for a Python number (`_opmath`); with the 0-d
+tensor first, it is converted like any other operand."""
 
 COMPARED_IN = tuple(f"aten.{op}.{kind}" for op in ("eq", "ne", "lt", "le", "gt", "ge") for kind in ("Tensor", "Scalar"))
 """Comparisons, which torch makes in the operands' common dtype (torch.result_type):
@@ -538,4 +565,4 @@ CREATION = ("aten.full.default", "aten.scalar_tensor.default", "aten.arange.star
 """Operators whose dtype, when the graph gives none, is torch's default dtype (the
 result's recorded dtype; the default of `_full` and `_arange` is f32)."""
 
-__all__ = ["ATEN", "COMPARED_IN", "CREATION", "PROMOTED_FROM", "TORCH_DTYPES", "dtype_name"]
+__all__ = ["ATEN", "COMPARED_IN", "CREATION", "OPMATH_SCALAR", "PROMOTED_FROM", "TORCH_DTYPES", "dtype_name"]

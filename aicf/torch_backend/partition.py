@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from aicf.errors import AicfError
-from aicf.torch_backend.aten import ATEN, COMPARED_IN, CREATION, PROMOTED_FROM, dtype_name
+from aicf.torch_backend.aten import ATEN, COMPARED_IN, CREATION, OPMATH_SCALAR, PROMOTED_FROM, dtype_name
 
 if TYPE_CHECKING:
     import torch
@@ -93,6 +93,12 @@ def computed_in(args: Sequence[Any], first: int, common: str | None, every: bool
             and (every or a.dtype in ("i1", "i32", "i64")) else a for i, a in enumerate(args)]  # fmt: skip
 
 
+def _is_0d(value: Any) -> bool:
+    from aicf.frontend.tensor import Tensor
+
+    return isinstance(value, Tensor) and value.ndim == 0
+
+
 def trace_partition(gm: torch.fx.GraphModule, inputs: Sequence[Any]):
     """The partition's graph as a function of aicf tensors, checking each result's
     shape and dtype against the one torch recorded (a cast where only the integer
@@ -138,7 +144,12 @@ def trace_partition(gm: torch.fx.GraphModule, inputs: Sequence[Any]):
                 name, val = op_name(node), node.meta["val"]
                 call_args, call_kwargs = load(node.args), load(node.kwargs)
                 if name in PROMOTED_FROM:
-                    call_args = computed_in(call_args, PROMOTED_FROM[name], dtype_name(val.dtype))
+                    common = dtype_name(val.dtype)
+                    call_args = computed_in(call_args, PROMOTED_FROM[name], common, every=True)
+                    if name in OPMATH_SCALAR and common in ("f16", "bf16") and _is_0d(load(node.args[1])):
+                        call_args[1] = load(node.args[1])  # computed in f32 (see OPMATH_SCALAR)
+                        if call_args[1].dtype != "f32":
+                            call_args[1] = ops.cast(call_args[1], "f32")
                 elif name in COMPARED_IN:  # a bool result: the operands' common dtype
                     common = torch.result_type(*[getattr(a, "meta", {}).get("val", a) for a in node.args[:2]])
                     call_args = computed_in(call_args, 0, dtype_name(common), every=True)

@@ -549,3 +549,61 @@ def test_float_and_integer_division_modes_match_eager(fn, dtype):
     torch.testing.assert_close(out, ref, equal_nan=True, rtol=0, atol=0)
     zero = ref == 0
     assert torch.equal(torch.signbit(out[zero]), torch.signbit(ref[zero]))
+
+
+@pytest.mark.parametrize("dtype,decimals", [
+    (torch.float32, -3), (torch.float64, -1), (torch.float16, -2), (torch.float16, 2), (torch.float16, 1),
+])  # fmt: skip
+def test_round_with_decimals_scales_as_torch(dtype, decimals):
+    # torch divides by 10**-decimals for negative decimals (x * 0.001 made 1234.5678
+    # 999.99994, not 1000; -474.99999999999994 * 0.1 rounds to the tie -47.5) and scales
+    # f16 in f32 (1234.5 * 100 overflowed f16 to inf)
+    x = torch.linspace(-1000, 1000, 20001, dtype=torch.float64).to(dtype)
+    x = torch.cat([x, torch.tensor([1234.5678, 2.5, 0.125], dtype=dtype)])
+    fn = lambda x: torch.round(x, decimals=decimals)  # noqa: E731
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x)
+    assert not backend.last_report().fallback
+    assert torch.equal(out, fn(x))
+
+
+@pytest.mark.parametrize("fn,dtype,other", [
+    (lambda x, s: x * s, torch.float32, torch.float64), (lambda x, s: x + s, torch.float32, torch.float64),
+    (lambda x, s: x / s, torch.float32, torch.float64), (lambda x, s: x + s, torch.float16, torch.float32),
+    (lambda x, s: s * x, torch.float16, torch.float32), (lambda x, s: x * s, torch.float16, torch.float64),
+])  # fmt: skip
+def test_a_0d_tensor_of_another_float_dtype_is_converted_as_torch_does(fn, dtype, other):
+    # torch converts the 0-d tensor to the result's dtype first (x * 0.1f for an f32 x),
+    # except as mul's or div's second operand of an f16 tensor, taken in f32; NumPy's
+    # promotion (aicf's) computed in the wider dtype and rounded: an ulp off torch
+    x, s = torch.randn(2000).to(dtype), torch.tensor(1e-3 + 1e-7, dtype=other)
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x, s)
+    assert not backend.last_report().fallback
+    assert torch.equal(out, fn(x, s))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, z: torch.maximum(x, z), lambda x, z: torch.minimum(z, x), lambda x, z: torch.minimum(x, -z),
+    lambda x, z: x.clamp(0.0, 1.0), lambda x, z: x.clamp(max=-0.0), lambda x, z: torch.maximum(z, x),
+])  # fmt: skip
+def test_maximum_minimum_and_clamp_keep_the_first_of_equal_zeros(fn):
+    # torch keeps the first operand where they compare equal: maximum(-0.0, 0.0) is -0.0,
+    # clamp(-0.0, 0.0) too; aicf's maximum (NumPy's) keeps the second
+    x, z = torch.tensor([-0.0, 0.0, float("nan"), -1.0, 2.0]), torch.tensor([0.0, -0.0, 0.0, -0.0, 0.0])
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x, z)
+    assert not backend.last_report().fallback
+    ref = fn(x, z)
+    assert torch.equal(out.nan_to_num(), ref.nan_to_num()) and torch.equal(out.signbit(), ref.signbit())
+
+
+@pytest.mark.parametrize("fn", [lambda x, i: x.gather(0, i), lambda x, i: x.gather(-1, i.expand(3)) * 2])
+def test_gather_from_a_0d_tensor(fn):
+    # torch gathers from a 0-d tensor (dim 0 or -1); its partition was left to torch
+    # with "axis 0 is out of range for rank 0"
+    x, i = torch.tensor(3.0), torch.tensor(0)
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x, i)
+    assert not backend.last_report().fallback, backend.last_report().fallback
+    assert torch.equal(out, fn(x, i))
