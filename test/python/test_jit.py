@@ -563,6 +563,29 @@ def test_a_closed_over_array_changed_in_place_is_traced_again():
     assert g.num_compilations == 2
 
 
+
+def test_a_closed_over_array_changed_during_the_compile_is_traced_again(monkeypatch):
+    """The checksum of a closed-over array was taken after the compile, while the
+    program holds its value at the trace: another thread's `W -= lr * dW` landing
+    during the compile (hundreds of ms) left the program computing with the old W and
+    its checksum saying the new one, so every later call returned x @ (the old W)."""
+    from aicf.frontend import jitted
+
+    W = rand(3, 3)
+    compile_ = jitted._compile
+
+    def compile_while_w_changes(*args, **kwargs):
+        W[:] *= 2  # as a training thread would, between the trace and the checksum
+        return compile_(*args, **kwargs)
+
+    f = aicf.jit(lambda x: x @ W)
+    x = rand(2, 3)
+    monkeypatch.setattr(jitted, "_compile", compile_while_w_changes)
+    f(x)  # traced with the old W (the first call's result may be either)
+    monkeypatch.setattr(jitted, "_compile", compile_)
+    np.testing.assert_allclose(f(x), x @ W, rtol=1e-6)
+    assert f.num_compilations == 2
+
 def _double_plus(x, k):
     return x * 2 + k
 
