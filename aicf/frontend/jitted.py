@@ -96,6 +96,22 @@ def _changed(watch: tuple) -> bool:
     return False
 
 
+def _global(module: str, qualname: str) -> Any:
+    """The object named `qualname` in the module `module` (imported), or None."""
+    import importlib
+    import sys
+
+    obj = sys.modules.get(module)
+    if obj is None:
+        try:
+            obj = importlib.import_module(module)
+        except ImportError:
+            return None
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    return obj
+
+
 def _compile(module: ModuleOp, target: str, options: dict):
     """aicf.compile, imported late (the compiler imports the front end's package)."""
     import aicf
@@ -270,8 +286,14 @@ class JitFunction:
         return self
 
     def __reduce__(self):
-        # the function and the options, not the specialisations (loaded programs, and a
-        # lock): the copy compiles its own on its first calls
+        # `@aicf.jit` at module level: the module's name is this jit function, not the
+        # function it wraps, which pickle (by that name) refused: pickled by name, as a
+        # function is, and loaded as that module's jit function
+        module, qualname = getattr(self.fn, "__module__", None), getattr(self.fn, "__qualname__", "")
+        if module is not None and _global(module, qualname) is self:
+            return (_global, (module, qualname))
+        # otherwise the function and the options, not the specialisations (loaded
+        # programs, and a lock): the copy compiles its own on its first calls
         o = self.compile_options
         return (JitFunction, (self.fn, self.target, None, self.static_argnames, self.cache_size, o["fuse"],
                               o["force"], o["tune"], o["matmul_precision"], o["debug"]))

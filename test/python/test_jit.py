@@ -5,6 +5,7 @@ errors for arguments aicf cannot take."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -585,6 +586,31 @@ def test_a_closed_over_array_changed_during_the_compile_is_traced_again(monkeypa
     monkeypatch.setattr(jitted, "_compile", compile_)
     np.testing.assert_allclose(f(x), x @ W, rtol=1e-6)
     assert f.num_compilations == 2
+
+
+@aicf.jit(static_argnums=1)
+def _decorated_double_plus(x, k):
+    return x * 2 + k
+
+
+def test_a_decorated_jit_function_pickles_by_its_name():
+    """`@aicf.jit` at module level, the common form, raised the raw PicklingError
+    "Can't pickle <function ...>: it's not the same object as module.name": the module
+    attribute is the jit function, not the function it wraps. It pickles by name now,
+    as a function does, and loads as that module's jit function."""
+    import pickle
+    import subprocess
+    import sys
+
+    f = _decorated_double_plus
+    assert pickle.loads(pickle.dumps(f)) is f
+    x = np.arange(4, dtype=np.float32)
+    code = ("import pickle, sys, numpy as np; f = pickle.loads(sys.stdin.buffer.read()); "
+            "print(f(np.arange(4, dtype=np.float32), 5).tolist())")
+    r = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(f), capture_output=True,
+                       cwd=Path(__file__).parent, timeout=300)  # fmt: skip
+    assert r.returncode == 0, r.stderr.decode()[-2000:]
+    assert r.stdout.decode().strip() == str((x * 2 + 5).tolist())
 
 def _double_plus(x, k):
     return x * 2 + k
