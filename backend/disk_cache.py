@@ -110,6 +110,20 @@ def _fallback_root() -> Path:
     return d
 
 
+def _fallback_dir(target: str) -> Path:
+    """The folder of `target` in this process's private directory, created if needed."""
+    d = _fallback_root() / target
+    try:
+        d.mkdir(mode=0o700, exist_ok=True)
+    except FileNotFoundError:
+        # removed at the exit of the process that made it: a forked child outliving its
+        # parent (a server that daemonises) raised a raw FileNotFoundError here
+        _fallback_root.cache_clear()
+        d = _fallback_root() / target
+        d.mkdir(mode=0o700, exist_ok=True)
+    return d
+
+
 def _remove_fallback(d: Path, creator: int) -> None:
     # a child forked after it was made inherits the handler and uses the directory
     # too: one that exited normally removed it under its parent, whose next compile
@@ -147,12 +161,11 @@ def directory(target: str) -> Path:
             if why is None and os.path.realpath(base) != str(base):  # a link made since
                 why = "it became a symbolic link"
         if why is not None:
-            fallback = _fallback_root() / target
+            fallback = _fallback_dir(target)
             _warn_once(
                 f"aicf: not using the cache directory {d} (AICF_CACHE_DIR={given}): {why}; "
                 f"building into the private directory {fallback.parent} instead"
             )
-            fallback.mkdir(mode=0o700, exist_ok=True)
             return fallback
     return base / target
 
@@ -268,10 +281,9 @@ def store(target: str, key: str, suffix: str, data: bytes) -> Path:
         _write_atomic(entry, data)
         _write_atomic(d / f"{key}{suffix}{_SIDECAR}", digest(entry.name, data).encode())
     except OSError as e:  # a full disk, a name taken by what cannot be replaced
-        fallback = _fallback_root() / target
+        fallback = _fallback_dir(target)
         _warn_once(f"aicf: cannot write {entry} ({e.strerror or e}); storing it in the "
                    f"private directory {fallback.parent} instead")
-        fallback.mkdir(mode=0o700, exist_ok=True)
         entry = fallback / entry.name
         _write_atomic(entry, data)
         return entry

@@ -43,7 +43,6 @@ import os
 import threading
 import time
 import weakref
-import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -55,6 +54,7 @@ from aicf.errors import AicfError, ArgumentError, CompileError
 from aicf.frontend import pytree
 from aicf.frontend.tensor import Tensor, TensorSpec, scalar_spec
 from aicf.frontend.tracer import as_result, current_tracer, is_tracing, trace_function
+from aicf.frontend.tracer import checksum as _checksum
 from aicf.logs import getLogger
 
 _cache_log = getLogger("cache")
@@ -77,16 +77,13 @@ DEFAULT_CACHE_SIZE = 64
 """Specialisations a jitted function keeps (compiled programs stay mapped while kept)."""
 
 
-def _checksum(array: np.ndarray) -> int:
-    return zlib.crc32(np.ascontiguousarray(array).view(np.uint8).reshape(-1))
-
-
-def _watch(captured: list[np.ndarray]) -> tuple:
-    """(weak reference, checksum) of each closed-over array a trace made a constant."""
-    seen: dict[int, np.ndarray] = {}
-    for a in captured:
-        seen.setdefault(id(a), a)
-    return tuple((weakref.ref(a), _checksum(a)) for a in seen.values())
+def _watch(captured: list[tuple[np.ndarray, int]]) -> tuple:
+    """(weak reference, checksum at the trace) of each closed-over array a trace made
+    a constant; the first checksum of an array met twice (a nested trace)."""
+    seen: dict[int, tuple[np.ndarray, int]] = {}
+    for a, crc in captured:
+        seen.setdefault(id(a), (a, crc))
+    return tuple((weakref.ref(a), crc) for a, crc in seen.values())
 
 
 def _changed(watch: tuple) -> bool:
@@ -97,6 +94,22 @@ def _changed(watch: tuple) -> bool:
         if a is not None and _checksum(a) != checksum:
             return True
     return False
+
+
+def _global(module: str, qualname: str) -> Any:
+    """The object named `qualname` in the module `module` (imported), or None."""
+    import importlib
+    import sys
+
+    obj = sys.modules.get(module)
+    if obj is None:
+        try:
+            obj = importlib.import_module(module)
+        except ImportError:
+            return None
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    return obj
 
 
 def _compile(module: ModuleOp, target: str, options: dict):
@@ -273,8 +286,14 @@ class JitFunction:
         return self
 
     def __reduce__(self):
-        # the function and the options, not the specialisations (loaded programs, and a
-        # lock): the copy compiles its own on its first calls
+        # `@aicf.jit` at module level: the module's name is this jit function, not the
+        # function it wraps, which pickle (by that name) refused: pickled by name, as a
+        # function is, and loaded as that module's jit function
+        module, qualname = getattr(self.fn, "__module__", None), getattr(self.fn, "__qualname__", "")
+        if module is not None and _global(module, qualname) is self:
+            return (_global, (module, qualname))
+        # otherwise the function and the options, not the specialisations (loaded
+        # programs, and a lock): the copy compiles its own on its first calls
         o = self.compile_options
         return (JitFunction, (self.fn, self.target, None, self.static_argnames, self.cache_size, o["fuse"],
                               o["force"], o["tune"], o["matmul_precision"], o["debug"]))
@@ -390,7 +409,7 @@ class JitFunction:
 
     # --- tracing and compiling ---------------------------------------------------------------
 
-    def _trace(self, call: _Call, captured: list[np.ndarray] | None = None
+    def _trace(self, call: _Call, captured: list[tuple[np.ndarray, int]] | None = None
                ) -> tuple[ModuleOp, pytree.TreeDef]:  # fmt: skip
         out_def: list[pytree.TreeDef] = []
         static = dict(call.static)
@@ -470,7 +489,7 @@ class JitFunction:
         elif _cache_log.isEnabledFor(logging.INFO):
             _cache_log.info("jit %s: miss %s", self._qualname, _describe(call))
         start = time.perf_counter()
-        captured: list[np.ndarray] = []
+        captured: list[tuple[np.ndarray, int]] = []
         module, out_def = self._trace(call, captured)
         traced = time.perf_counter()
         entry = (_compile(module, self.target, self.compile_options), out_def, _watch(captured))

@@ -79,7 +79,7 @@ def _array_constant(tracer: Tracer, value: np.ndarray, like: Any, op_name: str) 
         raise located_error(op_name, f"a closed-over array: {redefined}")
     array = np.asarray(value)
     if isinstance(value, np.ndarray):
-        tracer.captured.append(value)
+        tracer.capture(value)
     if array.dtype == np.float64:
         # a weak f64 is a Python float, whose type is f32 until a tensor says otherwise
         other = like.dtype if isinstance(like, Tensor) and not (like.weak and like.dtype == "f64") else "f32"

@@ -14,6 +14,7 @@ import os
 import re
 import sys
 import threading
+import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -114,9 +115,20 @@ class Tracer:
         self.finished = False
         self._cse: dict[tuple, SSAValue] = {}
         self._values: dict[SSAValue, np.ndarray] = {}
-        # the closed-over NumPy arrays made constants (ops._array_constant): aicf.jit
-        # watches them for changes made in place after the trace
-        self.captured: list[np.ndarray] = []
+        # the closed-over NumPy arrays made constants (ops._array_constant), with their
+        # checksum when first met: aicf.jit watches them for changes made in place after
+        # the trace
+        self.captured: list[tuple[np.ndarray, int]] = []
+        self._captured_ids: set[int] = set()
+
+    def capture(self, array: np.ndarray) -> None:
+        """Record a closed-over array about to become a constant, with its checksum
+        now, before its value is copied: taken later (after the compile), a change made
+        meanwhile by another thread was in the checksum but not in the program, which
+        then kept the old value on every call."""
+        if id(array) not in self._captured_ids:
+            self._captured_ids.add(id(array))
+            self.captured.append((array, checksum(array)))
 
     # --- building ---------------------------------------------------------------------------
 
@@ -260,12 +272,17 @@ def trace(fn: Callable[..., Any], *example_args: Any) -> ModuleOp:
     return trace_function(fn, example_args)
 
 
+def checksum(array: np.ndarray) -> int:
+    """A checksum of the array's values (aicf.jit's test for a change in place)."""
+    return zlib.crc32(np.ascontiguousarray(array).view(np.uint8).reshape(-1))
+
+
 def trace_function(fn: Callable[..., Any], example_args: Sequence[Any],
                    origin: Callable[..., Any] | None = None,
-                   captured: list[np.ndarray] | None = None) -> ModuleOp:  # fmt: skip
+                   captured: list[tuple[np.ndarray, int]] | None = None) -> ModuleOp:  # fmt: skip
     """`trace`, with the function's name and location taken from `origin` (the user's
     function, where `fn` wraps it); the closed-over arrays it made constants are
-    appended to `captured`."""
+    appended to `captured`, each with its checksum (Tracer.capture)."""
     origin = origin or fn
     code = getattr(origin, "__code__", None)
     file = code.co_filename if code else "<unknown>"

@@ -173,15 +173,22 @@ def ask(command: str, req: dict, timeout: float) -> list[dict] | str:
         deadline = time.monotonic() + timeout
         # its exit is seen without reaping it (WNOWAIT): until proc.wait() its pid, and
         # so its process group's id, cannot be another process's, and killpg is safe
-        while os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
-            flooded = max(os.fstat(f.fileno()).st_size for f in (fout, ferr)) > MAX_REPLY_BYTES
-            if flooded or time.monotonic() >= deadline:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                if flooded:
-                    return f"its reply is longer than {MAX_REPLY_BYTES} bytes (stopped)"
-                return f"no reply within {timeout:g} s (stopped)"
-            time.sleep(min(_POLL_S, max(deadline - time.monotonic(), 0)))
+        try:
+            while os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+                flooded = max(os.fstat(f.fileno()).st_size for f in (fout, ferr)) > MAX_REPLY_BYTES
+                if flooded or time.monotonic() >= deadline:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    if flooded:
+                        return f"its reply is longer than {MAX_REPLY_BYTES} bytes (stopped)"
+                    return f"no reply within {timeout:g} s (stopped)"
+                time.sleep(min(_POLL_S, max(deadline - time.monotonic(), 0)))
+        except BaseException:
+            # Ctrl-C (or any error) while it runs: its session is out of the terminal's
+            # reach, so the SIGINT never got to it and it ran on, with all it started
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
         # what it left running in its process group wrote on into the files, unbounded
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # the group holds its zombie at least

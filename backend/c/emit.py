@@ -59,6 +59,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DictionaryAttr,
@@ -161,6 +163,13 @@ def float_literal(v: float, t: Attribute) -> str:
 
 def int_literal(v: int, ctype: str) -> str:
     return f"INT64_C({v})" if ctype == "int64_t" else f"(({ctype}){v})"
+
+
+RAW_GLOBAL_ELEMENTS = 1024
+"""Globals of at least this many elements (of the types below) are emitted as the
+bytes of one string literal, not a list of literals."""
+_RAW_GLOBALS = {"float": np.float32, "double": np.float64, "int32_t": np.int32, "int64_t": np.int64}
+_BYTE_ESCAPES = [f"\\x{b:02x}" for b in range(256)]
 
 
 def literal(v, t: Attribute) -> str:
@@ -829,10 +838,23 @@ class ModuleEmitter:
             raise op_error(op, "needs a dense initial value for the cpu target")
         vals = list(init.get_values())
         const = "const " if op.constant is not None else ""  # type: ignore[attr-defined]
+        raw = _RAW_GLOBALS.get(ct)
         if n == 0:
             body = "{0}"
         elif len(set(map(repr, vals))) == 1 and n > 1:
             body = f"{{[0 ... {n - 1}] = {literal(vals[0], elt)}}}"
+        elif raw is not None and n >= RAW_GLOBAL_ELEMENTS:
+            # its bytes as one string: a list of a million literals (a weight matrix a
+            # jitted function closes over) took gcc ~15 s and GBs, a string under 1 s
+            data = np.asarray(vals, dtype=raw).tobytes()
+            text = "".join(_BYTE_ESCAPES[b] for b in data)
+            self.lines.append(
+                f"static {const}union {{ unsigned char b[{len(data)}]; {ct} v[{n}]; }} {name}_u "
+                f'__attribute__((aligned(64))) = {{"{text}"}};'
+            )
+            self.lines.append(f"#define {name} ({name}_u.v)")
+            self.globals[op.sym_name.data] = Buffer(name, elt, shape, identity_strides(shape))  # type: ignore[attr-defined]
+            return
         else:
             body = "{" + ", ".join(literal(v, elt) for v in vals) + "}"
         self.lines.append(

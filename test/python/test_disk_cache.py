@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -496,3 +497,39 @@ def test_a_forked_child_exiting_leaves_its_parents_private_directory(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "True"
+
+
+def test_a_forked_child_outliving_its_parent_makes_a_private_directory_of_its_own(tmp_path):
+    """A child that outlives its parent (a server that daemonises after warming up)
+    found the private fallback directory removed at its parent's exit: its next compile
+    raised a raw FileNotFoundError from mkdir."""
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    out = tmp_path / "child.out"
+    code = textwrap.dedent(f"""
+        import os, sys, time, warnings
+        warnings.simplefilter("ignore")
+        from aicf.backend import disk_cache
+        disk_cache.store("programs", "a", ".json", b"{{}}")
+        r, w = os.pipe()
+        if os.fork():
+            sys.exit(0)  # the parent leaves first, removing its directory
+        os.close(w)
+        os.read(r, 1)  # until the parent is gone (its end of the pipe closed)
+        time.sleep(0.2)
+        try:
+            path = disk_cache.store("programs", "b", ".json", b"{{}}")
+            found = disk_cache.lookup("programs", "b", ".json")
+            text = f"{{path.exists()}} {{found == path}} {{oct(path.parent.parent.stat().st_mode & 0o777)}}"
+        except BaseException as e:
+            text = repr(e)
+        open({str(out)!r}, "w").write(text)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "AICF_CACHE_DIR": str(not_a_dir)},
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    for _ in range(200):
+        if out.exists() and out.read_text():
+            break
+        time.sleep(0.05)
+    assert out.read_text() == "True True 0o700"

@@ -5,6 +5,7 @@ errors for arguments aicf cannot take."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -562,6 +563,54 @@ def test_a_closed_over_array_changed_in_place_is_traced_again():
     np.testing.assert_allclose(g(x), x @ W, rtol=1e-6)
     assert g.num_compilations == 2
 
+
+
+def test_a_closed_over_array_changed_during_the_compile_is_traced_again(monkeypatch):
+    """The checksum of a closed-over array was taken after the compile, while the
+    program holds its value at the trace: another thread's `W -= lr * dW` landing
+    during the compile (hundreds of ms) left the program computing with the old W and
+    its checksum saying the new one, so every later call returned x @ (the old W)."""
+    from aicf.frontend import jitted
+
+    W = rand(3, 3)
+    compile_ = jitted._compile
+
+    def compile_while_w_changes(*args, **kwargs):
+        W[:] *= 2  # as a training thread would, between the trace and the checksum
+        return compile_(*args, **kwargs)
+
+    f = aicf.jit(lambda x: x @ W)
+    x = rand(2, 3)
+    monkeypatch.setattr(jitted, "_compile", compile_while_w_changes)
+    f(x)  # traced with the old W (the first call's result may be either)
+    monkeypatch.setattr(jitted, "_compile", compile_)
+    np.testing.assert_allclose(f(x), x @ W, rtol=1e-6)
+    assert f.num_compilations == 2
+
+
+@aicf.jit(static_argnums=1)
+def _decorated_double_plus(x, k):
+    return x * 2 + k
+
+
+def test_a_decorated_jit_function_pickles_by_its_name():
+    """`@aicf.jit` at module level, the common form, raised the raw PicklingError
+    "Can't pickle <function ...>: it's not the same object as module.name": the module
+    attribute is the jit function, not the function it wraps. It pickles by name now,
+    as a function does, and loads as that module's jit function."""
+    import pickle
+    import subprocess
+    import sys
+
+    f = _decorated_double_plus
+    assert pickle.loads(pickle.dumps(f)) is f
+    x = np.arange(4, dtype=np.float32)
+    code = ("import pickle, sys, numpy as np; f = pickle.loads(sys.stdin.buffer.read()); "
+            "print(f(np.arange(4, dtype=np.float32), 5).tolist())")
+    r = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(f), capture_output=True,
+                       cwd=Path(__file__).parent, timeout=300)  # fmt: skip
+    assert r.returncode == 0, r.stderr.decode()[-2000:]
+    assert r.stdout.decode().strip() == str((x * 2 + 5).tolist())
 
 def _double_plus(x, k):
     return x * 2 + k

@@ -279,6 +279,33 @@ def test_what_a_proposer_leaves_running_in_its_group_is_stopped(isolated, tmp_pa
     assert not marker.exists(), "the proposer's background process still runs"
 
 
+def test_a_proposer_is_stopped_when_the_compile_is_interrupted(isolated, tmp_path, monkeypatch):
+    """Ctrl-C during a compile left the proposer running, with all it started: it runs
+    in a session of its own, which the terminal's SIGINT does not reach, and the
+    interrupt went past the wait that would have stopped it."""
+    import types
+
+    from aicf.kernels import proposer
+
+    marker = tmp_path / "alive"
+    script = tmp_path / "busy.sh"
+    script.write_text(f"#!/bin/sh\ncat >/dev/null\nwhile :; do touch {marker}; sleep 0.05; done\n")
+    script.chmod(0o755)
+    start = time.monotonic()
+
+    def sleep(s):
+        if time.monotonic() - start > 1.0:
+            raise KeyboardInterrupt
+        time.sleep(s)
+
+    monkeypatch.setattr(proposer, "time", types.SimpleNamespace(monotonic=time.monotonic, sleep=sleep))
+    with pytest.raises(KeyboardInterrupt):
+        aicf.compile(bcast_sum(64, 32), target="cpu", proposer=str(script), gate={"proposer_timeout_s": 30.0})
+    time.sleep(0.3)
+    marker.unlink(missing_ok=True)
+    time.sleep(0.5)
+    assert not marker.exists(), "the proposer still runs"
+
 def test_a_proposer_leaving_a_background_process_is_read_when_it_exits(isolated, tmp_path):
     """Its reply is read once it has exited, though a process it started in a session
     of its own still holds its output open (the pipe read used to wait for that)."""
