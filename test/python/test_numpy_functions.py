@@ -123,3 +123,14 @@ def test_empty_axes_and_extreme_decimals_match_numpy(name, f):
     out = aicf.jit(f)(_EMPTY if not name.startswith("round") else m)
     assert (out.dtype, out.shape) == (np.asarray(ref).dtype, np.shape(ref))
     np.testing.assert_array_equal(out, ref)
+
+
+@pytest.mark.parametrize("weights", [None, np.ones(5000, np.float32)])
+def test_average_of_bools_is_f64(weights):
+    """np.average of a mask (an accuracy) is f64 in NumPy; aicf computed it in the bool's
+    f16 (0.6963 for 0.6965, a weighted one f32)."""
+    mask = np.random.default_rng(5).random(5000) > 0.3
+    ref = np.average(mask, weights=weights)
+    out = aicf.jit(lambda a, w: np.average(a, weights=w))(mask, weights) if weights is not None else aicf.jit(lambda a: np.average(a))(mask)
+    assert out.dtype == ref.dtype == np.float64
+    np.testing.assert_allclose(out, ref, rtol=1e-12)
