@@ -77,8 +77,10 @@ DEFAULT_CACHE_SIZE = 64
 """Specialisations a jitted function keeps (compiled programs stay mapped while kept)."""
 
 
-def _checksum(array: np.ndarray) -> int:
-    return zlib.crc32(np.ascontiguousarray(array).view(np.uint8).reshape(-1))
+def _checksum(array: np.ndarray) -> tuple:
+    """The array's shape, dtype and a CRC of its values: an in-place `w.shape = (2, 2)`
+    or `w.dtype = ...` keeps the bytes, and the program kept the old constant."""
+    return array.shape, array.dtype, zlib.crc32(np.ascontiguousarray(array).view(np.uint8).reshape(-1))
 
 
 def _watch(captured: list[np.ndarray]) -> tuple:
