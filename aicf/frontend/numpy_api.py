@@ -336,11 +336,11 @@ def _finfo(dtype: str):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|a - b| <= atol + rtol * |b| for finite values; infinities equal only to
-    themselves; NaN unequal unless equal_nan."""
+    """NumPy's (|a - b| <= atol + rtol * |b| and b finite) or a == b: equal values are
+    close under any tolerance (rtol=nan), an infinite b only to itself; NaN unequal
+    unless equal_nan."""
     a, b = _floating(a), _floating(b)
-    finite = _isfinite(a) & _isfinite(b)
-    close = ops.where(finite, ops.abs(a - b) <= atol + rtol * ops.abs(b), a == b)
+    close = ((ops.abs(a - b) <= atol + rtol * ops.abs(b)) & _isfinite(b)) | (a == b)
     return close | (_isnan(a) & _isnan(b)) if equal_nan else close
 
 

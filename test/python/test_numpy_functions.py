@@ -134,3 +134,14 @@ def test_average_of_bools_is_f64(weights):
     out = aicf.jit(lambda a, w: np.average(a, weights=w))(mask, weights) if weights is not None else aicf.jit(lambda a: np.average(a))(mask)
     assert out.dtype == ref.dtype == np.float64
     np.testing.assert_allclose(out, ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kw", [{"rtol": np.nan}, {"atol": np.inf}, {"atol": np.nan, "equal_nan": True}])
+def test_isclose_is_numpys_formula_at_any_tolerance(kw):
+    """Equal values are close under rtol=nan, and inf is close to a finite value with
+    atol=inf, in NumPy (|a - b| <= tol and b finite, or a == b); aicf took the
+    tolerance only for two finite values (all False for rtol=nan)."""
+    a = np.array([1.0, np.inf, -np.inf, np.nan, 2.0, 0.0], np.float32)
+    b = np.array([1.0, 3.0, -np.inf, np.nan, 2.5, -0.0], np.float32)
+    out = aicf.jit(lambda x, y: np.isclose(x, y, **kw))(a, b)
+    np.testing.assert_array_equal(out, np.isclose(a, b, **kw))
