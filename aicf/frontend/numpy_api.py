@@ -336,11 +336,11 @@ def _finfo(dtype: str):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|a - b| <= atol + rtol * |b| for finite values; infinities equal only to
-    themselves; NaN unequal unless equal_nan."""
+    """NumPy's (|a - b| <= atol + rtol * |b| and b finite) or a == b: equal values are
+    close under any tolerance (rtol=nan), an infinite b only to itself; NaN unequal
+    unless equal_nan."""
     a, b = _floating(a), _floating(b)
-    finite = _isfinite(a) & _isfinite(b)
-    close = ops.where(finite, ops.abs(a - b) <= atol + rtol * ops.abs(b), a == b)
+    close = ((ops.abs(a - b) <= atol + rtol * ops.abs(b)) & _isfinite(b)) | (a == b)
     return close | (_isnan(a) & _isnan(b)) if equal_nan else close
 
 
@@ -1080,7 +1080,9 @@ def inner(a, b):
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     name = "numpy.average"
-    x = _floating(_tensor(a, name))
+    x = _tensor(a, name)
+    if not _is_float(x):  # NumPy's average of integers and bools is f64 (a bool's f16 lost counts)
+        x = ops.cast(x, "f64")
     axes = _axis(axis, name)
     if weights is None:
         avg = ops.reduce_mean(x, axes, keepdims=keepdims)
@@ -1250,6 +1252,22 @@ def _float_ufunc(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
     return ufunc
 
 
+def _half_in_f32(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """A ufunc composed of several operations (logaddexp, hypot, deg2rad, ...) on f16 or
+    bf16 computed in f32 and rounded once, as NumPy's half loops are: each step rounded
+    to f16/bf16 was off by an ulp or more (hypot of bf16 -2.53, 6.28 was 6.4375, 6.46875)."""
+    def ufunc(*xs):
+        xs = tuple(_floating(x) for x in xs)
+        half = {x.dtype for x in xs if isinstance(x, Tensor) and not x.weak}
+        if len(half) != 1 or not half <= {"f16", "bf16"}:
+            return op(*xs)
+        wide = (ops.cast(x, "f32") if isinstance(x, Tensor) and not x.weak else x for x in xs)
+        return ops.cast(op(*wide), half.pop())
+
+    ufunc.__name__ = op.__name__
+    return ufunc
+
+
 def _fabs(x):
     """numpy.fabs: the absolute value as a float (of an integer: in NumPy's float for
     it); abs of an i32 INT_MIN wrapped to INT_MIN where NumPy gives 2**31."""
@@ -1305,14 +1323,14 @@ def _logaddexp(x, y):
     """log(e^x + e^y) without overflow; equal operands (infinities included) give
     x + log 2, where the difference would be NaN."""
     x, y = _floating(x), _floating(y)
-    m = ops.maximum(x, y)
-    return ops.where(x == y, x + np.log(2.0), m + ops.log1p(ops.exp(-ops.abs(x - y))))
+    m = ops.maximum(x, y)  # in the common dtype: x + log 2 was in x's (a bool's f16 beside f32)
+    return ops.where(x == y, m + np.log(2.0), m + ops.log1p(ops.exp(-ops.abs(x - y))))
 
 
 def _logaddexp2(x, y):
     x, y = _floating(x), _floating(y)
     m = ops.maximum(x, y)
-    return ops.where(x == y, x + 1.0, m + ops.log1p(ops.exp2(-ops.abs(x - y))) / np.log(2.0))
+    return ops.where(x == y, m + 1.0, m + ops.log1p(ops.exp2(-ops.abs(x - y))) / np.log(2.0))
 
 
 def _hypot(x, y):
@@ -1339,7 +1357,7 @@ def _fmin(x, y):
 
 
 def _heaviside(x, h0):
-    x = _floating(x)
+    x, h0 = _floating(x), _floating(h0)  # a bool or integer h0 as NumPy's float for it
     return ops.where(x != x, x, ops.where(x < 0, 0.0, ops.where(x > 0, 1.0, h0)))
 
 
@@ -1399,10 +1417,10 @@ UFUNCS: dict[str, Callable[..., Tensor]] = {
     "rint": _float_ufunc(ops.round),
     "arctan2": _float_ufunc(ops.atan2),
     "copysign": _float_ufunc(ops.copysign),
-    "deg2rad": _float_ufunc(lambda x: x * (np.pi / 180)),
-    "radians": _float_ufunc(lambda x: x * (np.pi / 180)),
-    "rad2deg": _float_ufunc(lambda x: x * (180 / np.pi)),
-    "degrees": _float_ufunc(lambda x: x * (180 / np.pi)),
+    "deg2rad": _half_in_f32(lambda x: x * (np.pi / 180)),
+    "radians": _half_in_f32(lambda x: x * (np.pi / 180)),
+    "rad2deg": _half_in_f32(lambda x: x * (180 / np.pi)),
+    "degrees": _half_in_f32(lambda x: x * (180 / np.pi)),
     "floor": _rounding(ops.floor),
     "ceil": _rounding(ops.ceil),
     "trunc": _rounding(ops.trunc),
@@ -1412,9 +1430,9 @@ UFUNCS: dict[str, Callable[..., Tensor]] = {
     "isfinite": _isfinite,
     "signbit": _signbit,
     "reciprocal": _reciprocal,
-    "logaddexp": _logaddexp,
-    "logaddexp2": _logaddexp2,
-    "hypot": _hypot,
+    "logaddexp": _half_in_f32(_logaddexp),
+    "logaddexp2": _half_in_f32(_logaddexp2),
+    "hypot": _half_in_f32(_hypot),
     "fmax": _fmax,
     "fmin": _fmin,
     "heaviside": _heaviside,

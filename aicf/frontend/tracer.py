@@ -272,9 +272,10 @@ def trace(fn: Callable[..., Any], *example_args: Any) -> ModuleOp:
     return trace_function(fn, example_args)
 
 
-def checksum(array: np.ndarray) -> int:
-    """A checksum of the array's values (aicf.jit's test for a change in place)."""
-    return zlib.crc32(np.ascontiguousarray(array).view(np.uint8).reshape(-1))
+def checksum(array: np.ndarray) -> tuple:
+    """The array's shape, dtype and a CRC of its values (aicf.jit's test for a change
+    in place: `w.shape = (2, 2)` or `w.dtype = ...` keeps the bytes)."""
+    return array.shape, array.dtype, zlib.crc32(np.ascontiguousarray(array).view(np.uint8).reshape(-1))
 
 
 def trace_function(fn: Callable[..., Any], example_args: Sequence[Any],

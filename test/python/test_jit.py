@@ -612,6 +612,24 @@ def test_a_decorated_jit_function_pickles_by_its_name():
     assert r.returncode == 0, r.stderr.decode()[-2000:]
     assert r.stdout.decode().strip() == str((x * 2 + 5).tolist())
 
+
+
+def test_a_closed_over_array_reshaped_or_retyped_in_place_is_traced_again():
+    """`w.shape = (2, 2)` and `w.dtype = ...` keep the array's bytes, which were all the
+    in-place check compared: x + w kept broadcasting against the old (4,) w, silently."""
+    w = np.arange(4, dtype=np.float32)
+    f = aicf.jit(lambda x: x + w)
+    x = np.ones((2, 1), np.float32)
+    assert f(x).shape == (2, 4)
+    w.shape = (2, 2)
+    np.testing.assert_array_equal(f(x), x + w)
+    v = np.arange(4, dtype=np.int32)
+    g = aicf.jit(lambda x: x * v)
+    g(np.ones(4, np.float32))
+    v.dtype = np.float32  # the same bits, read as floats
+    np.testing.assert_array_equal(g(np.ones(4, np.float32)), np.ones(4, np.float32) * v)
+
+
 def _double_plus(x, k):
     return x * 2 + k
 

@@ -147,3 +147,25 @@ def test_float_floor_division_and_remainders_are_numpys_bit_for_bit(dtype, targe
         assert out.dtype == ref.dtype
         np.testing.assert_array_equal(out, ref)
         np.testing.assert_array_equal(np.signbit(out[ref == 0]), np.signbit(ref[ref == 0]))
+
+
+@pytest.mark.parametrize("weights", [None, np.ones(5000, np.float32)])
+def test_average_of_bools_is_f64(weights):
+    """np.average of a mask (an accuracy) is f64 in NumPy; aicf computed it in the bool's
+    f16 (0.6963 for 0.6965, a weighted one f32)."""
+    mask = np.random.default_rng(5).random(5000) > 0.3
+    ref = np.average(mask, weights=weights)
+    out = aicf.jit(lambda a, w: np.average(a, weights=w))(mask, weights) if weights is not None else aicf.jit(lambda a: np.average(a))(mask)
+    assert out.dtype == ref.dtype == np.float64
+    np.testing.assert_allclose(out, ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kw", [{"rtol": np.nan}, {"atol": np.inf}, {"atol": np.nan, "equal_nan": True}])
+def test_isclose_is_numpys_formula_at_any_tolerance(kw):
+    """Equal values are close under rtol=nan, and inf is close to a finite value with
+    atol=inf, in NumPy (|a - b| <= tol and b finite, or a == b); aicf took the
+    tolerance only for two finite values (all False for rtol=nan)."""
+    a = np.array([1.0, np.inf, -np.inf, np.nan, 2.0, 0.0], np.float32)
+    b = np.array([1.0, 3.0, -np.inf, np.nan, 2.5, -0.0], np.float32)
+    out = aicf.jit(lambda x, y: np.isclose(x, y, **kw))(a, b)
+    np.testing.assert_array_equal(out, np.isclose(a, b, **kw))
