@@ -534,14 +534,14 @@ def _host_step(op: gpu.LaunchOp | gpu.LibraryCallOp) -> str:
     return f"{kernel_symbol(op.kernel_name)}<<<{list(op.grid_dims)}, {list(op.block_dims)}, {op.smem_bytes}>>>"
 
 
-def emit_cuda(module: ModuleOp) -> str:
+def emit_cuda(module: ModuleOp, target: str = "cuda") -> str:
     """The whole module's kernels as one CUDA C translation unit (the host plan as a
-    comment)."""
+    comment); `target` names the -t option asked for, in the error."""
     for op in module.walk():
         if op.name.startswith(("aicf_tensor.", "aicf_loop.")):
             level = "aicf-lower-to-loops,aicf-lower-to-gpu" if op.name.startswith(
                 "aicf_tensor.") else "aicf-lower-to-gpu"
-            raise op_error(op, f"is not at the GPU level: run {level} before -t cuda")
+            raise op_error(op, f"is not at the GPU level: run {level} before -t {target}")
     kernels = kernels_of(module)
     parts = [PRELUDE, *module_helpers(kernels)]
     check_distinct((k, k.kernel_name, kernel_symbol(k.kernel_name)) for k in kernels)
@@ -560,7 +560,7 @@ NVCC_OPTIONS = ("-std=c++17",)
 
 def emit_ptx(module: ModuleOp, arch: str = "sm_90") -> str:
     """PTX for the module's kernels, through NVRTC (CuPy) or `nvcc -ptx`."""
-    src = emit_cuda(module)
+    src = emit_cuda(module, "ptx")
     try:
         from cupy.cuda import compiler  # type: ignore
 

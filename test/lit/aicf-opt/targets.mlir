@@ -14,3 +14,7 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = aicf_tensor.sin %a : (tensor<4xf32>) -> tensor<4xf32>
   func.return %0 : tensor<4xf32>
 }
+
+// The level error names the target asked for.
+// RUN: not aicf-opt -t ptx %s 2>&1 | filecheck %s --check-prefix=PTX
+// PTX: error: 'aicf_tensor.sin' is not at the GPU level: run aicf-lower-to-loops,aicf-lower-to-gpu before -t ptx
