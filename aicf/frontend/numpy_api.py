@@ -200,7 +200,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     float64, as NumPy does."""
     name = "numpy.linalg.norm"
     t = _tensor(x, name)
-    if t.dtype not in ("f16", "bf16", "f32", "f64"):
+    if not ops._is_float(t.dtype):
         t = ops.cast(t, "f64")
     axes = _axis(axis, name)
     if axes is not None:
@@ -239,12 +239,20 @@ def _vector_norm(t: Tensor, ord: Any, axes: list[int], keepdims: bool, name: str
     return ops.pow(ops.reduce_sum(ops.pow(a, p), axes, keepdims=keepdims), 1.0 / p)
 
 
+def _reduce_max_or(empty: Any, x: Tensor, axes: Any, keepdims: bool) -> Tensor:
+    """reduce_max, or the constant `empty` over an empty axis (max has no identity
+    there; any() and NumPy's norms have an answer)."""
+    reduced = builtins.range(x.ndim) if axes is None else [a % builtins.max(x.ndim, 1) for a in axes]
+    if builtins.any(x.shape[a] == 0 for a in reduced):
+        shape = [1 if i in reduced else d for i, d in enumerate(x.shape) if keepdims or i not in reduced]
+        if None not in shape:
+            return ops.constant(empty, x.dtype, shape)
+    return ops.reduce_max(x, axes, keepdims=keepdims)
+
+
 def _max_of_magnitudes(a: Tensor, axes: list[int], keepdims: bool) -> Tensor:
     """The largest of non-negative values; 0 over an empty axis (NumPy's norms)."""
-    if builtins.any(a.shape[i] == 0 for i in axes) and None not in a.shape:
-        return ops.constant(0, a.dtype, [1 if i in axes else d for i, d in enumerate(a.shape)
-                                         if keepdims or i not in axes])  # fmt: skip
-    return ops.reduce_max(a, axes, keepdims=keepdims)
+    return _reduce_max_or(0, a, axes, keepdims)
 
 
 def _matrix_norm(t: Tensor, ord: Any, axes: list[int], keepdims: bool, name: str) -> Tensor:
@@ -265,14 +273,8 @@ def _matrix_norm(t: Tensor, ord: Any, axes: list[int], keepdims: bool, name: str
 
 
 def _any_of(flags: Tensor, axes: Any, keepdims: bool) -> Tensor:
-    """Whether any flag is set along `axes`; false over an empty axis (max has no
-    identity there, the answer does)."""
-    reduced = builtins.range(flags.ndim) if axes is None else [a % builtins.max(flags.ndim, 1) for a in axes]
-    if builtins.any(flags.shape[a] == 0 for a in reduced):
-        shape = [1 if i in reduced else d for i, d in enumerate(flags.shape) if keepdims or i not in reduced]
-        if None not in shape:
-            return ops.constant(False, "i1", shape)
-    return ops.reduce_max(flags, axes, keepdims=keepdims)
+    """Whether any flag is set along `axes`; false over an empty axis."""
+    return _reduce_max_or(False, flags, axes, keepdims)
 
 
 def any_(a, axis=None, out=None, keepdims=False, *, where=_NO):
@@ -323,16 +325,9 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     t = _tensor(x, "numpy.nan_to_num")
     if not _is_float(t):
         return t
-    info = _finfo(t.dtype)
-    big = info.max if posinf is None else posinf
-    small = info.min if neginf is None else neginf
+    big = ops._FLOAT_MAX[t.dtype] if posinf is None else posinf
+    small = -ops._FLOAT_MAX[t.dtype] if neginf is None else neginf
     return ops.where(t != t, nan, ops.where(t == np.inf, big, ops.where(t == -np.inf, small, t)))
-
-
-def _finfo(dtype: str):
-    if dtype == "bf16":
-        return type("bf16info", (), {"max": 3.3895313892515355e38, "min": -3.3895313892515355e38})
-    return np.finfo({"f16": np.float16, "f32": np.float32, "f64": np.float64}[dtype])
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -1238,7 +1233,7 @@ _FLOAT_OF = {"i1": "f16", "i8": "f16", "ui8": "f16", "i16": "f32", "ui16": "f32"
 def _floating(x: Any) -> Any:
     """`x` as the float type a float-only NumPy ufunc computes it in (a weak integer:
     f32, JAX's default float)."""
-    if isinstance(x, Tensor) and x.dtype not in ("f16", "bf16", "f32", "f64"):
+    if isinstance(x, Tensor) and not ops._is_float(x.dtype):
         return ops.cast(x, "f32" if x.weak else _FLOAT_OF.get(x.dtype, "f64"))
     return x
 
@@ -1275,7 +1270,7 @@ def _fabs(x):
 
 
 def _is_float(x: Any) -> bool:
-    return isinstance(x, Tensor) and x.dtype in ("f16", "bf16", "f32", "f64")
+    return isinstance(x, Tensor) and ops._is_float(x.dtype)
 
 
 def _rounding(op: Callable[..., Tensor]) -> Callable[..., Tensor]:

@@ -18,6 +18,7 @@ from typing import Any
 from aicf import ops
 from aicf.errors import AicfError
 from aicf.frontend.numpy_api import reduce_min
+from aicf.frontend.ops import _is_float
 from aicf.frontend.tensor import Tensor
 
 TORCH_DTYPES = {
@@ -255,7 +256,7 @@ def _float(op: Callable[..., Tensor]):
     """A float-only op (log1p, atan2, ...): integer and bool tensors in torch's default
     float, f32, as torch promotes them."""
     def cast(v: Any) -> Any:
-        if isinstance(v, Tensor) and v.dtype not in ("f16", "bf16", "f32", "f64"):
+        if isinstance(v, Tensor) and not _is_float(v.dtype):
             return ops.cast(v, "f32")
         return v
 
@@ -264,7 +265,7 @@ def _float(op: Callable[..., Tensor]):
 
 def _integral(op: Callable[[Tensor], Tensor]):
     """floor/ceil/trunc/round: integer tensors unchanged, as torch returns them."""
-    return lambda x: op(x) if x.dtype in ("f16", "bf16", "f32", "f64") else x
+    return lambda x: op(x) if _is_float(x.dtype) else x
 
 
 def _round(x: Tensor, *, decimals: int = 0) -> Tensor:
@@ -272,7 +273,7 @@ def _round(x: Tensor, *, decimals: int = 0) -> Tensor:
     f16/bf16 (its opmath), by 10**decimals, and for negative decimals divided by
     10**-decimals (x * 1e5 overflowed f16 to inf, and x * 10.0**-3 made 1234.5678
     999.99994 where torch has 1000)."""
-    if x.dtype not in ("f16", "bf16", "f32", "f64"):
+    if not _is_float(x.dtype):
         return x
     if decimals == 0:
         return ops.round(x)
@@ -287,7 +288,7 @@ def _sign(x: Tensor) -> Tensor:
     """torch.sign: (0 < x) - (x < 0), so NaN gives 0 (not NumPy's NaN) and -0.0 gives +0.0."""
     if x.dtype == "i1":
         return x
-    if x.dtype in ("f16", "bf16", "f32", "f64"):
+    if _is_float(x.dtype):
         return ops.where(x > 0, 1.0, ops.where(x < 0, -1.0, 0.0))
     return ops.cast(ops.where(x > 0, 1, ops.where(x < 0, -1, 0)), x.dtype)
 
@@ -328,7 +329,7 @@ def _on_bools(op: Callable[..., Tensor], logical: Callable[[Any, Any], Tensor]):
 
 
 def _is_floating(v: Any) -> bool:
-    return isinstance(v, float) or (isinstance(v, Tensor) and v.dtype in ("f16", "bf16", "f32", "f64"))
+    return isinstance(v, float) or (isinstance(v, Tensor) and _is_float(v.dtype))
 
 
 def _remainder(a: Any, b: Any) -> Tensor:
