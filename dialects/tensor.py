@@ -1112,11 +1112,8 @@ class ReduceSumOp(ReduceOp):
         super().verify_()
 
 
-@irdl_op_definition
-class ReduceMaxOp(ReduceOp):
-    """Maximum over axes. `%m = aicf_tensor.reduce_max %x axes = [0] keepdims : (tensor<4x8xf32>) -> tensor<1x8xf32>`"""
-
-    name = "aicf_tensor.reduce_max"
+class _ExtremumOp(ReduceOp, abc.ABC):
+    """max and min: NaN-propagating (NumPy's max/min, not fmax/fmin)."""
 
     def verify_(self) -> None:
         super().verify_()
@@ -1126,6 +1123,29 @@ class ReduceMaxOp(ReduceOp):
                 f"'{self.name}': reduction over a zero-size axis of {rules.fmt(shape)} "
                 "has no identity (NumPy raises here too)"
             )
+
+
+@irdl_op_definition
+class ReduceMaxOp(_ExtremumOp):
+    """Maximum over axes. `%m = aicf_tensor.reduce_max %x axes = [0] keepdims : (tensor<4x8xf32>) -> tensor<1x8xf32>`"""
+
+    name = "aicf_tensor.reduce_max"
+
+
+@irdl_op_definition
+class ReduceMinOp(_ExtremumOp):
+    """Minimum over axes. `%m = aicf_tensor.reduce_min %x axes = [-1] : (tensor<4x8xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.reduce_min"
+
+
+@irdl_op_definition
+class ReduceProdOp(ReduceOp):
+    """Product over axes; over nothing (a zero-size axis) it is 1. Integers wrap, as
+    NumPy's do; i1 values multiply as bits (a logical and).
+    `%p = aicf_tensor.reduce_prod %x axes = [1] : (tensor<4x8xf32>) -> tensor<4xf32>`"""
+
+    name = "aicf_tensor.reduce_prod"
 
 
 @irdl_op_definition
@@ -1177,7 +1197,9 @@ class ReduceVarOp(ReduceOp):
         super().verify_()
 
 
-REDUCE_OPS: tuple[type[ReduceOp], ...] = (ReduceSumOp, ReduceMaxOp, ReduceMeanOp, ReduceVarOp)
+REDUCE_OPS: tuple[type[ReduceOp], ...] = (
+    ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceMeanOp, ReduceVarOp
+)
 
 
 # --- contraction -----------------------------------------------------------------------------

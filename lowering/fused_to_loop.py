@@ -54,7 +54,7 @@ from aicf.dialects import tensor as t
 from aicf.dialects.loop import Combiner, GroupOp, Iterator, NestOp, YieldOp
 from aicf.lowering.tensor_to_loop import scalar
 from aicf.lowering.tensor_to_loop.emitter import Emitter, elt_of, identity_memref
-from aicf.lowering.tensor_to_loop.ops import IotaTable
+from aicf.lowering.tensor_to_loop.ops import COMBINER_OF, IotaTable
 from aicf.passes.tensor.fusion_domain import (
     GroupDomain,
     Nest,
@@ -104,10 +104,7 @@ class _Lowering:
         combiners = [Combiner.NONE] * len(outs)
         if nest.kind == "reduce":
             iterators[k:] = [Iterator.REDUCTION] * (rank - k)
-            combiners = [
-                Combiner.MAX if isinstance(v.owner, t.ReduceMaxOp) else Combiner.ADD
-                for v in nest.roots
-            ]
+            combiners = [COMBINER_OF[type(v.owner)] for v in nest.roots]  # type: ignore[index]
         body = _Body(self, rank)
         yielded = [body.value(v, m) for v, m in roots]
         if nest.kind == "reduce":

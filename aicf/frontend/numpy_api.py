@@ -123,25 +123,23 @@ def _axis(axis: Any, func_name: str) -> Any:
     return _int_list(axis, "axis", func_name)
 
 
-def reduce_min(x, axis=None, keepdims=False):
-    """min as a max (there is no reduce_min operator); also aten.amin's."""
-    if isinstance(x, Tensor) and x.dtype == "i1":
-        return ops.equal(ops.reduce_max(ops.equal(x, False), axis, keepdims=keepdims), False)
-    if isinstance(x, Tensor) and x.dtype in ("i32", "i64"):
-        # -max(-x) is wrong where x holds INT_MIN (-INT_MIN wraps); -1 - x reverses the
-        # order of every integer and never overflows
-        return -1 - ops.reduce_max(-1 - x, axis, keepdims=keepdims)
-    return ops.neg(ops.reduce_max(ops.neg(x), axis, keepdims=keepdims))
+reduce_min = ops.reduce_min
 
 
-def _sum(x, axis=None, keepdims=False):
-    if isinstance(x, Tensor) and x.dtype in ("i1", "i32"):
-        # NumPy sums bools and int32 as int64 (a count; 4 * 2**30 is not 0)
-        x = ops.cast(x, "i64")
-    return ops.reduce_sum(x, axis, keepdims=keepdims)
+def _widening(op: Callable[..., Tensor]):
+    """sum and prod: NumPy takes bools and int32 to int64 (a count; 4 * 2**30 is not 0)."""
+
+    def reduce(x, axis=None, keepdims=False):
+        if isinstance(x, Tensor) and x.dtype in ("i1", "i32"):
+            x = ops.cast(x, "i64")
+        return op(x, axis, keepdims=keepdims)
+
+    return reduce
 
 
+_sum = _widening(ops.reduce_sum)
 sum_ = _reduction(_sum, "numpy.sum")
+prod = _reduction(_widening(ops.reduce_prod), "numpy.prod")
 max_ = _reduction(ops.reduce_max, "numpy.max", has_dtype=False)
 min_ = _reduction(reduce_min, "numpy.min", has_dtype=False)
 
@@ -1476,6 +1474,7 @@ NOT_YET_UFUNCS: dict[str, str] = {}
 
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.sum: sum_,
+    np.prod: prod,
     np.max: max_,
     np.amax: max_,
     np.min: min_,

@@ -41,7 +41,7 @@ from aicf.passes.tensor.fold import MAX_FOLD_ELEMENTS
 __all__ = [
     "neg", "exp", "log", "sin", "cos", "tanh", "sqrt", "rsqrt", "abs", "relu", "gelu",
     "sigmoid", "add", "sub", "mul", "div", "true_divide", "max", "min", "pow", "maximum", "minimum",
-    "constant", "cast", "reduce_sum", "reduce_max", "reduce_mean", "reduce_var", "matmul",
+    "constant", "cast", "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_mean", "reduce_var", "matmul",
     "reshape", "transpose", "broadcast_to", "erf", "equal", "not_equal", "less",
     "less_equal", "greater", "greater_equal", "where", "iota", "slice", "concatenate", "take", "argmax", "argmin",
     "attention", "floor_divide", "remainder", "divmod", "fmod", "logical_and", "logical_or",
@@ -685,6 +685,8 @@ def _reduce(cls: type[T.ReduceOp]):
 
 reduce_sum = _reduce(T.ReduceSumOp)
 reduce_max = _reduce(T.ReduceMaxOp)
+reduce_min = _reduce(T.ReduceMinOp)
+reduce_prod = _reduce(T.ReduceProdOp)
 reduce_mean = _reduce(T.ReduceMeanOp)
 
 
@@ -940,7 +942,7 @@ _SIGNATURE_HINTS = {
     "max": "; aicf.ops.max is the elementwise maximum of two operands (numpy.maximum): "
            "a reduction over axes is aicf.ops.reduce_max(x, axis=...)",
     "min": "; aicf.ops.min is the elementwise minimum of two operands (numpy.minimum): "
-           "a reduction over axes is -aicf.ops.reduce_max(-x, axis=...)",
+           "a reduction over axes is aicf.ops.reduce_min(x, axis=...)",
 }
 
 

@@ -571,6 +571,7 @@ class Tensor:
     squeeze = _method("squeeze")
     ravel = flatten = _method("ravel")
     sum = _method("sum_")
+    prod = _method("prod")
     mean = _method("mean")
     max = _method("max_")
     min = _method("min_")

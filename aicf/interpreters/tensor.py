@@ -496,6 +496,14 @@ class AicfTensorFunctions(InterpreterFunctions):
     def run_reduce_max(self, interpreter: Interpreter, op: T.ReduceMaxOp, args: PythonValues):
         return self._reduce(op, args, np.max, accumulate=False)
 
+    @impl(T.ReduceMinOp)
+    def run_reduce_min(self, interpreter: Interpreter, op: T.ReduceMinOp, args: PythonValues):
+        return self._reduce(op, args, np.min, accumulate=False)
+
+    @impl(T.ReduceProdOp)
+    def run_reduce_prod(self, interpreter: Interpreter, op: T.ReduceProdOp, args: PythonValues):
+        return self._reduce(op, args, np.prod, accumulate=True)
+
     @impl(T.ReduceMeanOp)
     def run_reduce_mean(self, interpreter: Interpreter, op: T.ReduceMeanOp, args: PythonValues):
         return self._reduce(op, args, np.mean, accumulate=True)

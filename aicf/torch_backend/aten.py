@@ -17,7 +17,6 @@ from typing import Any
 
 from aicf import ops
 from aicf.errors import AicfError
-from aicf.frontend.numpy_api import reduce_min
 from aicf.frontend.ops import _is_float
 from aicf.frontend.tensor import Tensor
 
@@ -188,10 +187,19 @@ def _reduction(op: Callable[..., Tensor]):
     return reduce
 
 
-def _sum(x: Tensor, dims=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    if dtype is None and isinstance(x, Tensor) and x.dtype in ("i1", "i32"):
-        dtype = "torch.int64"  # torch sums bools and int32 as int64
-    return _reduction(ops.reduce_sum)(x, dims, keepdim, dtype=dtype)
+def _widening(op: Callable[..., Tensor]):
+    """sum and prod: torch takes bools and int32 to int64."""
+
+    def reduce(x: Tensor, dims=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+        if dtype is None and isinstance(x, Tensor) and x.dtype in ("i1", "i32"):
+            dtype = "torch.int64"
+        return _reduction(op)(x, dims, keepdim, dtype=dtype)
+
+    return reduce
+
+
+_sum = _widening(ops.reduce_sum)
+_prod = _widening(ops.reduce_prod)
 
 
 def _any(x: Tensor, dims=None, keepdim: bool = False) -> Tensor:
@@ -515,7 +523,9 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.sum.dim_IntList": _sum,
     "aten.mean.dim": _reduction(ops.reduce_mean),
     "aten.amax.default": _reduction(ops.reduce_max),
-    "aten.amin.default": lambda x, dims=None, keepdim=False: reduce_min(x, _dims(x, dims), keepdims=keepdim),
+    "aten.amin.default": _reduction(ops.reduce_min),
+    "aten.prod.default": lambda x, *, dtype=None: _prod(x, None, dtype=dtype),
+    "aten.prod.dim_int": lambda x, dim, keepdim=False, *, dtype=None: _prod(x, [dim], keepdim, dtype=dtype),
     "aten.any.dim": _any,
     "aten.var.correction": _var,
     "aten.var_mean.correction": _var_mean,

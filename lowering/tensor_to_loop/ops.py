@@ -75,9 +75,18 @@ def _reduce_nest(
     )  # fmt: skip
 
 
+COMBINER_OF: dict[type[t.ReduceOp], Combiner] = {
+    t.ReduceSumOp: Combiner.ADD,
+    t.ReduceMeanOp: Combiner.ADD,  # then scaled
+    t.ReduceMaxOp: Combiner.MAX,
+    t.ReduceMinOp: Combiner.MIN,
+    t.ReduceProdOp: Combiner.MUL,
+}
+"""The combiner of each reduction's nest (a variance is two nests of adds)."""
+
+
 def lower_reduce(op: t.ReduceOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
-    combiner = Combiner.MAX if isinstance(op, t.ReduceMaxOp) else Combiner.ADD
-    _reduce_nest(op, ins[0], out, combiner, scalar.compute_type(elt_of(out)), em)
+    _reduce_nest(op, ins[0], out, COMBINER_OF[type(op)], scalar.compute_type(elt_of(out)), em)
 
 
 def lower_mean(op: t.ReduceMeanOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
@@ -309,6 +318,8 @@ LOWERINGS: dict[type[Operation], Lowering] = {
     t.ReduceVarOp: lower_var,
     t.ReduceSumOp: lower_reduce,
     t.ReduceMaxOp: lower_reduce,
+    t.ReduceMinOp: lower_reduce,
+    t.ReduceProdOp: lower_reduce,
     t.ReduceMeanOp: lower_mean,
     t.MatmulOp: lower_matmul,
     t.AttentionOp: lower_attention,

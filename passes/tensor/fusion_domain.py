@@ -43,7 +43,7 @@ from aicf.dialects import tensor as t
 from aicf.lowering.tensor_to_loop.access import broadcast as broadcast_map
 
 ELEMENTWISE = (*t.UNARY_OPS, *t.BINARY_OPS, t.SelectOp, t.CastOp)
-_REDUCTIONS = frozenset({t.ReduceSumOp, t.ReduceMaxOp, t.ReduceMeanOp, t.ReduceVarOp})
+_REDUCTIONS = frozenset({t.ReduceSumOp, t.ReduceMaxOp, t.ReduceMinOp, t.ReduceProdOp, t.ReduceMeanOp, t.ReduceVarOp})
 
 
 class NotFusible(Exception):
@@ -165,8 +165,8 @@ class GroupDomain:
         return _identity(self.shape)
 
     def written_by_reduction(self, v: SSAValue) -> bool:
-        """A sum/max output is stored by its reduction nest; a mean needs scaling."""
-        return isinstance(v.owner, t.ReduceSumOp | t.ReduceMaxOp)
+        """A sum/max/min/prod output is stored by its reduction nest; a mean needs scaling."""
+        return isinstance(v.owner, t.ReduceSumOp | t.ReduceMaxOp | t.ReduceMinOp | t.ReduceProdOp)
 
     def plan(self) -> list[Nest]:
         if not self.axes:

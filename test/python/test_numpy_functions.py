@@ -1,6 +1,6 @@
 """NumPy functions built from aicf's operators (layout: flip, roll, tile, repeat, pad,
 diff, diagonal/diag/trace; contractions: tensordot, inner, outer; statistics: average,
-ptp, count_nonzero; predicates: any, all, isclose; round, fix, nan_to_num), on both
+ptp, count_nonzero, prod, min; predicates: any, all, isclose; round, fix, nan_to_num), on both
 targets, against NumPy on the same inputs: values, dtypes and shapes."""
 
 from __future__ import annotations
@@ -58,6 +58,20 @@ CASES += [
     ("take_along_axis_none", lambda a, i: np.take_along_axis(a, i, None), [v, np.array([4, 0, 3])]),
     ("cross_entropy", lambda lp, y: -np.mean(np.take_along_axis(lp, y[:, None], axis=1)), [_logp, rng.integers(0, 10, 8)]),
     ("methods", lambda a: (a.diagonal(1), a.trace(), a.repeat(2, axis=0), a.round(1), (a > 0).any(0)), [m]),
+]
+
+# products and minima: reduce_prod and reduce_min (NumPy's dtypes: int32 and bool
+# products are int64; an empty product is 1), NaN, infinities, zeros and INT_MIN
+_big = np.array([[-2**31, 7, 2**31 - 1], [3, -5, 2**16]], np.int32)
+CASES += [
+    ("prod", lambda a: np.prod(a, axis=1), [x]), ("prod_all", lambda a: np.prod(a), [v]),
+    ("prod_keep", lambda a: np.prod(a, axis=(0, 2), keepdims=True), [x[:, :, :2]]),
+    ("prod_s", lambda a: np.prod(a, axis=1), [s]), ("prod_int", lambda a: np.prod(a + 1, axis=1), [i]),
+    ("prod_int_wraps", lambda a: a.prod(axis=1), [_big.astype(np.int64)]), ("prod_i32", lambda a: a.prod(0), [_big]),
+    ("prod_bool", lambda a: np.prod(a, axis=-1), [b]), ("prod_empty", lambda a: np.prod(a, axis=0), [np.zeros((0, 3), np.float32)]),
+    ("prod_f16", lambda a: np.prod(a, axis=-1), [(1 + x / 8).astype(np.float16)]),
+    ("min", lambda a: np.min(a, axis=1), [s]), ("min_int", lambda a: a.min(axis=1), [_big]), ("min_bool", lambda a: np.min(a, 0), [b]),
+    ("min_all", lambda a: np.amin(a), [x]), ("min_rows", lambda a: a - a.min(-1, keepdims=True) * a.prod(-1, keepdims=True), [x]),
 ]
 
 

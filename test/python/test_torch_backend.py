@@ -607,3 +607,19 @@ def test_gather_from_a_0d_tensor(fn):
         out = torch.compile(fn, backend="aicf", dynamic=False)(x, i)
     assert not backend.last_report().fallback, backend.last_report().fallback
     assert torch.equal(out, fn(x, i))
+
+
+@pytest.mark.parametrize("fn", [
+    torch.prod, lambda x: x.prod(1), lambda x: torch.prod(x, -1, keepdim=True), lambda x: x.amin(1),
+    lambda x: torch.amin(x, (0, 1), keepdim=True), lambda x: _I.prod(0) + x[0, :3], lambda x: _I.prod(),
+    lambda x: (x > 0).prod(1), lambda x: _I.to(torch.int32).prod(1), lambda x: _I.amin(-1),
+    lambda x: x[:, :0].prod(1),
+])  # fmt: skip
+def test_prod_and_amin_match_eager(fn):
+    """aten.prod was left to torch; prod and amin are aicf's reduce_prod and
+    reduce_min, with torch's dtypes (bool and int32 products are int64)."""
+    ref = fn(_X)
+    out = torch.compile(fn, backend="aicf", dynamic=False)(_X)
+    assert backend.last_report().fallback == {}, backend.last_report().fallback
+    assert out.dtype == ref.dtype and out.shape == ref.shape
+    torch.testing.assert_close(out, ref, equal_nan=True, rtol=1e-6, atol=1e-7)

@@ -56,3 +56,16 @@ func.func @siblings(%x: tensor<8x32xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %s = aicf_tensor.reduce_sum %e axes = [1] : (tensor<8x32xf32>) -> tensor<8xf32>
   func.return %m, %s : tensor<8xf32>, tensor<8xf32>
 }
+
+// min and prod join a row group like max and sum: x - min(x) scaled by the row's product.
+// CHECK-LABEL: func.func @min_prod_row
+// CHECK-NEXT:    %y = aicf_tensor.fused ins(%x : tensor<8x32xf32>) -> tensor<8x32xf32> {
+// CHECK:           aicf_tensor.reduce_min
+// CHECK:           aicf_tensor.reduce_prod
+func.func @min_prod_row(%x: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %m = aicf_tensor.reduce_min %x axes = [1] keepdims : (tensor<8x32xf32>) -> tensor<8x1xf32>
+  %p = aicf_tensor.reduce_prod %x axes = [1] keepdims : (tensor<8x32xf32>) -> tensor<8x1xf32>
+  %d = aicf_tensor.sub %x, %m : (tensor<8x32xf32>, tensor<8x1xf32>) -> tensor<8x32xf32>
+  %y = aicf_tensor.mul %d, %p : (tensor<8x32xf32>, tensor<8x1xf32>) -> tensor<8x32xf32>
+  func.return %y : tensor<8x32xf32>
+}

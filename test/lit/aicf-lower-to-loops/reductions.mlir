@@ -72,3 +72,25 @@ func.func @int_sum(%x: tensor<5x6xi32>) -> tensor<6xi32> {
   %0 = aicf_tensor.reduce_sum %x axes = [0] : (tensor<5x6xi32>) -> tensor<6xi32>
   func.return %0 : tensor<6xi32>
 }
+
+// -----
+
+// reduce_min and reduce_prod: the nests of sum and max with combiners min and mul (f16
+// multiplies in f32, as it adds); a product over an empty axis is the identity, 1.
+// CHECK-LABEL: func.func @min_prod
+func.func @min_prod(%x: tensor<4x8xf16>, %e: tensor<3x0xi64>) -> (tensor<1x8xf16>, tensor<4xf16>, tensor<3xi64>) {
+  // CHECK:      aicf_loop.nest domain = [4, 8] iterators = [reduction, parallel]
+  // CHECK:        maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (0, d1)]
+  // CHECK-NEXT:   combiners = [min] {
+  %0 = aicf_tensor.reduce_min %x axes = [0] keepdims : (tensor<4x8xf16>) -> tensor<1x8xf16>
+  // CHECK:      aicf_loop.nest domain = [4, 8] iterators = [parallel, reduction]
+  // CHECK:        combiners = [mul] {
+  // CHECK-NEXT: ^{{.*}}(%[[V:.*]]: f16):
+  // CHECK-NEXT:   %[[W:.*]] = arith.extf %[[V]] : f16 to f32
+  // CHECK-NEXT:   aicf_loop.yield %[[W]] : f32
+  %1 = aicf_tensor.reduce_prod %x axes = [-1] : (tensor<4x8xf16>) -> tensor<4xf16>
+  // CHECK:      aicf_loop.nest domain = [3, 0] iterators = [parallel, reduction]
+  // CHECK:        combiners = [mul]
+  %2 = aicf_tensor.reduce_prod %e axes = [1] : (tensor<3x0xi64>) -> tensor<3xi64>
+  func.return %0, %1, %2 : tensor<1x8xf16>, tensor<4xf16>, tensor<3xi64>
+}

@@ -16,12 +16,16 @@ func.func @elementwise(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<*xf32> 
 }
 
 // CHECK-LABEL: func.func @reductions
-func.func @reductions(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<1x8xf32>) {
+func.func @reductions(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<1x8xf32>, tensor<f32>, tensor<4x1xf32>) {
   // CHECK: aicf_tensor.reduce_sum %{{.*}} axes = [-1] : (tensor<4x8xf32>) -> tensor<4xf32>
   %0 = aicf_tensor.reduce_sum %x axes = [-1] : (tensor<4x8xf32>) -> tensor<4xf32>
   // CHECK: aicf_tensor.reduce_max %{{.*}} axes = [0] keepdims : (tensor<4x8xf32>) -> tensor<1x8xf32>
   %1 = aicf_tensor.reduce_max %x axes = [0] keepdims : (tensor<4x8xf32>) -> tensor<1x8xf32>
-  func.return %0, %1 : tensor<4xf32>, tensor<1x8xf32>
+  // CHECK: aicf_tensor.reduce_min %{{.*}} axes = [0, 1] : (tensor<4x8xf32>) -> tensor<f32>
+  %2 = aicf_tensor.reduce_min %x axes = [0, 1] : (tensor<4x8xf32>) -> tensor<f32>
+  // CHECK: aicf_tensor.reduce_prod %{{.*}} axes = [1] keepdims : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %3 = aicf_tensor.reduce_prod %x axes = [1] keepdims : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  func.return %0, %1, %2, %3 : tensor<4xf32>, tensor<1x8xf32>, tensor<f32>, tensor<4x1xf32>
 }
 
 // CHECK-LABEL: func.func @layout

@@ -302,3 +302,11 @@ func.func @atan2_of_ints(%x: tensor<4xi32>) -> tensor<4xi32> {
   %0 = aicf_tensor.atan2 %x, %x : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   func.return %0 : tensor<4xi32>
 }
+
+// -----
+
+func.func @min_over_empty_axis(%x: tensor<3x0xi32>) -> tensor<3xi32> {
+  // expected-error @+1 {{'aicf_tensor.reduce_min' reduction over a zero-size axis of 3x0 has no identity (NumPy raises here too)}}
+  %0 = aicf_tensor.reduce_min %x axes = [-1] : (tensor<3x0xi32>) -> tensor<3xi32>
+  func.return %0 : tensor<3xi32>
+}
