@@ -490,7 +490,8 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.isnan.default": lambda x: x != x,
     "aten.reciprocal.default": _float(lambda x: 1.0 / x),
     "aten.sigmoid.default": _float(ops.sigmoid),
-    "aten.relu.default": ops.relu,
+    # clamp_min(x, 0): relu(-0.0) is -0.0 (aicf's relu is IEEE maximum, +0.0)
+    "aten.relu.default": lambda x: ops.maximum(0, x) if _is_float(x.dtype) else ops.relu(x),
     "aten.gelu.default": _gelu,
     "aten.where.self": ops.where,
     "aten.eq.Scalar": ops.equal,

@@ -586,6 +586,7 @@ def test_a_0d_tensor_of_another_float_dtype_is_converted_as_torch_does(fn, dtype
 @pytest.mark.parametrize("fn", [
     lambda x, z: torch.maximum(x, z), lambda x, z: torch.minimum(z, x), lambda x, z: torch.minimum(x, -z),
     lambda x, z: x.clamp(0.0, 1.0), lambda x, z: x.clamp(max=-0.0), lambda x, z: torch.maximum(z, x),
+    lambda x, z: torch.relu(x), lambda x, z: torch.nn.functional.relu(x - z),
 ])  # fmt: skip
 def test_maximum_minimum_and_clamp_keep_the_first_of_equal_zeros(fn):
     # torch keeps the first operand where they compare equal: maximum(-0.0, 0.0) is -0.0,
