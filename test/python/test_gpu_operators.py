@@ -1,4 +1,4 @@
-"""Comparisons, select, iota, erf, gelu's tanh form, reduce_var and bool casts on the
+"""Comparisons, select, iota, erf, gelu's tanh form, reduce_var, reduce_prod/min and bool casts on the
 cuda target against NumPy float64, fused and unfused. Bool (i1) tensors are one byte
 per element (CuPy's bool).
 
@@ -82,7 +82,8 @@ def operator_programs() -> list[str]:
     """Loop-level texts (entry @main) of this file's programs, for the nvcc CI test."""
     out = []
     for r, c in SHAPES:
-        for text in (MASK.format(R=r, C=c), ACTIVATIONS.format(R=r, C=c), VAR.format(R=r, C=c), views_text(r, c), argmax_text(r, c)):
+        for text in (MASK.format(R=r, C=c), ACTIVATIONS.format(R=r, C=c), VAR.format(R=r, C=c), views_text(r, c),
+                     argmax_text(r, c), PROD_MIN.format(R=r, C=c)):
             module = parse_module(make_context(), text, "<operators>")
             run_pipeline(module, FUSE_PIPELINE)
             out.append(str(module))
@@ -123,6 +124,42 @@ def test_reduce_var(shape):
     x64 = x.astype(np.float64)
     for got, ref in ((rows, np.var(x64, 1, ddof=1)), (cols, np.var(x64, 0))):
         assert np.linalg.norm(got - ref) / np.linalg.norm(ref) < 1e-5
+
+
+PROD_MIN = """func.func @main(%x: tensor<{R}x{C}xf32>, %h: tensor<{R}x{C}xf16>, %i: tensor<{R}x{C}xi32>) -> (tensor<{R}xf32>, tensor<{C}xf16>, tensor<{R}xi32>, tensor<{C}xi32>, tensor<{R}x{C}xf32>) {{
+  %p = aicf_tensor.reduce_prod %x axes = [1] : (tensor<{R}x{C}xf32>) -> tensor<{R}xf32>
+  %m = aicf_tensor.reduce_min %h axes = [0] : (tensor<{R}x{C}xf16>) -> tensor<{C}xf16>
+  %q = aicf_tensor.reduce_prod %i axes = [1] : (tensor<{R}x{C}xi32>) -> tensor<{R}xi32>
+  %n = aicf_tensor.reduce_min %i axes = [0] : (tensor<{R}x{C}xi32>) -> tensor<{C}xi32>
+  %r = aicf_tensor.reduce_min %x axes = [1] keepdims : (tensor<{R}x{C}xf32>) -> tensor<{R}x1xf32>
+  %d = aicf_tensor.sub %x, %r : (tensor<{R}x{C}xf32>, tensor<{R}x1xf32>) -> tensor<{R}x{C}xf32>
+  func.return %p, %m, %q, %n, %d : tensor<{R}xf32>, tensor<{C}xf16>, tensor<{R}xi32>, tensor<{C}xi32>, tensor<{R}x{C}xf32>
+}}"""
+
+
+@gpu
+@pytest.mark.gpu
+@pytest.mark.parametrize("fuse", [True, False])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_reduce_prod_and_min(shape, fuse):
+    """The mul and min combiners through the row, column and row-group schedules
+    (warp shuffles of products and minima): products of values near 1, integer
+    products that wrap, minima with NaN and INT_MIN."""
+    r, c = shape
+    rng = np.random.default_rng(11)
+    x = (1 + rng.standard_normal(shape) / (4 * c)).astype(np.float32)
+    x[r // 2, c // 3] = np.nan
+    h = (rng.standard_normal(shape) * 8).astype(np.float16)
+    i = rng.integers(-3, 4, shape, dtype=np.int32)
+    i[0, 0] = np.iinfo(np.int32).min
+    exe = aicf.compile(PROD_MIN.format(R=r, C=c), target="cuda", fuse=fuse)
+    p, m, q, n, d = (cp.asnumpy(o) for o in exe(*(cp.asarray(a) for a in (x, h, i))))
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(p, np.prod(x64, 1), rtol=1e-5)
+    np.testing.assert_array_equal(m, np.min(h, 0))
+    np.testing.assert_array_equal(q, np.prod(i, 1, dtype=np.int32))  # wraps as NumPy's int32
+    np.testing.assert_array_equal(n, np.min(i, 0))
+    np.testing.assert_array_equal(d, x - np.min(x, 1, keepdims=True))
 
 
 @gpu
