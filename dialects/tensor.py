@@ -1202,6 +1202,75 @@ REDUCE_OPS: tuple[type[ReduceOp], ...] = (
 )
 
 
+# --- scans -----------------------------------------------------------------------------------
+
+
+SCAN_MAX_EXTENT = 1 << 14
+"""The longest axis a scan takes: it lowers to a nest that folds, for each element, the
+elements up to it (a triangle: n^2 / 2 steps, exact in NumPy's sequential order),
+until the loop level has a scan of its own."""
+
+
+class ScanOp(ListPropsFormat, TensorOp, abc.ABC):
+    """An inclusive scan along `axis` (negative counts from the end): element i is the
+    fold of elements 0..i, in order, as NumPy's cumsum and cumprod."""
+
+    input = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    axis = prop_def(IntegerAttr)
+    traits = traits_def(Pure(), TensorCanonicalization())
+    INT_PROPS: ClassVar[tuple[str, ...]] = ("axis",)
+
+    def __init__(self, input: SSAValue | Operation, axis: int, result_type: Attribute | None = None):
+        input = SSAValue.get(input)
+        super().__init__(
+            operands=[input],
+            properties={"axis": IntegerAttr(axis, i64)},
+            result_types=[result_type or UnrankedTensorType(element_type(input.type))],
+        )
+
+    def scan_axis(self) -> int:
+        """The axis, non-negative; needs a ranked operand."""
+        shape = ranked_shape(self.input.type)
+        assert shape is not None
+        return rules.normalize_axes((self.axis.value.data,), len(shape))[0]
+
+    def infer_shape(self, shapes):
+        rules.normalize_axes((self.axis.value.data,), len(shapes[0]))
+        return shapes[0]
+
+    def verify_(self) -> None:
+        super().verify_()
+        if element_type(self.input.type) == IntegerType(1):
+            raise VerifyException(
+                f"'{self.name}': a scan of i1 (bool) values is not defined; cast them to an "
+                "integer type first (NumPy takes them as int64)"
+            )
+        shape = ranked_shape(self.input.type)
+        if shape is not None and shape[self.scan_axis()] > SCAN_MAX_EXTENT:
+            raise VerifyException(
+                f"'{self.name}': an axis of {shape[self.scan_axis()]} elements is not supported yet "
+                f"(at most {SCAN_MAX_EXTENT}: a scan lowers to a triangle of folds)"
+            )
+
+
+@irdl_op_definition
+class CumsumOp(ScanOp):
+    """Running sum along axis (numpy.cumsum). `%c = aicf_tensor.cumsum %x axis = -1 : (tensor<4x8xf32>) -> tensor<4x8xf32>`"""
+
+    name = "aicf_tensor.cumsum"
+
+
+@irdl_op_definition
+class CumprodOp(ScanOp):
+    """Running product along axis (numpy.cumprod). `%c = aicf_tensor.cumprod %x axis = 0 : (tensor<4x8xf32>) -> tensor<4x8xf32>`"""
+
+    name = "aicf_tensor.cumprod"
+
+
+SCAN_OPS: tuple[type[ScanOp], ...] = (CumsumOp, CumprodOp)
+
+
 # --- contraction -----------------------------------------------------------------------------
 
 
@@ -1793,6 +1862,7 @@ AICFTensor = Dialect(
         CastOp,
         IotaOp,
         *REDUCE_OPS,
+        *SCAN_OPS,
         MatmulOp,
         AttentionOp,
         ReshapeOp,

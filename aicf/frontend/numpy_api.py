@@ -140,6 +140,24 @@ def _widening(op: Callable[..., Tensor]):
 _sum = _widening(ops.reduce_sum)
 sum_ = _reduction(_sum, "numpy.sum")
 prod = _reduction(_widening(ops.reduce_prod), "numpy.prod")
+def _cumulative(op: Callable[..., Tensor], func_name: str):
+    """numpy.cumsum and cumprod: over the flattened array without an axis; bools and
+    int32 as int64, as NumPy's sum and prod."""
+
+    def scan(a, axis=None, dtype=None, out=None):
+        _reject(func_name, dtype=(dtype, None), out=(out, None))
+        a = ops._as_tensor(a, _tracer_of(a), None, func_name)
+        if axis is None:
+            a, axis = ops.reshape(a, [-1]), 0
+        if a.dtype in ("i1", "i32"):
+            a = ops.cast(a, "i64")
+        return op(a, axis)
+
+    return scan
+
+
+cumsum = _cumulative(ops.cumsum, "numpy.cumsum")
+cumprod = _cumulative(ops.cumprod, "numpy.cumprod")
 max_ = _reduction(ops.reduce_max, "numpy.max", has_dtype=False)
 min_ = _reduction(reduce_min, "numpy.min", has_dtype=False)
 
@@ -1475,6 +1493,8 @@ NOT_YET_UFUNCS: dict[str, str] = {}
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.sum: sum_,
     np.prod: prod,
+    np.cumsum: cumsum,
+    np.cumprod: cumprod,
     np.max: max_,
     np.amax: max_,
     np.min: min_,

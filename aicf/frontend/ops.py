@@ -41,7 +41,7 @@ from aicf.passes.tensor.fold import MAX_FOLD_ELEMENTS
 __all__ = [
     "neg", "exp", "log", "sin", "cos", "tanh", "sqrt", "rsqrt", "abs", "relu", "gelu",
     "sigmoid", "add", "sub", "mul", "div", "true_divide", "max", "min", "pow", "maximum", "minimum",
-    "constant", "cast", "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_mean", "reduce_var", "matmul",
+    "constant", "cast", "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "cumsum", "cumprod", "reduce_mean", "reduce_var", "matmul",
     "reshape", "transpose", "broadcast_to", "erf", "equal", "not_equal", "less",
     "less_equal", "greater", "greater_equal", "where", "iota", "slice", "concatenate", "take", "argmax", "argmin",
     "attention", "floor_divide", "remainder", "divmod", "fmod", "logical_and", "logical_or",
@@ -687,6 +687,24 @@ reduce_sum = _reduce(T.ReduceSumOp)
 reduce_max = _reduce(T.ReduceMaxOp)
 reduce_min = _reduce(T.ReduceMinOp)
 reduce_prod = _reduce(T.ReduceProdOp)
+
+
+def _scan(cls: type[T.ScanOp]):
+    def op(x: Tensor, axis: Any) -> Tensor:
+        tracer = _tracer_of(x)
+        x = _as_tensor(x, tracer, None, cls.name)
+        ax = _index(axis, "axis", cls.name)
+        if not -x.ndim <= ax < x.ndim:
+            raise located_error(cls.name, f"axis {ax} is out of range for rank {x.ndim}")
+        return _weak_if(tracer.emit(cls, [x], {"axis": IntegerAttr(ax, i64)}), x)
+
+    op.__name__ = cls.name.split(".")[1]
+    op.__doc__ = f"`{cls.name}` along `axis` (inclusive, as NumPy's)."
+    return op
+
+
+cumsum = _scan(T.CumsumOp)
+cumprod = _scan(T.CumprodOp)
 reduce_mean = _reduce(T.ReduceMeanOp)
 
 

@@ -517,7 +517,7 @@ class Tensor:
 
     def __getattr__(self, name: str):
         # Reached only for attributes a Tensor lacks. An ndarray method or attribute
-        # (x.round(), x.cumsum(), x.view(...)) is a located error naming the user's line,
+        # (x.view(...), x.tofile(...)) is a located error naming the user's line,
         # not a bare AttributeError; it is an AttributeError too, so hasattr() and
         # getattr(x, name, default) probing for it still answer as before.
         if name.startswith("_") or not hasattr(np.ndarray, name):
@@ -572,6 +572,8 @@ class Tensor:
     ravel = flatten = _method("ravel")
     sum = _method("sum_")
     prod = _method("prod")
+    cumsum = _method("cumsum")
+    cumprod = _method("cumprod")
     mean = _method("mean")
     max = _method("max_")
     min = _method("min_")

@@ -504,6 +504,18 @@ class AicfTensorFunctions(InterpreterFunctions):
     def run_reduce_prod(self, interpreter: Interpreter, op: T.ReduceProdOp, args: PythonValues):
         return self._reduce(op, args, np.prod, accumulate=True)
 
+    def _scan(self, op: T.ScanOp, args: PythonValues, fn: Callable):
+        (x,) = self._operands(op, args)
+        return (self._finish(op, fn(x, axis=op.scan_axis(), dtype=_accumulator(x.dtype))),)
+
+    @impl(T.CumsumOp)
+    def run_cumsum(self, interpreter: Interpreter, op: T.CumsumOp, args: PythonValues):
+        return self._scan(op, args, np.cumsum)
+
+    @impl(T.CumprodOp)
+    def run_cumprod(self, interpreter: Interpreter, op: T.CumprodOp, args: PythonValues):
+        return self._scan(op, args, np.cumprod)
+
     @impl(T.ReduceMeanOp)
     def run_reduce_mean(self, interpreter: Interpreter, op: T.ReduceMeanOp, args: PythonValues):
         return self._reduce(op, args, np.mean, accumulate=True)

@@ -198,6 +198,13 @@ def _widening(op: Callable[..., Tensor]):
     return reduce
 
 
+def _cumulative(op: Callable[..., Tensor], x: Tensor, dim: int, dtype=None) -> Tensor:
+    if dtype is None and x.dtype in ("i1", "i32"):
+        dtype = "torch.int64"  # as sum and prod
+    x = _to_dtype(x, dtype)
+    return ops.reshape(op(ops.reshape(x, [1]), 0), []) if x.ndim == 0 else op(x, dim)  # dim 0 of a 0-d tensor
+
+
 _sum = _widening(ops.reduce_sum)
 _prod = _widening(ops.reduce_prod)
 
@@ -525,6 +532,8 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.mean.dim": _reduction(ops.reduce_mean),
     "aten.amax.default": _reduction(ops.reduce_max),
     "aten.amin.default": _reduction(ops.reduce_min),
+    "aten.cumsum.default": lambda x, dim, *, dtype=None: _cumulative(ops.cumsum, x, dim, dtype),
+    "aten.cumprod.default": lambda x, dim, *, dtype=None: _cumulative(ops.cumprod, x, dim, dtype),
     "aten.prod.default": lambda x, *, dtype=None: _prod(x, None, dtype=dtype),
     "aten.prod.dim_int": lambda x, dim, keepdim=False, *, dtype=None: _prod(x, [dim], keepdim, dtype=dtype),
     "aten.any.dim": _any,

@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineMap, AffineSet
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
@@ -62,12 +62,13 @@ class Emitter:
         iterators: Sequence[Iterator],
         combiners: Sequence[Combiner],
         body: BodyFn,
+        guard: AffineSet | None = None,
     ) -> NestOp:
         region, block = make_body([elt_of(v) for v in ins])
         b = Builder(InsertPoint.at_end(block))
         b.insert(YieldOp(*body(b, block.args)))
         op = NestOp(
-            ins, outs, domain, iterators, [*in_maps, *out_maps], combiners, region
+            ins, outs, domain, iterators, [*in_maps, *out_maps], combiners, region, guard
         )
         op.location = origin.location
         return self.builder.insert(op)

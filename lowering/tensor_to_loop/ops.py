@@ -27,7 +27,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from aicf.dialects import shape_rules as rules
 from aicf.dialects import tensor as t
-from aicf.dialects.loop import Combiner, Iterator
+from aicf.dialects.loop import Combiner, Iterator, RaggedBound
 from aicf.interpreters.tensor import to_storage
 from aicf.lowering.tensor_to_loop import access, scalar
 from aicf.lowering.tensor_to_loop.emitter import Emitter, elt_of, shape_of
@@ -87,6 +87,26 @@ COMBINER_OF: dict[type[t.ReduceOp], Combiner] = {
 
 def lower_reduce(op: t.ReduceOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
     _reduce_nest(op, ins[0], out, COMBINER_OF[type(op)], scalar.compute_type(elt_of(out)), em)
+
+
+def lower_scan(op: t.ScanOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
+    """out[.., i, ..] folds in[.., k, ..] for k = 0..i: a nest over the shape and one
+    more dim k (the reduction), guarded to k <= i. The fold runs k upwards, NumPy's
+    order, so a sum is NumPy's sequential cumsum (n^2 / 2 steps: SCAN_MAX_EXTENT)."""
+    shape = shape_of(out)
+    rank, axis = len(shape), op.scan_axis()
+    dims = [AffineExpr.dimension(i) for i in range(rank)]
+    read = list(dims)
+    read[axis] = AffineExpr.dimension(rank)
+    combiner = Combiner.ADD if isinstance(op, t.CumsumOp) else Combiner.MUL
+    acc = scalar.compute_type(elt_of(out))
+    em.nest(
+        op, [ins[0]], [AffineMap(rank + 1, 0, tuple(read))],
+        [out], [AffineMap(rank + 1, 0, tuple(dims))],
+        (*shape, shape[axis]), [Iterator.PARALLEL] * rank + [Iterator.REDUCTION], [combiner],
+        lambda b, args: [scalar.convert(b, args[0], acc)],
+        RaggedBound(rank, dims[axis]).to_set(rank + 1),
+    )  # fmt: skip
 
 
 def lower_mean(op: t.ReduceMeanOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
@@ -321,6 +341,8 @@ LOWERINGS: dict[type[Operation], Lowering] = {
     t.ReduceMinOp: lower_reduce,
     t.ReduceProdOp: lower_reduce,
     t.ReduceMeanOp: lower_mean,
+    t.CumsumOp: lower_scan,
+    t.CumprodOp: lower_scan,
     t.MatmulOp: lower_matmul,
     t.AttentionOp: lower_attention,
     t.TransposeOp: lower_transpose,

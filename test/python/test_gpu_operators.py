@@ -1,4 +1,4 @@
-"""Comparisons, select, iota, erf, gelu's tanh form, reduce_var, reduce_prod/min and bool casts on the
+"""Comparisons, select, iota, erf, gelu's tanh form, reduce_var, reduce_prod/min, scans and bool casts on the
 cuda target against NumPy float64, fused and unfused. Bool (i1) tensors are one byte
 per element (CuPy's bool).
 
@@ -83,7 +83,7 @@ def operator_programs() -> list[str]:
     out = []
     for r, c in SHAPES:
         for text in (MASK.format(R=r, C=c), ACTIVATIONS.format(R=r, C=c), VAR.format(R=r, C=c), views_text(r, c),
-                     argmax_text(r, c), PROD_MIN.format(R=r, C=c)):
+                     argmax_text(r, c), PROD_MIN.format(R=r, C=c), SCANS.format(R=r, C=c)):
             module = parse_module(make_context(), text, "<operators>")
             run_pipeline(module, FUSE_PIPELINE)
             out.append(str(module))
@@ -160,6 +160,37 @@ def test_reduce_prod_and_min(shape, fuse):
     np.testing.assert_array_equal(q, np.prod(i, 1, dtype=np.int32))  # wraps as NumPy's int32
     np.testing.assert_array_equal(n, np.min(i, 0))
     np.testing.assert_array_equal(d, x - np.min(x, 1, keepdims=True))
+
+
+SCANS = """func.func @main(%x: tensor<{R}x{C}xf32>, %h: tensor<{R}x{C}xf16>, %i: tensor<{R}x{C}xi64>) -> (tensor<{R}x{C}xf32>, tensor<{R}x{C}xf16>, tensor<{R}x{C}xi64>, tensor<{R}x{C}xf32>) {{
+  %a = aicf_tensor.cumsum %x axis = 1 : (tensor<{R}x{C}xf32>) -> tensor<{R}x{C}xf32>
+  %b = aicf_tensor.cumsum %h axis = 0 : (tensor<{R}x{C}xf16>) -> tensor<{R}x{C}xf16>
+  %c = aicf_tensor.cumsum %i axis = -1 : (tensor<{R}x{C}xi64>) -> tensor<{R}x{C}xi64>
+  %d = aicf_tensor.cumprod %x axis = 0 : (tensor<{R}x{C}xf32>) -> tensor<{R}x{C}xf32>
+  func.return %a, %b, %c, %d : tensor<{R}x{C}xf32>, tensor<{R}x{C}xf16>, tensor<{R}x{C}xi64>, tensor<{R}x{C}xf32>
+}}"""
+
+
+@gpu
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", SHAPES)
+def test_cumsum_and_cumprod(shape):
+    """Scans are guarded nests (a triangle of folds): the schedules that walk a guarded
+    reduction dim, along rows and along columns."""
+    r, c = shape
+    rng = np.random.default_rng(13)
+    x = (1 + rng.standard_normal(shape) / (4 * r)).astype(np.float32)
+    h = rng.standard_normal(shape).astype(np.float16)
+    i = rng.integers(-2**40, 2**40, shape)
+    exe = aicf.compile(SCANS.format(R=r, C=c), target="cuda")
+    a, b, k, d = (cp.asnumpy(o) for o in exe(*(cp.asarray(v) for v in (x, h, i))))
+    x64, h64 = x.astype(np.float64), h.astype(np.float64)
+    f32, f16 = np.finfo(np.float32).eps, np.finfo(np.float16).eps
+    # within eps per summed magnitude of the exact running sums (f16 adds in f32)
+    assert np.all(np.abs(a - np.cumsum(x64, 1)) <= 2 * f32 * np.cumsum(np.abs(x64), 1))
+    assert np.all(np.abs(b - np.cumsum(h64, 0)) <= f16 * np.abs(np.cumsum(h64, 0)) + 2 * f32 * np.cumsum(np.abs(h64), 0))
+    np.testing.assert_array_equal(k, np.cumsum(i, -1))
+    np.testing.assert_allclose(d, np.cumprod(x64, 0), rtol=4 * f32 * r)
 
 
 @gpu

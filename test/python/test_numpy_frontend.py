@@ -239,7 +239,7 @@ def _error_of(fn, *args) -> str:
         ("E-IOTA", lambda x: aicf.ops.iota([4, 8], 2), "dim 2 is out of range for rank 2"),  # E-IOTA
         ("E-LOGAND", lambda x: np.logical_and(x > 0, x) << 1, "numpy.left_shift (<<) of i32 tensors is not supported yet"),  # E-LOGAND
         ("E-FFT", lambda x: np.fft.fft(x), "numpy.fft.fft has no aicf meaning"),  # E-FFT
-        ("E-CUMSUM", lambda x: np.cumsum(x), "numpy.cumsum has no aicf meaning"),  # E-CUMSUM
+        ("E-SORT", lambda x: np.sort(x), "numpy.sort has no aicf meaning"),  # E-SORT
         ("E-LOG1P", lambda x: np.frexp(x), "numpy.frexp has no aicf meaning"),  # E-LOG1P
         ("E-ACCUM", lambda x: np.add.accumulate(x), "numpy.add.accumulate has no aicf"),  # E-ACCUM
         ("E-OUT", lambda x: np.tanh(x, out=np.empty((4, 8))), "numpy.tanh: out="),  # E-OUT

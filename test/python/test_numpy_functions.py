@@ -1,6 +1,6 @@
 """NumPy functions built from aicf's operators (layout: flip, roll, tile, repeat, pad,
 diff, diagonal/diag/trace; contractions: tensordot, inner, outer; statistics: average,
-ptp, count_nonzero, prod, min; predicates: any, all, isclose; round, fix, nan_to_num), on both
+ptp, count_nonzero, prod, min, cumsum, cumprod; predicates: any, all, isclose; round, fix, nan_to_num), on both
 targets, against NumPy on the same inputs: values, dtypes and shapes."""
 
 from __future__ import annotations
@@ -73,6 +73,21 @@ CASES += [
     ("min", lambda a: np.min(a, axis=1), [s]), ("min_int", lambda a: a.min(axis=1), [_big]), ("min_bool", lambda a: np.min(a, 0), [b]),
     ("min_all", lambda a: np.amin(a), [x]), ("min_rows", lambda a: a - a.min(-1, keepdims=True) * a.prod(-1, keepdims=True), [x]),
 ]
+# running sums and products: cumsum and cumprod (flattened without an axis; bools and
+# int32 as int64); the position ids of a padded batch, as HF models compute them
+_mask = np.array([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1], [0, 1, 1, 0, 1]], np.int64)
+CASES += [
+    ("cumsum", lambda a: np.cumsum(a), [x]), ("cumsum1", lambda a: np.cumsum(a, axis=1), [x]),
+    ("cumsum_m", lambda a: a.cumsum(-1) + a.cumsum(0), [m]), ("cumprod", lambda a: np.cumprod(1 + a / 4, axis=2), [x]),
+    ("cumsum_s", lambda a: np.cumsum(a, 1), [s]), ("cumprod_s", lambda a: np.cumprod(a, 1), [s]),
+    ("cumsum_i", lambda a: np.cumsum(a, 0), [i]), ("cumprod_i", lambda a: a.cumprod(1), [_big]), ("cumsum_b", lambda a: np.cumsum(a), [b]),
+    ("positions", lambda k: np.where(k == 0, 1, np.cumsum(k, -1) - 1), [_mask]),
+    ("cumsum_empty", lambda a: np.cumsum(a, 0), [np.zeros((0, 3), np.float32)]), ("cumsum_0d", lambda a: np.cumsum(a), [np.float32(2.5) * np.ones((), np.float32)]),
+]
+
+# sums over many elements, whose rounding NumPy's sequential f32 order shows (the cpu
+# target adds f32 in f64): against the float64 sums, within eps per summed magnitude
+_LONG_SUMS = {"cumsum": (None,), "cumsum1": (1,)}
 
 
 def _run(f, args, target):
@@ -94,7 +109,11 @@ def test_matches_numpy(name, f, args, target):
     for r, o in zip(refs, outs):
         r, o = np.asarray(r), np.asarray(o)
         assert (o.dtype, o.shape) == (r.dtype, r.shape), name
-        if r.dtype.kind == "f":
+        if r.dtype.kind == "f" and name in _LONG_SUMS:
+            exact = f(*(a.astype(np.float64) if a.dtype == np.float32 else a for a in args))
+            tol = np.finfo(r.dtype).eps * np.cumsum(np.abs(args[0].astype(np.float64)), *_LONG_SUMS[name])
+            assert np.all(np.abs(o - exact) <= tol), name  # NumPy's f32 sums are further off
+        elif r.dtype.kind == "f":
             np.testing.assert_allclose(o, r, rtol=2e-6, atol=1e-6, err_msg=name)
         else:
             np.testing.assert_array_equal(o, r, err_msg=name)

@@ -64,21 +64,21 @@ def test_gpt_matches_eager_with_every_op_compiled(batch, seq, caplog):
     assert torch.equal(out.argmax(-1), ref.argmax(-1))
 
 
-class WithCumsum(torch.nn.Module):
+class WithLogcumsumexp(torch.nn.Module):
     def forward(self, x):
-        return torch.cumsum(torch.tanh(x) * 2, dim=-1) + 1
+        return torch.logcumsumexp(torch.tanh(x) * 2, dim=-1) + 1
 
 
 def test_unsupported_operator_is_left_to_torch_with_one_log_line(caplog):
     x = torch.randn(4, 8)
     with torch.no_grad(), caplog.at_level(logging.WARNING, "aicf.torch_backend"):
-        out = torch.compile(WithCumsum(), backend="aicf", dynamic=False)(x)
+        out = torch.compile(WithLogcumsumexp(), backend="aicf", dynamic=False)(x)
     lines = [r.getMessage() for r in caplog.records if r.name == "aicf.torch_backend"]
-    assert lines == ["aicf: left to torch: aten.cumsum.default (no aicf lowering)"]
+    assert lines == ["aicf: left to torch: aten.logcumsumexp.default (no aicf lowering)"]
     report = backend.last_report()
-    assert report.fallback == {"aten.cumsum.default": "no aicf lowering"}
+    assert report.fallback == {"aten.logcumsumexp.default": "no aicf lowering"}
     assert report.compiled_ops["aten.tanh.default"] == 1 and report.compiled_ops["aten.add.Tensor"] == 1
-    torch.testing.assert_close(out, WithCumsum()(x))
+    torch.testing.assert_close(out, WithLogcumsumexp()(x))
 
 
 def test_graph_needing_gradients_runs_in_torch(caplog):
@@ -614,11 +614,15 @@ def test_gather_from_a_0d_tensor(fn):
     torch.prod, lambda x: x.prod(1), lambda x: torch.prod(x, -1, keepdim=True), lambda x: x.amin(1),
     lambda x: torch.amin(x, (0, 1), keepdim=True), lambda x: _I.prod(0) + x[0, :3], lambda x: _I.prod(),
     lambda x: (x > 0).prod(1), lambda x: _I.to(torch.int32).prod(1), lambda x: _I.amin(-1),
-    lambda x: x[:, :0].prod(1),
+    lambda x: x[:, :0].prod(1), lambda x: x.cumsum(1), lambda x: torch.cumprod(x, 0), lambda x: _I.cumsum(-1),
+    lambda x: (x > 0).cumsum(1), lambda x: x[0, 0].cumsum(0), lambda x: x.cumsum(0, dtype=torch.float64),
+    # position ids of a padded batch, as HF models compute them from the attention mask
+    lambda x: (x.isfinite().long().cumsum(-1) - 1).masked_fill(x.isnan(), 1),
 ])  # fmt: skip
-def test_prod_and_amin_match_eager(fn):
-    """aten.prod was left to torch; prod and amin are aicf's reduce_prod and
-    reduce_min, with torch's dtypes (bool and int32 products are int64)."""
+def test_prod_amin_and_cumsum_match_eager(fn):
+    """aten.prod and aten.cumsum were left to torch; prod, amin, cumsum and cumprod are
+    aicf's reduce_prod, reduce_min and scans, with torch's dtypes (bool and int32
+    products and running sums are int64)."""
     ref = fn(_X)
     out = torch.compile(fn, backend="aicf", dynamic=False)(_X)
     assert backend.last_report().fallback == {}, backend.last_report().fallback

@@ -28,6 +28,15 @@ func.func @reductions(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<1x8xf32>, t
   func.return %0, %1, %2, %3 : tensor<4xf32>, tensor<1x8xf32>, tensor<f32>, tensor<4x1xf32>
 }
 
+// CHECK-LABEL: func.func @scans
+func.func @scans(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  // CHECK: aicf_tensor.cumsum %{{.*}} axis = -1 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %0 = aicf_tensor.cumsum %x axis = -1 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: aicf_tensor.cumprod %{{.*}} axis = 0 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = aicf_tensor.cumprod %x axis = 0 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
 // CHECK-LABEL: func.func @layout
 func.func @layout(%x: tensor<4x8xf16>) -> tensor<2x16xf32> {
   // CHECK: aicf_tensor.transpose %{{.*}} perm = [1, 0] : (tensor<4x8xf16>) -> tensor<8x4xf16>

@@ -310,3 +310,27 @@ func.func @min_over_empty_axis(%x: tensor<3x0xi32>) -> tensor<3xi32> {
   %0 = aicf_tensor.reduce_min %x axes = [-1] : (tensor<3x0xi32>) -> tensor<3xi32>
   func.return %0 : tensor<3xi32>
 }
+
+// -----
+
+func.func @scan_axis_out_of_range(%x: tensor<4x8xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{'aicf_tensor.cumsum' axis 2 is out of range for rank 2}}
+  %0 = aicf_tensor.cumsum %x axis = 2 : (tensor<4x8xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @scan_of_bools(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'aicf_tensor.cumprod' a scan of i1 (bool) values is not defined; cast them to an integer type first (NumPy takes them as int64)}}
+  %0 = aicf_tensor.cumprod %x axis = 0 : (tensor<4xi1>) -> tensor<4xi1>
+  func.return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @scan_too_long(%x: tensor<2x20000xf32>) -> tensor<2x20000xf32> {
+  // expected-error @+1 {{'aicf_tensor.cumsum' an axis of 20000 elements is not supported yet (at most 16384: a scan lowers to a triangle of folds)}}
+  %0 = aicf_tensor.cumsum %x axis = 1 : (tensor<2x20000xf32>) -> tensor<2x20000xf32>
+  func.return %0 : tensor<2x20000xf32>
+}
