@@ -1207,7 +1207,7 @@ REDUCE_OPS: tuple[type[ReduceOp], ...] = (
 
 SCAN_MAX_EXTENT = 1 << 14
 """The longest axis a scan takes: it lowers to a nest that folds, for each element, the
-elements up to it (a triangle: n^2 / 2 steps, exact in NumPy's sequential order),
+elements up to it, in order (a triangle: n^2 / 2 steps),
 until the loop level has a scan of its own."""
 
 

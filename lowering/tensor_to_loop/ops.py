@@ -92,7 +92,7 @@ def lower_reduce(op: t.ReduceOp, ins: Sequence[SSAValue], out: SSAValue, em: Emi
 def lower_scan(op: t.ScanOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter) -> None:
     """out[.., i, ..] folds in[.., k, ..] for k = 0..i: a nest over the shape and one
     more dim k (the reduction), guarded to k <= i. The fold runs k upwards, NumPy's
-    order, so a sum is NumPy's sequential cumsum (n^2 / 2 steps: SCAN_MAX_EXTENT)."""
+    order, as NumPy's sequential cumsum (n^2 / 2 steps: SCAN_MAX_EXTENT)."""
     shape = shape_of(out)
     rank, axis = len(shape), op.scan_axis()
     dims = [AffineExpr.dimension(i) for i in range(rank)]
