@@ -125,10 +125,16 @@ class Tracer:
         """Record a closed-over array about to become a constant, with its checksum
         now, before its value is copied: taken later (after the compile), a change made
         meanwhile by another thread was in the checksum but not in the program, which
-        then kept the old value on every call."""
-        if id(array) not in self._captured_ids:
-            self._captured_ids.add(id(array))
-            self.captured.append((array, checksum(array)))
+        then kept the old value on every call. A view's base is recorded too: a view
+        made in the function (`x @ W.T`, `b[::-1]`) is freed after the trace, and with
+        it aicf.jit's weak reference, so that `W -= lr * dW` went unseen."""
+        root = array
+        while isinstance(root.base, np.ndarray) and not root.base.dtype.hasobject:
+            root = root.base  # (a field of a record array with objects: its bytes alone)
+        for a in (array,) if root is array else (array, root):
+            if id(a) not in self._captured_ids:
+                self._captured_ids.add(id(a))
+                self.captured.append((a, checksum(a)))
 
     # --- building ---------------------------------------------------------------------------
 

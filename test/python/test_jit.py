@@ -647,3 +647,32 @@ def test_a_jit_function_copies_as_itself_and_pickles_as_its_function_and_options
     assert g is not f and g.num_compilations == 0
     assert (g.static_argnames, g.cache_size, g.compile_options) == (f.static_argnames, 3, f.compile_options)
     np.testing.assert_array_equal(g(x, 5), x * 2 + 5)
+
+
+def test_a_closed_over_array_used_through_a_view_changed_in_place_is_traced_again():
+    """`x @ W.T`, `b[::-1]`, `d.reshape(...)`: the view the function makes is a
+    temporary, freed after the trace with the weak reference watching it, so that a
+    later `W += 1` was not seen and every call returned x @ (the old W).T, silently."""
+    W = rand(3, 3)
+    b = rand(3)
+    d = rand(3)
+    f = aicf.jit(lambda x: x @ W.T + b[::-1] + d.reshape(1, 3))
+    x = rand(2, 3)
+    np.testing.assert_allclose(f(x), x @ W.T + b[::-1] + d, rtol=1e-6)
+    W += 1
+    np.testing.assert_allclose(f(x), x @ W.T + b[::-1] + d, rtol=1e-6)
+    b[0] = 100
+    np.testing.assert_allclose(f(x), x @ W.T + b[::-1] + d, rtol=1e-6)
+    d *= 3
+    np.testing.assert_allclose(f(x), x @ W.T + b[::-1] + d, rtol=1e-6)
+    assert f.num_compilations == 4
+
+
+@pytest.mark.parametrize("use", ["result", "operand"])
+def test_a_closed_over_object_array_is_a_located_error(use):
+    """An object array met in a trace raised NumPy's raw "Cannot change data-type for
+    array of references" (its checksum was taken before its dtype was checked)."""
+    objects = np.array([None, 1.0])
+    fn = (lambda x: (x, objects)) if use == "result" else (lambda x: x + objects)
+    with pytest.raises(aicf.CompileError, match=r"test_jit\.py:\d+: error: .*unsupported dtype dtype\('O'\)"):
+        aicf.jit(fn)(np.ones(2, np.float32))
