@@ -42,6 +42,7 @@ import logging
 import os
 import threading
 import time
+import types
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -279,6 +280,14 @@ class JitFunction:
                 f"static_argnames: {_name_of(fn)} has no parameter {sorted(unknown)}"
             )
         self.static_argnames = tuple(sorted(names))
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        # `@aicf.jit` on a method: `obj.method(x)` passes obj as the first argument, as
+        # a function's method does (it called fn(x) and said "missing a required
+        # argument: 'x'"); obj is an argument as any other: static_argnums=0 or a pytree
+        if instance is None:
+            return self
+        return types.MethodType(self, instance)
 
     def __deepcopy__(self, memo) -> JitFunction:
         # its specialisations are read-only loaded programs: a copy is the same function

@@ -676,3 +676,35 @@ def test_a_closed_over_object_array_is_a_located_error(use):
     fn = (lambda x: (x, objects)) if use == "result" else (lambda x: x + objects)
     with pytest.raises(aicf.CompileError, match=r"test_jit\.py:\d+: error: .*unsupported dtype dtype\('O'\)"):
         aicf.jit(fn)(np.ones(2, np.float32))
+
+
+class _Scaled:
+    def __init__(self, w):
+        self.w = w
+
+    def __hash__(self):
+        return hash(float(self.w))
+
+    def __eq__(self, other):
+        return isinstance(other, _Scaled) and self.w == other.w
+
+    @aicf.jit(static_argnums=0)
+    def scale(self, x):
+        return x * self.w
+
+    @aicf.jit
+    def plain(self, x):
+        return x
+
+
+def test_a_jitted_method_is_bound_to_its_instance():
+    """`@aicf.jit` on a method: `obj.scale(x)` called the function with x alone, and
+    said "scale: missing a required argument: 'x'". The instance is the first argument
+    now, as a method's (static here; otherwise an error naming 'self')."""
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(_Scaled(np.float32(2)).scale(x), x * 2)
+    np.testing.assert_array_equal(_Scaled(np.float32(3)).scale(x), x * 3)
+    np.testing.assert_array_equal(_Scaled.scale(_Scaled(np.float32(5)), x), x * 5)
+    assert isinstance(_Scaled.__dict__["scale"], jit_module.JitFunction) and _Scaled.scale is _Scaled.__dict__["scale"]
+    with pytest.raises(ArgumentError, match="argument 'self': a _Scaled is not an array"):
+        _Scaled(np.float32(2)).plain(x)
