@@ -708,3 +708,30 @@ def test_a_jitted_method_is_bound_to_its_instance():
     assert isinstance(_Scaled.__dict__["scale"], jit_module.JitFunction) and _Scaled.scale is _Scaled.__dict__["scale"]
     with pytest.raises(ArgumentError, match="argument 'self': a _Scaled is not an array"):
         _Scaled(np.float32(2)).plain(x)
+
+
+def test_an_ordered_dict_keeps_its_order_and_a_defaultdict_its_factory():
+    """An OrderedDict was flattened in sorted key order and handed to the function as a
+    plain dict: `for w in layers.values()` over layer0..layer10 ran layer10 second,
+    silently. It keeps its order now (and is returned as one), as in JAX; a
+    defaultdict keeps its default_factory (it became a dict: KeyError)."""
+    from collections import OrderedDict, defaultdict
+
+    rng = np.random.default_rng(0)
+    layers = OrderedDict((f"layer{i}", rng.standard_normal((3, 3)).astype(np.float32)) for i in range(11))
+
+    def mlp(layers, x):
+        for w in layers.values():
+            x = np.tanh(x @ w)
+        return x
+
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    ref = x.astype(np.float64)
+    for w in layers.values():
+        ref = np.tanh(ref @ w)
+    np.testing.assert_allclose(aicf.jit(mlp)(layers, x), ref, rtol=1e-4, atol=1e-5)
+    out = aicf.jit(lambda d: OrderedDict([("z", d["b"]), ("a", d["a"])]))(OrderedDict([("b", x), ("a", x + 1)]))
+    assert type(out) is OrderedDict and list(out) == ["z", "a"]
+    np.testing.assert_array_equal(out["z"], x)
+    counts = defaultdict(list, {"x": x})
+    np.testing.assert_array_equal(aicf.jit(lambda d: d["x"] * (len(d["missing"]) + 2))(counts), x * 2)
