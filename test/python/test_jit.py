@@ -666,6 +666,19 @@ def test_a_closed_over_array_used_through_a_view_changed_in_place_is_traced_agai
     d *= 3
     np.testing.assert_allclose(f(x), x @ W.T + b[::-1] + d, rtol=1e-6)
     assert f.num_compilations == 4
+    # only the bytes of the base the view spans are watched: a change outside them in a
+    # large buffer neither traces again nor is checksummed whole on every call
+    buf = rand(10, 3)
+    g = aicf.jit(lambda y: y + buf[7:2:-2, ::-1])
+    y = rand(3, 3)
+    np.testing.assert_allclose(g(y), y + buf[7:2:-2, ::-1], rtol=1e-6)
+    buf[8:] += 1
+    buf[:3] += 1
+    g(y)
+    assert g.num_compilations == 1
+    buf[5, 0] += 1
+    np.testing.assert_allclose(g(y), y + buf[7:2:-2, ::-1], rtol=1e-6)
+    assert g.num_compilations == 2
 
 
 @pytest.mark.parametrize("use", ["result", "operand"])
