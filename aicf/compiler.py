@@ -787,6 +787,18 @@ class SpecializingExecutable:
         )
         return self.specialize(self._shapes_of(arrays)).profile(*arrays, repeat=repeat)
 
+    def explain(self, top: int = 3) -> str:
+        """Executable.explain of every specialisation compiled so far, most recently
+        used last (aicf.compile's `exe.explain()` raised a raw AttributeError on a
+        program with dynamic extents)."""
+        if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+            raise ArgumentError(f"explain: top must be an int >= 0, got {top!r}")
+        entries = list(self.specializations.items())
+        if not entries:
+            return f"{self!r}: no specialisation compiled yet (call it, or specialize(shapes), first)"
+        return "\n\n".join(f"# @{self.entry} shapes {list(map(list, shapes))}\n{exe.explain(top)}"
+                            for shapes, exe in entries)
+
 
 def _keywords_error(entry: str, names: Sequence[str], keywords: dict) -> ArgumentError:
     return ArgumentError(f"@{entry} takes its arguments by position ({', '.join(names)}), got keyword "

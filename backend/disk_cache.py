@@ -248,15 +248,27 @@ def lookup(target: str, key: str, suffix: str) -> Path | None:
     return entry
 
 
+def read_checked(entry: Path) -> bytes | None:
+    """The bytes of the cache entry `entry`, read once and checked against its digest
+    now, or None. What a caller loads must be these bytes, not the file again: the
+    file may change after its check (another process of this user truncating it, or
+    writing it in place)."""
+    data, recorded = _read_trusted(entry), _read_trusted(entry.with_name(entry.name + _SIDECAR))
+    if data is None or recorded is None or recorded.decode(errors="replace") != digest(entry.name, data):
+        return None
+    return data
+
+
 def lookup_json(target: str, key: str, suffix: str) -> dict | None:
     """A checked entry holding a JSON object, decoded; None when there is none or it
     does not decode to an object (the caller then rebuilds it)."""
     path = lookup(target, key, suffix)
-    if path is None:
+    text = None if path is None else read_checked(path)  # the bytes checked, not the file read again
+    if text is None:
         return None
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
+        data = json.loads(text.decode())
+    except ValueError:
         return None
     return data if isinstance(data, dict) else None
 

@@ -179,7 +179,7 @@ def render_api() -> str:
         *_methods(aicf.Executable, "Executable", ["__call__", "profile", "explain"]),
         f"### `aicf.compiler.SpecializingExecutable`", "",
         inspect.getdoc(SpecializingExecutable) or "", "",
-        *_methods(SpecializingExecutable, "SpecializingExecutable", ["specialize"]),
+        *_methods(SpecializingExecutable, "SpecializingExecutable", ["specialize", "explain"]),
         "## Tracing",
         "",
         *_entry("aicf.jit", aicf.jit),

@@ -42,6 +42,7 @@ import logging
 import os
 import threading
 import time
+import types
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -80,9 +81,9 @@ DEFAULT_CACHE_SIZE = 64
 def _watch(captured: list[tuple[np.ndarray, int]]) -> tuple:
     """(weak reference, checksum at the trace) of each closed-over array a trace made
     a constant; the first checksum of an array met twice (a nested trace)."""
-    seen: dict[int, tuple[np.ndarray, int]] = {}
-    for a, crc in captured:
-        seen.setdefault(id(a), (a, crc))
+    seen: dict[tuple, tuple[np.ndarray, tuple]] = {}
+    for a, crc in captured:  # crc[2]: the bytes of a view's base watched (tracer.checksum)
+        seen.setdefault((id(a), crc[2]), (a, crc))
     return tuple((weakref.ref(a), crc) for a, crc in seen.values())
 
 
@@ -91,7 +92,7 @@ def _changed(watch: tuple) -> bool:
     left the program computing with the old W); a freed one cannot change."""
     for ref, checksum in watch:
         a = ref()
-        if a is not None and _checksum(a) != checksum:
+        if a is not None and _checksum(a, checksum[2]) != checksum:
             return True
     return False
 
@@ -279,6 +280,14 @@ class JitFunction:
                 f"static_argnames: {_name_of(fn)} has no parameter {sorted(unknown)}"
             )
         self.static_argnames = tuple(sorted(names))
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        # `@aicf.jit` on a method: `obj.method(x)` passes obj as the first argument, as
+        # a function's method does (it called fn(x) and said "missing a required
+        # argument: 'x'"); obj is an argument as any other: static_argnums=0 or a pytree
+        if instance is None:
+            return self
+        return types.MethodType(self, instance)
 
     def __deepcopy__(self, memo) -> JitFunction:
         # its specialisations are read-only loaded programs: a copy is the same function

@@ -78,8 +78,6 @@ def _array_constant(tracer: Tracer, value: np.ndarray, like: Any, op_name: str) 
     if redefined is not None:
         raise located_error(op_name, f"a closed-over array: {redefined}")
     array = np.asarray(value)
-    if isinstance(value, np.ndarray):
-        tracer.capture(value)
     if array.dtype == np.float64:
         # a weak f64 is a Python float, whose type is f32 until a tensor says otherwise
         other = like.dtype if isinstance(like, Tensor) and not (like.weak and like.dtype == "f64") else "f32"
@@ -98,6 +96,8 @@ def _array_constant(tracer: Tracer, value: np.ndarray, like: Any, op_name: str) 
             dtype = dtype_of(array.dtype)
         except TypeError as e:
             raise located_error(op_name, f"a constant array: {e}") from None
+    if isinstance(value, np.ndarray):  # of a dtype aicf has (an object array's checksum raised)
+        tracer.capture(value)
     elt = T.dtype_from_name(dtype)
     return tracer.constant(array, TensorType(elt, list(array.shape)))
 

@@ -125,10 +125,19 @@ class Tracer:
         """Record a closed-over array about to become a constant, with its checksum
         now, before its value is copied: taken later (after the compile), a change made
         meanwhile by another thread was in the checksum but not in the program, which
-        then kept the old value on every call."""
-        if id(array) not in self._captured_ids:
-            self._captured_ids.add(id(array))
-            self.captured.append((array, checksum(array)))
+        then kept the old value on every call. A view's base is recorded too: a view
+        made in the function (`x @ W.T`, `b[::-1]`) is freed after the trace, and with
+        it aicf.jit's weak reference, so that `W -= lr * dW` went unseen."""
+        root = array
+        while isinstance(root.base, np.ndarray) and not root.base.dtype.hasobject:
+            root = root.base  # (a field of a record array with objects: its bytes alone)
+        watched = [(array, None)]
+        if root is not array:  # the bytes of the base the view spans (all of it if not contiguous)
+            watched.append((root, _span(array, root)))
+        for a, span in watched:
+            if (id(a), span) not in self._captured_ids:
+                self._captured_ids.add((id(a), span))
+                self.captured.append((a, checksum(a, span)))
 
     # --- building ---------------------------------------------------------------------------
 
@@ -272,10 +281,28 @@ def trace(fn: Callable[..., Any], *example_args: Any) -> ModuleOp:
     return trace_function(fn, example_args)
 
 
-def checksum(array: np.ndarray) -> tuple:
+def _span(view: np.ndarray, root: np.ndarray) -> tuple[int, int] | None:
+    """The bytes [lo, hi) of the contiguous array `root` that `view` (a view of it)
+    reads, None (all of them) for a root that is not contiguous."""
+    if not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return None
+    lo = hi = view.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if view.size == 0:
+        return lo, lo
+    for n, stride in zip(view.shape, view.strides):
+        lo, hi = lo + min(0, (n - 1) * stride), hi + max(0, (n - 1) * stride)
+    return max(lo, 0), min(hi + view.itemsize, root.nbytes)
+
+
+def checksum(array: np.ndarray, span: tuple[int, int] | None = None) -> tuple:
     """The array's shape, dtype and a CRC of its values (aicf.jit's test for a change
-    in place: `w.shape = (2, 2)` or `w.dtype = ...` keeps the bytes)."""
-    return array.shape, array.dtype, zlib.crc32(np.ascontiguousarray(array).view(np.uint8).reshape(-1))
+    in place: `w.shape = (2, 2)` or `w.dtype = ...` keeps the bytes); with a `span`,
+    of those bytes of the (contiguous) array only."""
+    if span is not None and (array.flags.c_contiguous or array.flags.f_contiguous):
+        data = array.reshape(-1, order="A").view(np.uint8)[span[0]:span[1]]
+    else:
+        data = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
+    return array.shape, array.dtype, span, zlib.crc32(data)
 
 
 def trace_function(fn: Callable[..., Any], example_args: Sequence[Any],

@@ -108,7 +108,9 @@ def _cached(key: str, suffix: str, command, failed: str, source: str | None = No
         out = Path(tmp) / f"{key}{suffix}"
         proc = _run(command(str(src), str(out)), timeout)
         if proc.returncode != 0:
-            raise CompileError(failed + "\n" + (proc.stderr or proc.stdout).strip())
+            # a compiler that fails without a word (CC=false, a killed cc1) said nothing at all
+            said = (proc.stderr or proc.stdout).strip() or f"it exited with status {proc.returncode} and no message"
+            raise CompileError(failed + "\n" + said)
         try:
             data = out.read_bytes()
         except OSError:  # a "compiler" that succeeds without writing anything

@@ -24,12 +24,16 @@ cpu target single-threaded: correct, not parallel. For parallel children use the
 from __future__ import annotations
 
 import _ctypes
+import contextlib
 import ctypes
+import itertools
 import os
+import tempfile
 import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StridedLayoutAttr
@@ -111,8 +115,39 @@ def _serial_after_fork() -> None:
 os.register_at_fork(after_in_child=_serial_after_fork)
 
 
+_loads = itertools.count()  # a loaded copy's name is never used twice in a process (see _load)
+
+
 def _load(path) -> ctypes.CDLL:
-    lib = ctypes.CDLL(str(path))
+    """The library at `path` (a cache entry), loaded from a private copy of the bytes
+    its digest check passed, unlinked once loaded. Loaded from the entry itself, it
+    stayed mapped from the cache: a truncation of the entry by another process killed
+    this one with SIGBUS, a write in place changed the code it ran, and the file could
+    change between the check and the load. The copy's name is new each time: dlopen
+    returns the library already loaded under a name it is given again."""
+    path = Path(path)
+    data = disk_cache.read_checked(path)
+    if data is None:
+        raise OSError(f"{path} changed since it was checked")
+    name = f".load-{os.getpid()}-{next(_loads)}-"
+    lib = None
+    for where in (path.parent, None):  # beside the entry (a folder libraries load from), else /tmp
+        try:
+            fd, copy = tempfile.mkstemp(prefix=name, suffix=".tmp", dir=where)  # .tmp: pruned if left
+        except OSError:  # a read-only cache
+            continue
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            lib = ctypes.CDLL(copy)
+            break
+        except OSError:  # a folder mounted noexec, say
+            continue
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(copy)
+    if lib is None:
+        lib = ctypes.CDLL(str(path))
     _hold_openmp_runtime()
     return lib
 

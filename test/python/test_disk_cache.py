@@ -533,3 +533,37 @@ def test_a_forked_child_outliving_its_parent_makes_a_private_directory_of_its_ow
             break
         time.sleep(0.05)
     assert out.read_text() == "True True 0o700"
+
+
+TRUNCATED_WHILE_LOADED = textwrap.dedent(
+    """
+    import os, pathlib, sys, numpy as np, aicf
+    exe = aicf.compile('''
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %0 = aicf_tensor.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+      func.return %0 : tensor<4xf32>
+    }''')
+    x = np.zeros(4, np.float32)
+    exe(x)
+    for lib in pathlib.Path(sys.argv[1]).glob("c/*.so"):
+        os.truncate(lib, 0)  # in place, as another process of the user could
+    print(exe(x).tolist(), exe(x + 1).tolist())
+    """
+)
+
+
+def test_an_entry_truncated_while_loaded_does_not_kill_the_process(tmp_path):
+    """A loaded library stayed mapped from its cache entry: the entry truncated in
+    place (by another process) killed the process with SIGBUS at its next call, and
+    a write in place changed the code it ran. It is loaded from a private copy now."""
+    cache = tmp_path / "cache"
+    proc = subprocess.run([sys.executable, "-c", TRUNCATED_WHILE_LOADED, str(cache)], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "AICF_CACHE_DIR": str(cache)})  # fmt: skip
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    import json
+
+    import numpy as np
+
+    got = json.loads("[" + proc.stdout.strip().replace("] [", "], [") + "]")
+    np.testing.assert_allclose(got, [np.exp(np.zeros(4)), np.exp(np.ones(4))], rtol=1e-6)
+    assert not list((cache / "c").glob(".load-*")), "the private copies are removed once loaded"

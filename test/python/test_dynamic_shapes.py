@@ -66,3 +66,17 @@ def test_each_specialisation_compiles_with_the_options_given(monkeypatch):
     monkeypatch.setattr(compiler, "compile", spy)
     exe.specialize([(3, 8), (8,)])
     assert [(k["tune"], k["matmul_precision"], k["fuse"]) for k in seen] == [(False, "high", False)]
+
+
+def test_explain_covers_every_specialisation():
+    """`exe.explain()`, which aicf.compile's documentation offers, raised a raw
+    AttributeError when the entry has dynamic extents."""
+    exe = aicf.compile(ROWSUM, target="cpu")
+    assert "no specialisation compiled yet" in exe.explain()
+    exe(np.ones((3, 8), np.float32), np.ones(8, np.float32))
+    exe(np.ones((5, 8), np.float32), np.ones(8, np.float32))
+    text = exe.explain()
+    assert text.index("shapes [[3, 8], [8]]") < text.index("shapes [[5, 8], [8]]")
+    assert text.count("pipeline: ") == 2
+    with pytest.raises(ArgumentError, match="top must be an int >= 0"):
+        exe.explain(top=-1)

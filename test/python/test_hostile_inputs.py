@@ -273,6 +273,19 @@ def test_a_c_compiler_that_writes_nothing_is_a_compile_error(tmp_path, monkeypat
         aicf.compile(DYN_SRC.replace("?x?", "3x4").replace("<?x", "<4x"), target="cpu")
 
 
+def test_a_c_compiler_that_fails_silently_is_named_with_its_status(tmp_path, monkeypatch):
+    """CC=false: the error ended in "the C compiler failed on the generated code
+    (false):" and nothing after it."""
+    monkeypatch.setenv("CC", "false")
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("AICF_PROGRAM_CACHE", "0")
+    from aicf import compiler
+
+    compiler._CPU_MODULES.clear()
+    with pytest.raises(CompileError, match="exited with status 1 and no message"):
+        aicf.compile(DYN_SRC.replace("?x?", "3x4").replace("<?x", "<4x"), target="cpu")
+
+
 def test_a_cache_key_cannot_reach_outside_the_cache(tmp_path, monkeypatch):
     """A hand-written schedule's external-kernel key that is a path (absolute or with
     ..) is no key: the lookup would have removed what it found there."""

@@ -647,3 +647,104 @@ def test_a_jit_function_copies_as_itself_and_pickles_as_its_function_and_options
     assert g is not f and g.num_compilations == 0
     assert (g.static_argnames, g.cache_size, g.compile_options) == (f.static_argnames, 3, f.compile_options)
     np.testing.assert_array_equal(g(x, 5), x * 2 + 5)
+
+
+def test_a_closed_over_array_used_through_a_view_changed_in_place_is_traced_again():
+    """`x @ W.T`, `b[::-1]`, `d.reshape(...)`: the view the function makes is a
+    temporary, freed after the trace with the weak reference watching it, so that a
+    later `W += 1` was not seen and every call returned x @ (the old W).T, silently."""
+    W = rand(3, 3)
+    b = rand(3)
+    d = rand(3)
+    f = aicf.jit(lambda x: x @ W.T + b[::-1] + d.reshape(1, 3))
+    x = rand(2, 3)
+    np.testing.assert_allclose(f(x), x @ W.T + b[::-1] + d, rtol=1e-6)
+    W += 1
+    np.testing.assert_allclose(f(x), x @ W.T + b[::-1] + d, rtol=1e-6)
+    b[0] = 100
+    np.testing.assert_allclose(f(x), x @ W.T + b[::-1] + d, rtol=1e-6)
+    d *= 3
+    np.testing.assert_allclose(f(x), x @ W.T + b[::-1] + d, rtol=1e-6)
+    assert f.num_compilations == 4
+    # only the bytes of the base the view spans are watched: a change outside them in a
+    # large buffer neither traces again nor is checksummed whole on every call
+    buf = rand(10, 3)
+    g = aicf.jit(lambda y: y + buf[7:2:-2, ::-1])
+    y = rand(3, 3)
+    np.testing.assert_allclose(g(y), y + buf[7:2:-2, ::-1], rtol=1e-6)
+    buf[8:] += 1
+    buf[:3] += 1
+    g(y)
+    assert g.num_compilations == 1
+    buf[5, 0] += 1
+    np.testing.assert_allclose(g(y), y + buf[7:2:-2, ::-1], rtol=1e-6)
+    assert g.num_compilations == 2
+
+
+@pytest.mark.parametrize("use", ["result", "operand"])
+def test_a_closed_over_object_array_is_a_located_error(use):
+    """An object array met in a trace raised NumPy's raw "Cannot change data-type for
+    array of references" (its checksum was taken before its dtype was checked)."""
+    objects = np.array([None, 1.0])
+    fn = (lambda x: (x, objects)) if use == "result" else (lambda x: x + objects)
+    with pytest.raises(aicf.CompileError, match=r"test_jit\.py:\d+: error: .*unsupported dtype dtype\('O'\)"):
+        aicf.jit(fn)(np.ones(2, np.float32))
+
+
+class _Scaled:
+    def __init__(self, w):
+        self.w = w
+
+    def __hash__(self):
+        return hash(float(self.w))
+
+    def __eq__(self, other):
+        return isinstance(other, _Scaled) and self.w == other.w
+
+    @aicf.jit(static_argnums=0)
+    def scale(self, x):
+        return x * self.w
+
+    @aicf.jit
+    def plain(self, x):
+        return x
+
+
+def test_a_jitted_method_is_bound_to_its_instance():
+    """`@aicf.jit` on a method: `obj.scale(x)` called the function with x alone, and
+    said "scale: missing a required argument: 'x'". The instance is the first argument
+    now, as a method's (static here; otherwise an error naming 'self')."""
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(_Scaled(np.float32(2)).scale(x), x * 2)
+    np.testing.assert_array_equal(_Scaled(np.float32(3)).scale(x), x * 3)
+    np.testing.assert_array_equal(_Scaled.scale(_Scaled(np.float32(5)), x), x * 5)
+    assert isinstance(_Scaled.__dict__["scale"], jit_module.JitFunction) and _Scaled.scale is _Scaled.__dict__["scale"]
+    with pytest.raises(ArgumentError, match="argument 'self': a _Scaled is not an array"):
+        _Scaled(np.float32(2)).plain(x)
+
+
+def test_an_ordered_dict_keeps_its_order_and_a_defaultdict_its_factory():
+    """An OrderedDict was flattened in sorted key order and handed to the function as a
+    plain dict: `for w in layers.values()` over layer0..layer10 ran layer10 second,
+    silently. It keeps its order now (and is returned as one), as in JAX; a
+    defaultdict keeps its default_factory (it became a dict: KeyError)."""
+    from collections import OrderedDict, defaultdict
+
+    rng = np.random.default_rng(0)
+    layers = OrderedDict((f"layer{i}", rng.standard_normal((3, 3)).astype(np.float32)) for i in range(11))
+
+    def mlp(layers, x):
+        for w in layers.values():
+            x = np.tanh(x @ w)
+        return x
+
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    ref = x.astype(np.float64)
+    for w in layers.values():
+        ref = np.tanh(ref @ w)
+    np.testing.assert_allclose(aicf.jit(mlp)(layers, x), ref, rtol=1e-4, atol=1e-5)
+    out = aicf.jit(lambda d: OrderedDict([("z", d["b"]), ("a", d["a"])]))(OrderedDict([("b", x), ("a", x + 1)]))
+    assert type(out) is OrderedDict and list(out) == ["z", "a"]
+    np.testing.assert_array_equal(out["z"], x)
+    counts = defaultdict(list, {"x": x})
+    np.testing.assert_array_equal(aicf.jit(lambda d: d["x"] * (len(d["missing"]) + 2))(counts), x * 2)
