@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from aicf.dialects.shape_rules import promote_dtypes
 from aicf.frontend import ops
 from aicf.frontend.ops import _index, _int_list, _tracer_of
 from aicf.frontend.tensor import Tensor
@@ -704,9 +705,10 @@ def getitem(x: Tensor, index: Any) -> Tensor:
 
 
 def take(a, indices, axis=None, out=None, mode="raise"):
-    """numpy.take with mode='clip' (aicf.ops.take clamps out-of-range indices, as
-    JAX does); 'raise' is taken as clip where the indices are traced (a kernel cannot
-    raise), and 'wrap' is refused rather than computed differently."""
+    """numpy.take with mode='clip' (a negative index clamped to 0, as NumPy's clip mode;
+    aicf.ops.take clamps the rest, as JAX does); 'raise' is aicf.ops.take's rule where the
+    indices are traced (a kernel cannot raise), and 'wrap' is refused rather than
+    computed differently."""
     _reject("numpy.take", out=(out, None))
     if mode == "wrap":
         raise located_error("numpy.take", "mode='wrap' is not supported (aicf clamps indices: mode='clip')")
@@ -722,6 +724,9 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         if index.size and n is not None and (index.min() < -n or index.max() >= n):
             raise located_error("numpy.take", f"index {int(index.max() if index.max() >= n else index.min())} "
                                 f"is out of bounds for size {n}")
+    if mode == "clip":  # NumPy's clip mode clamps a negative index to 0: it does not count from the end
+        indices = ops.maximum(indices, 0) if isinstance(indices, Tensor) else np.maximum(
+            _index_array(indices, "numpy.take"), 0)
     return ops.take(a, indices, axis)
 
 
@@ -1086,6 +1091,9 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         count = builtins.float(np.prod([x.shape[i] for i in (axes or builtins.range(x.ndim))]))
         return avg, ops.constant(count, avg.dtype, list(avg.shape))
     w = _floating(_tensor(weights, name))
+    common = promote_dtypes(x.dtype, w.dtype)
+    if w.dtype != common:  # NumPy sums the weights in the result's dtype (f16 ones lost digits)
+        w = ops.cast(w, common)
     if w.shape != x.shape:
         if axes is None or len(axes) != 1 or w.ndim != 1:
             raise located_error(None, f"{name}: weights of shape {w.shape} for an array of shape {x.shape} "
@@ -1493,7 +1501,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.nan_to_num: nan_to_num,
     np.isclose: isclose,
     np.outer: outer,
-    np.take_along_axis: lambda arr, indices, axis: ops.take_along_axis(
+    np.take_along_axis: lambda arr, indices, axis=-1: ops.take_along_axis(
         arr if axis is not None else ravel(arr), indices, 0 if axis is None else axis),
     np.flip: flip,
     np.flipud: lambda m: flip(m, 0),

@@ -169,3 +169,39 @@ def test_isclose_is_numpys_formula_at_any_tolerance(kw):
     b = np.array([1.0, 3.0, -np.inf, np.nan, 2.5, -0.0], np.float32)
     out = aicf.jit(lambda x, y: np.isclose(x, y, **kw))(a, b)
     np.testing.assert_array_equal(out, np.isclose(a, b, **kw))
+
+
+@pytest.mark.parametrize("x_dtype, w_dtype", [(np.float32, np.float16), (np.int32, np.float32), (np.bool_, np.float16)])
+def test_average_sums_weights_in_the_result_dtype(x_dtype, w_dtype):
+    """NumPy's average sums the weights in the result's dtype (f32 for f32 values and f16
+    weights, f64 for integer values); aicf summed them in the weights' own dtype, which
+    lost digits where the weights cancel (3.10841 for 3.10910)."""
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((3, 40)) * 10).astype(x_dtype)
+    w = rng.standard_normal(40).astype(w_dtype)
+    ref = np.average(a, axis=-1, weights=w)
+    out = aicf.jit(lambda a, w: np.average(a, axis=-1, weights=w))(a, w)
+    assert out.dtype == ref.dtype
+    np.testing.assert_allclose(out, ref, rtol=1e-12 if ref.dtype == np.float64 else 2e-6)
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_take_clip_mode_clamps_negative_indices_to_zero(traced):
+    """np.take(..., mode='clip') clamps a negative index to 0 (NumPy: clip mode
+    "disables indexing with negative numbers"); aicf counted it from the end."""
+    a = np.arange(12.0).reshape(3, 4)
+    idx = np.array([-1, -7, 2, 100])
+    ref = np.take(a, idx, axis=1, mode="clip")
+    if traced:
+        out = aicf.jit(lambda a, i: np.take(a, i, axis=1, mode="clip"))(a, idx)
+    else:
+        out = aicf.jit(lambda a: np.take(a, [-1, -7, 2, 100], axis=1, mode="clip"))(a)
+    np.testing.assert_array_equal(out, ref)
+
+
+def test_take_along_axis_default_axis():
+    """NumPy 2's take_along_axis has axis=-1 by default; aicf's required it (a raw
+    TypeError from a lambda)."""
+    a = np.random.default_rng(3).standard_normal((3, 5))
+    i = np.argsort(a)
+    np.testing.assert_array_equal(aicf.jit(lambda a, i: np.take_along_axis(a, i))(a, i), np.take_along_axis(a, i))
