@@ -302,6 +302,10 @@ def round_(a, decimals=0, out=None):
     _reject(name, out=(out, None))
     d = _index(decimals, "decimals", name)
     x = _tensor(a, name)
+    if x.dtype == "i1":  # NumPy rounds bools in f16 (its rint loop); x * 10**d raises
+        if d != 0:
+            raise located_error(None, f"{name}: bools to decimals={d} are not defined (nor in NumPy)")
+        return ops.cast(x, "f16")
     if not _is_float(x):
         if d >= 0:
             return x

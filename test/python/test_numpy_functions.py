@@ -205,3 +205,15 @@ def test_take_along_axis_default_axis():
     a = np.random.default_rng(3).standard_normal((3, 5))
     i = np.argsort(a)
     np.testing.assert_array_equal(aicf.jit(lambda a, i: np.take_along_axis(a, i))(a, i), np.take_along_axis(a, i))
+
+
+def test_round_of_bools_is_f16():
+    """np.round of a bool array is f16 in NumPy (its rint loop for bools); aicf returned
+    the bools. np.round(bools, 1) raises in NumPy: a located error here."""
+    b = np.array([True, False, True])
+    ref = np.round(b)
+    out = aicf.jit(lambda b: np.round(b))(b)
+    assert out.dtype == ref.dtype == np.float16
+    np.testing.assert_array_equal(out, ref)
+    with pytest.raises(aicf.CompileError, match="test_numpy_functions.py"):
+        aicf.jit(lambda b: np.round(b, 1))(b)
