@@ -1375,8 +1375,10 @@ def _conjugate(x):
 
 
 def _float_power(x, y):
-    def f64(v):
-        return ops.cast(v, "f64") if isinstance(v, Tensor) else float(v)
+    def f64(v):  # a closed-over array beside the tensor as f64 too (float() of it raised raw)
+        if isinstance(v, Tensor):
+            return ops.cast(v, "f64")
+        return np.asarray(v, np.float64) if np.ndim(v) else float(v)
 
     return ops.pow(f64(x), f64(y))
 

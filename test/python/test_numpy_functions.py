@@ -217,3 +217,14 @@ def test_round_of_bools_is_f16():
     np.testing.assert_array_equal(out, ref)
     with pytest.raises(aicf.CompileError, match="test_numpy_functions.py"):
         aicf.jit(lambda b: np.round(b, 1))(b)
+
+
+def test_float_power_with_a_closed_over_array():
+    """np.float_power(array, tensor) (a closed-over NumPy array on either side) raised
+    a raw TypeError (float() of the array); it is f64 beside the tensor, as NumPy's."""
+    c = np.array([0.5, -2.0, 3.0])
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    out = aicf.jit(lambda a: (np.float_power(c, a), np.float_power(a, c)))(x)
+    for o, r in zip(out, (np.float_power(c, x), np.float_power(x, c))):
+        assert o.dtype == r.dtype == np.float64
+        np.testing.assert_allclose(o, r, rtol=1e-15)
