@@ -874,8 +874,11 @@ def roll(a, shift, axis=None):
     shape = _static_shape(x, name)
     shifts = shift if isinstance(shift, tuple | list) else (shift,)
     axes = axis if isinstance(axis, tuple | list) else (axis,)
-    shifts, axes = np.broadcast_arrays(np.array([_index(v, "shift", name) for v in shifts], np.int64),
-                                       np.array([_index(v, "axis", name) for v in axes], np.int64))  # fmt: skip
+    try:
+        shifts, axes = np.broadcast_arrays(np.array([_index(v, "shift", name) for v in shifts], np.int64),
+                                           np.array([_index(v, "axis", name) for v in axes], np.int64))  # fmt: skip
+    except ValueError:  # NumPy's raw ValueError
+        raise located_error(None, f"{name}: {len(shifts)} shifts for {len(axes)} axes") from None
     total: dict[int, int] = {}
     for sh, ax in zip(shifts.tolist(), axes.tolist()):
         ax = _normalize_axis(ax, x.ndim, name)

@@ -228,3 +228,9 @@ def test_float_power_with_a_closed_over_array():
     for o, r in zip(out, (np.float_power(c, x), np.float_power(x, c))):
         assert o.dtype == r.dtype == np.float64
         np.testing.assert_allclose(o, r, rtol=1e-15)
+
+
+def test_roll_shifts_and_axes_of_different_lengths_is_located():
+    """np.roll(x, (1, 2, 3), (0, 1)) raised NumPy's raw broadcast ValueError."""
+    with pytest.raises(aicf.CompileError, match=r"test_numpy_functions.py.*numpy.roll: 3 shifts for 2 axes"):
+        aicf.jit(lambda a: np.roll(a, (1, 2, 3), (0, 1)))(np.zeros((3, 4)))
