@@ -5,6 +5,7 @@ targets, against NumPy on the same inputs: values, dtypes and shapes."""
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -234,3 +235,16 @@ def test_roll_shifts_and_axes_of_different_lengths_is_located():
     """np.roll(x, (1, 2, 3), (0, 1)) raised NumPy's raw broadcast ValueError."""
     with pytest.raises(aicf.CompileError, match=r"test_numpy_functions.py.*numpy.roll: 3 shifts for 2 axes"):
         aicf.jit(lambda a: np.roll(a, (1, 2, 3), (0, 1)))(np.zeros((3, 4)))
+
+
+def test_bf16_compositions_without_ml_dtypes(monkeypatch):
+    """A cast to a traced bf16 tensor's dtype (x.astype(y.dtype), and hypot/logaddexp of
+    bf16, which compute in f32 and cast back) asked NumPy for the bf16 dtype and raised
+    "bf16 has no NumPy dtype without the ml_dtypes package"; bf16 bits (uint16) work
+    without it everywhere else."""
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)  # import ml_dtypes raises ImportError
+    bits = lambda v: (np.array(v, np.float32).view(np.uint32) >> 16).astype(np.uint16)  # exact in bf16
+    a, b = bits([3.0, 0.0, -1.5]), bits([4.0, -2.0, 2.0])
+    out = aicf.jit(lambda x, y: (np.hypot(x, y), (x * 2).astype(y.dtype)))(a, b)
+    np.testing.assert_array_equal(out[0], bits(np.hypot([3.0, 0.0, -1.5], [4.0, -2.0, 2.0])))
+    np.testing.assert_array_equal(out[1], bits([6.0, 0.0, -3.0]))
