@@ -827,7 +827,11 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting=_NO):
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting=_NO):
     _reject("numpy.stack", out=(out, None), dtype=(dtype, None), casting=(casting, _NO))
-    parts = [_tensor(a, "numpy.stack") for a in arrays]
+    arrays = list(arrays)
+    first = next((a for a in arrays if isinstance(a, Tensor)), None)  # closed-over arrays typed beside it
+    parts = [a if isinstance(a, Tensor) or first is None else ops._as_tensor(a, first.tracer, first, "numpy.stack")
+             for a in arrays]  # fmt: skip
+    parts = [_tensor(a, "numpy.stack") for a in parts]
     if not parts:
         raise located_error(None, "numpy.stack: need at least one array to stack")
     ax = _normalize_axis(axis, parts[0].ndim + 1, "numpy.stack")

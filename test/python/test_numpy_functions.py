@@ -248,3 +248,15 @@ def test_bf16_compositions_without_ml_dtypes(monkeypatch):
     out = aicf.jit(lambda x, y: (np.hypot(x, y), (x * 2).astype(y.dtype)))(a, b)
     np.testing.assert_array_equal(out[0], bits(np.hypot([3.0, 0.0, -1.5], [4.0, -2.0, 2.0])))
     np.testing.assert_array_equal(out[1], bits([6.0, 0.0, -3.0]))
+
+
+def test_stack_types_a_closed_over_array_beside_the_tensors():
+    """np.stack([c, x]) of a closed-over float64 array and an f64 tensor: the array was
+    converted alone (f32, the default for a float64 array meeting no tensor) and the
+    concatenate refused f32 beside f64; np.concatenate([c, x]) worked."""
+    c = np.array([0.1, -2.0, 3.0])
+    x = np.array([1.0, 2.0, 1e-300])
+    out = aicf.jit(lambda a: np.stack([c, a], axis=-1))(x)
+    ref = np.stack([c, x], axis=-1)
+    assert out.dtype == ref.dtype
+    np.testing.assert_array_equal(out, ref)
