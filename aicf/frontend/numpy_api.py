@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from aicf.dialects.shape_rules import promote_dtypes
 from aicf.frontend import ops
 from aicf.frontend.ops import _index, _int_list, _tracer_of
 from aicf.frontend.tensor import Tensor
@@ -317,6 +318,10 @@ def round_(a, decimals=0, out=None):
     _reject(name, out=(out, None))
     d = _index(decimals, "decimals", name)
     x = _tensor(a, name)
+    if x.dtype == "i1":  # NumPy rounds bools in f16 (its rint loop); x * 10**d raises
+        if d != 0:
+            raise located_error(None, f"{name}: bools to decimals={d} are not defined (nor in NumPy)")
+        return ops.cast(x, "f16")
     if not _is_float(x):
         if d >= 0:
             return x
@@ -720,9 +725,10 @@ def getitem(x: Tensor, index: Any) -> Tensor:
 
 
 def take(a, indices, axis=None, out=None, mode="raise"):
-    """numpy.take with mode='clip' (aicf.ops.take clamps out-of-range indices, as
-    JAX does); 'raise' is taken as clip where the indices are traced (a kernel cannot
-    raise), and 'wrap' is refused rather than computed differently."""
+    """numpy.take with mode='clip' (a negative index clamped to 0, as NumPy's clip mode;
+    aicf.ops.take clamps the rest, as JAX does); 'raise' is aicf.ops.take's rule where the
+    indices are traced (a kernel cannot raise), and 'wrap' is refused rather than
+    computed differently."""
     _reject("numpy.take", out=(out, None))
     if mode == "wrap":
         raise located_error("numpy.take", "mode='wrap' is not supported (aicf clamps indices: mode='clip')")
@@ -738,6 +744,9 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         if index.size and n is not None and (index.min() < -n or index.max() >= n):
             raise located_error("numpy.take", f"index {int(index.max() if index.max() >= n else index.min())} "
                                 f"is out of bounds for size {n}")
+    if mode == "clip":  # NumPy's clip mode clamps a negative index to 0: it does not count from the end
+        indices = ops.maximum(indices, 0) if isinstance(indices, Tensor) else np.maximum(
+            _index_array(indices, "numpy.take"), 0)
     return ops.take(a, indices, axis)
 
 
@@ -834,7 +843,11 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting=_NO):
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting=_NO):
     _reject("numpy.stack", out=(out, None), dtype=(dtype, None), casting=(casting, _NO))
-    parts = [_tensor(a, "numpy.stack") for a in arrays]
+    arrays = list(arrays)
+    first = next((a for a in arrays if isinstance(a, Tensor)), None)  # closed-over arrays typed beside it
+    parts = [a if isinstance(a, Tensor) or first is None else ops._as_tensor(a, first.tracer, first, "numpy.stack")
+             for a in arrays]  # fmt: skip
+    parts = [_tensor(a, "numpy.stack") for a in parts]
     if not parts:
         raise located_error(None, "numpy.stack: need at least one array to stack")
     ax = _normalize_axis(axis, parts[0].ndim + 1, "numpy.stack")
@@ -881,8 +894,11 @@ def roll(a, shift, axis=None):
     shape = _static_shape(x, name)
     shifts = shift if isinstance(shift, tuple | list) else (shift,)
     axes = axis if isinstance(axis, tuple | list) else (axis,)
-    shifts, axes = np.broadcast_arrays(np.array([_index(v, "shift", name) for v in shifts], np.int64),
-                                       np.array([_index(v, "axis", name) for v in axes], np.int64))  # fmt: skip
+    try:
+        shifts, axes = np.broadcast_arrays(np.array([_index(v, "shift", name) for v in shifts], np.int64),
+                                           np.array([_index(v, "axis", name) for v in axes], np.int64))  # fmt: skip
+    except ValueError:  # NumPy's raw ValueError
+        raise located_error(None, f"{name}: {len(shifts)} shifts for {len(axes)} axes") from None
     total: dict[int, int] = {}
     for sh, ax in zip(shifts.tolist(), axes.tolist()):
         ax = _normalize_axis(ax, x.ndim, name)
@@ -1102,6 +1118,9 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         count = builtins.float(np.prod([x.shape[i] for i in (axes or builtins.range(x.ndim))]))
         return avg, ops.constant(count, avg.dtype, list(avg.shape))
     w = _floating(_tensor(weights, name))
+    common = promote_dtypes(x.dtype, w.dtype)
+    if w.dtype != common:  # NumPy sums the weights in the result's dtype (f16 ones lost digits)
+        w = ops.cast(w, common)
     if w.shape != x.shape:
         if axes is None or len(axes) != 1 or w.ndim != 1:
             raise located_error(None, f"{name}: weights of shape {w.shape} for an array of shape {x.shape} "
@@ -1379,8 +1398,10 @@ def _conjugate(x):
 
 
 def _float_power(x, y):
-    def f64(v):
-        return ops.cast(v, "f64") if isinstance(v, Tensor) else float(v)
+    def f64(v):  # a closed-over array beside the tensor as f64 too (float() of it raised raw)
+        if isinstance(v, Tensor):
+            return ops.cast(v, "f64")
+        return np.asarray(v, np.float64) if np.ndim(v) else float(v)
 
     return ops.pow(f64(x), f64(y))
 
@@ -1512,7 +1533,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.nan_to_num: nan_to_num,
     np.isclose: isclose,
     np.outer: outer,
-    np.take_along_axis: lambda arr, indices, axis: ops.take_along_axis(
+    np.take_along_axis: lambda arr, indices, axis=-1: ops.take_along_axis(
         arr if axis is not None else ravel(arr), indices, 0 if axis is None else axis),
     np.flip: flip,
     np.flipud: lambda m: flip(m, 0),

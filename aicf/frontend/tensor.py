@@ -55,6 +55,8 @@ def dtype_of(dtype: Any) -> str:
     torch dtype."""
     if isinstance(dtype, str) and dtype in SUPPORTED_DTYPES:
         return dtype
+    if isinstance(dtype, TracedDType):  # a traced tensor's: bf16 has no NumPy dtype without ml_dtypes
+        return dtype._name
     if isinstance(dtype, str) and re.fullmatch(r"[iuf][0-9]+", dtype.strip()):
         # "i8" is MLIR's 8-bit integer here (as "i32" and "i1" are MLIR's), but NumPy
         # reads it as 8 bytes: taken as NumPy's, cast(x, "i8") gave int64 silently

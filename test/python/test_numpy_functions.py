@@ -5,6 +5,7 @@ targets, against NumPy on the same inputs: values, dtypes and shapes."""
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -202,3 +203,93 @@ def test_isclose_is_numpys_formula_at_any_tolerance(kw):
     b = np.array([1.0, 3.0, -np.inf, np.nan, 2.5, -0.0], np.float32)
     out = aicf.jit(lambda x, y: np.isclose(x, y, **kw))(a, b)
     np.testing.assert_array_equal(out, np.isclose(a, b, **kw))
+
+
+@pytest.mark.parametrize("x_dtype, w_dtype", [(np.float32, np.float16), (np.int32, np.float32), (np.bool_, np.float16)])
+def test_average_sums_weights_in_the_result_dtype(x_dtype, w_dtype):
+    """NumPy's average sums the weights in the result's dtype (f32 for f32 values and f16
+    weights, f64 for integer values); aicf summed them in the weights' own dtype, which
+    lost digits where the weights cancel (3.10841 for 3.10910)."""
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((3, 40)) * 10).astype(x_dtype)
+    w = rng.standard_normal(40).astype(w_dtype)
+    ref = np.average(a, axis=-1, weights=w)
+    out = aicf.jit(lambda a, w: np.average(a, axis=-1, weights=w))(a, w)
+    assert out.dtype == ref.dtype
+    np.testing.assert_allclose(out, ref, rtol=1e-12 if ref.dtype == np.float64 else 2e-6)
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_take_clip_mode_clamps_negative_indices_to_zero(traced):
+    """np.take(..., mode='clip') clamps a negative index to 0 (NumPy: clip mode
+    "disables indexing with negative numbers"); aicf counted it from the end."""
+    a = np.arange(12.0).reshape(3, 4)
+    idx = np.array([-1, -7, 2, 100])
+    ref = np.take(a, idx, axis=1, mode="clip")
+    if traced:
+        out = aicf.jit(lambda a, i: np.take(a, i, axis=1, mode="clip"))(a, idx)
+    else:
+        out = aicf.jit(lambda a: np.take(a, [-1, -7, 2, 100], axis=1, mode="clip"))(a)
+    np.testing.assert_array_equal(out, ref)
+
+
+def test_take_along_axis_default_axis():
+    """NumPy 2's take_along_axis has axis=-1 by default; aicf's required it (a raw
+    TypeError from a lambda)."""
+    a = np.random.default_rng(3).standard_normal((3, 5))
+    i = np.argsort(a)
+    np.testing.assert_array_equal(aicf.jit(lambda a, i: np.take_along_axis(a, i))(a, i), np.take_along_axis(a, i))
+
+
+def test_round_of_bools_is_f16():
+    """np.round of a bool array is f16 in NumPy (its rint loop for bools); aicf returned
+    the bools. np.round(bools, 1) raises in NumPy: a located error here."""
+    b = np.array([True, False, True])
+    ref = np.round(b)
+    out = aicf.jit(lambda b: np.round(b))(b)
+    assert out.dtype == ref.dtype == np.float16
+    np.testing.assert_array_equal(out, ref)
+    with pytest.raises(aicf.CompileError, match="test_numpy_functions.py"):
+        aicf.jit(lambda b: np.round(b, 1))(b)
+
+
+def test_float_power_with_a_closed_over_array():
+    """np.float_power(array, tensor) (a closed-over NumPy array on either side) raised
+    a raw TypeError (float() of the array); it is f64 beside the tensor, as NumPy's."""
+    c = np.array([0.5, -2.0, 3.0])
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    out = aicf.jit(lambda a: (np.float_power(c, a), np.float_power(a, c)))(x)
+    for o, r in zip(out, (np.float_power(c, x), np.float_power(x, c))):
+        assert o.dtype == r.dtype == np.float64
+        np.testing.assert_allclose(o, r, rtol=1e-15)
+
+
+def test_roll_shifts_and_axes_of_different_lengths_is_located():
+    """np.roll(x, (1, 2, 3), (0, 1)) raised NumPy's raw broadcast ValueError."""
+    with pytest.raises(aicf.CompileError, match=r"test_numpy_functions.py.*numpy.roll: 3 shifts for 2 axes"):
+        aicf.jit(lambda a: np.roll(a, (1, 2, 3), (0, 1)))(np.zeros((3, 4)))
+
+
+def test_bf16_compositions_without_ml_dtypes(monkeypatch):
+    """A cast to a traced bf16 tensor's dtype (x.astype(y.dtype), and hypot/logaddexp of
+    bf16, which compute in f32 and cast back) asked NumPy for the bf16 dtype and raised
+    "bf16 has no NumPy dtype without the ml_dtypes package"; bf16 bits (uint16) work
+    without it everywhere else."""
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)  # import ml_dtypes raises ImportError
+    bits = lambda v: (np.array(v, np.float32).view(np.uint32) >> 16).astype(np.uint16)  # exact in bf16
+    a, b = bits([3.0, 0.0, -1.5]), bits([4.0, -2.0, 2.0])
+    out = aicf.jit(lambda x, y: (np.hypot(x, y), (x * 2).astype(y.dtype)))(a, b)
+    np.testing.assert_array_equal(out[0], bits(np.hypot([3.0, 0.0, -1.5], [4.0, -2.0, 2.0])))
+    np.testing.assert_array_equal(out[1], bits([6.0, 0.0, -3.0]))
+
+
+def test_stack_types_a_closed_over_array_beside_the_tensors():
+    """np.stack([c, x]) of a closed-over float64 array and an f64 tensor: the array was
+    converted alone (f32, the default for a float64 array meeting no tensor) and the
+    concatenate refused f32 beside f64; np.concatenate([c, x]) worked."""
+    c = np.array([0.1, -2.0, 3.0])
+    x = np.array([1.0, 2.0, 1e-300])
+    out = aicf.jit(lambda a: np.stack([c, a], axis=-1))(x)
+    ref = np.stack([c, x], axis=-1)
+    assert out.dtype == ref.dtype
+    np.testing.assert_array_equal(out, ref)
