@@ -731,7 +731,10 @@ class MinOp(BinaryOp):
 
 @irdl_op_definition
 class PowOp(BinaryOp):
-    """x ** y. `%z = aicf_tensor.pow %x, %y : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>`"""
+    """x ** y. Integers wrap; to a negative exponent they give 1 / x ** -y truncated:
+    1 for x = 1, 1 or -1 for x = -1, 0 otherwise (0 included; NumPy raises on such
+    values, which a compiled program cannot).
+    `%z = aicf_tensor.pow %x, %y : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>`"""
 
     name = "aicf_tensor.pow"
 

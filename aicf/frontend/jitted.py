@@ -23,10 +23,12 @@ again as bf16. A torch bf16 tensor cannot cross DLPack into NumPy: pass
 
 A specialisation is keyed by the arguments' pytree structure, each leaf's shape,
 dtype and weakness, the static values and the target. NumPy arrays the function
-closes over are constants of its program; one changed in place since the trace
-(`W -= lr * dW`) is seen (a checksum of it per call) and the specialisation traced
-and compiled again. Rebinding a name (`W = W - lr * dW`) is not seen, as in JAX:
-pass arrays that change as arguments. At most `cache_size` (default
+closes over are constants of its program; one the program reads (itself or through a
+view: `W.T`, `W[::2]`) changed in place since the trace (`W -= lr * dW`) is seen (a
+checksum of it per call) and the specialisation traced and compiled again. What NumPy
+computes from it while the function is traced (`W.astype(...)`, `W.sum()`) is a
+constant of its own, as in JAX, and so is an array whose name is rebound
+(`W = W - lr * dW`): pass arrays that change as arguments. At most `cache_size` (default
 `DEFAULT_CACHE_SIZE`) are kept, least recently used dropped first.
 
 Called while another function is being traced (nested jit), a jitted function is

@@ -319,7 +319,8 @@ copysign = _binary(T.CopysignOp)
 
 def pow(x: Any, y: Any) -> Tensor:
     """Elementwise `aicf_tensor.pow` with NumPy broadcasting; an integer tensor to a
-    negative integer constant is an error, as in NumPy."""
+    negative integer constant is an error, as in NumPy (to a traced negative exponent:
+    the op's truncated value, see docs/ops)."""
     # a constant exponent is checked as NumPy checks it: a 0-d or n-d integer array too
     # (x ** np.array(-1) and x ** np.array([-1, 2]) gave 0 for 1 / 2, silently)
     constant = isinstance(y, numbers.Integral | np.integer) and not isinstance(y, bool) or (

@@ -2,7 +2,7 @@
 their NumPy float64 reference computed alongside, independently of aicf.
 
 A program has one element type (f32, f16, bf16 or i32) and draws ops among
-elementwise unary/binary (NumPy broadcasting), reductions (axes, keepdims), matmul,
+elementwise unary/binary (NumPy broadcasting), reductions (axes, keepdims), scans, matmul,
 transpose, broadcast_to and slice, over shapes with size-1 and odd extents. Every
 value carries its float64 reference and a bound on its magnitude, so the tolerance
 follows the dtype's rounding and how much the program can amplify it.
@@ -53,7 +53,9 @@ FLOAT_UNARY = {
 INT_UNARY = {"neg": np.negative, "abs": np.abs}
 BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "max": np.maximum,
           "min": np.minimum}  # fmt: skip
-REDUCE = {"reduce_sum": np.sum, "reduce_max": np.max, "reduce_mean": np.mean}
+REDUCE = {"reduce_sum": np.sum, "reduce_max": np.max, "reduce_min": np.min, "reduce_prod": np.prod,
+          "reduce_mean": np.mean}  # fmt: skip
+SCAN = {"cumsum": np.cumsum, "cumprod": np.cumprod}
 
 
 def bf16_bits(x: np.ndarray) -> np.ndarray:
@@ -135,9 +137,17 @@ class Program:
         ref = REDUCE[op](r, axis=tuple(axes), keepdims=keep)
         if op == "reduce_mean" and self.is_int:
             op, ref = "reduce_sum", np.sum(r, axis=tuple(axes), keepdims=keep)
-        bound = b * count if op == "reduce_sum" else b
+        bound = b * count if op == "reduce_sum" else max(b, 1.0) ** count if op == "reduce_prod" else b
+        depth = d + (count if op == "reduce_prod" else max(count.bit_length(), 1))  # a rounding per product
         return self._emit(f"aicf_tensor.{op} {x} axes = {axes}{kd} : ({ty(r.shape, self.dtype)})",
-                          ref, bound, d + max(count.bit_length(), 1))  # fmt: skip
+                          ref, bound, depth)  # fmt: skip
+
+    def scan(self, op: str, x: str, axis: int) -> str:
+        r, b, d = self.values[x]
+        n = r.shape[axis]
+        bound = b * n if op == "cumsum" else max(b, 1.0) ** n
+        return self._emit(f"aicf_tensor.{op} {x} axis = {axis} : ({ty(r.shape, self.dtype)})",
+                          SCAN[op](r, axis=axis), bound, d + (max(n.bit_length(), 1) if op == "cumsum" else n))
 
     def matmul(self, x: str, n: int) -> str:
         r, b, d = self.values[x]
@@ -214,7 +224,7 @@ def programs(draw, name: str, dtype: str | None = None):
         keep = draw(st.integers(0, rank))
         p.arg(tuple(dd if draw(st.booleans()) else 1 for dd in base[rank - keep:]))
     unary = sorted(INT_UNARY if p.is_int else FLOAT_UNARY)
-    kinds = ["unary", "binary", "binary", "const", "reduce", "matmul", "transpose", "broadcast", "slice"]
+    kinds = ["unary", "binary", "binary", "const", "reduce", "scan", "matmul", "transpose", "broadcast", "slice"]
     if p.is_int:
         kinds.remove("matmul")
     for _ in range(draw(st.integers(1, 6))):
@@ -241,9 +251,17 @@ def programs(draw, name: str, dtype: str | None = None):
                                  max_size=len(shape), unique_by=lambda a: a % len(shape)))  # fmt: skip
             count = np.prod([shape[a] for a in axes])
             op = draw(st.sampled_from(sorted(REDUCE)))
-            if p.values[x][1] * count > 1e4 or (count == 0 and op != "reduce_sum"):
+            b = p.values[x][1]
+            if (b * count > 1e4 or max(b, 1.0) ** count > 1e4
+                    or (count == 0 and op in ("reduce_max", "reduce_min"))):  # fmt: skip
                 continue
             p.reduce(op, x, sorted(axes), draw(st.booleans()))
+        elif kind == "scan" and shape:
+            axis = draw(st.integers(-len(shape), len(shape) - 1))
+            b, n = p.values[x][1], shape[axis]
+            if b * n > 1e4 or max(b, 1.0) ** n > 1e4:
+                continue
+            p.scan(draw(st.sampled_from(sorted(SCAN))), x, axis)
         elif kind == "matmul" and len(shape) >= 2 and shape[-1] <= 7:
             p.matmul(x, draw(st.sampled_from([1, 2, 5])))
         elif kind == "transpose" and len(shape) >= 2:
