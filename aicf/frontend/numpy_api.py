@@ -1106,6 +1106,8 @@ def inner(a, b):
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """numpy.average; weights that sum to zero give inf or NaN where NumPy raises
+    (ZeroDivisionError on the values, which a compiled program cannot)."""
     name = "numpy.average"
     x = _tensor(a, name)
     if not _is_float(x):  # NumPy's average of integers and bools is f64 (a bool's f16 lost counts)
