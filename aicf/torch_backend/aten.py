@@ -482,7 +482,7 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.isnan.default": lambda x: x != x,
     "aten.reciprocal.default": _float(lambda x: 1.0 / x),
     "aten.sigmoid.default": _float(ops.sigmoid),
-    "aten.relu.default": ops.relu,
+    "aten.relu.default": lambda x: _first_on_ties(ops.maximum)(x, 0),  # relu(-0.0) is -0.0
     "aten.gelu.default": _gelu,
     "aten.where.self": ops.where,
     "aten.eq.Scalar": ops.equal,

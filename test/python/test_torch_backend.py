@@ -586,10 +586,12 @@ def test_a_0d_tensor_of_another_float_dtype_is_converted_as_torch_does(fn, dtype
 @pytest.mark.parametrize("fn", [
     lambda x, z: torch.maximum(x, z), lambda x, z: torch.minimum(z, x), lambda x, z: torch.minimum(x, -z),
     lambda x, z: x.clamp(0.0, 1.0), lambda x, z: x.clamp(max=-0.0), lambda x, z: torch.maximum(z, x),
+    lambda x, z: torch.relu(x), lambda x, z: torch.nn.functional.relu(x * 1, inplace=True),
 ])  # fmt: skip
 def test_maximum_minimum_and_clamp_keep_the_first_of_equal_zeros(fn):
     # torch keeps the first operand where they compare equal: maximum(-0.0, 0.0) is -0.0,
-    # clamp(-0.0, 0.0) too; aicf's maximum (NumPy's) keeps the second
+    # clamp(-0.0, 0.0) too, and relu(-0.0) (its clamp_min(x, 0)); aicf's maximum and
+    # relu (NumPy's maximum(x, 0)) keep the second
     x, z = torch.tensor([-0.0, 0.0, float("nan"), -1.0, 2.0]), torch.tensor([0.0, -0.0, 0.0, -0.0, 0.0])
     with torch.no_grad():
         out = torch.compile(fn, backend="aicf", dynamic=False)(x, z)
