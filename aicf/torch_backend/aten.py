@@ -50,11 +50,20 @@ def _shape(x: Tensor, size: Sequence[int]) -> list[int]:
     return [int(s) for s in size]
 
 
+def torch_cast(x: Tensor, name: str) -> Tensor:
+    """`x` converted to `name` as torch converts: f64 to f16/bf16 through f32 (c10's
+    Half and BFloat16 are made from a float; aicf's cast rounds once, as NumPy's, and
+    2049.000000001 became 2050 where torch has 2048)."""
+    if x.dtype == "f64" and name in ("f16", "bf16"):
+        x = ops.cast(x, "f32")
+    return ops.cast(x, name)
+
+
 def _to_dtype(x: Any, dtype: Any) -> Any:
     name = dtype_name(dtype) if dtype is not None else None
     if name is None or not isinstance(x, Tensor) or x.dtype == name:
         return x
-    return ops.cast(x, name)
+    return torch_cast(x, name)
 
 
 def _full(size, value, *, dtype=None, **_) -> Tensor:
@@ -566,4 +575,5 @@ CREATION = ("aten.full.default", "aten.scalar_tensor.default", "aten.arange.star
 """Operators whose dtype, when the graph gives none, is torch's default dtype (the
 result's recorded dtype; the default of `_full` and `_arange` is f32)."""
 
-__all__ = ["ATEN", "COMPARED_IN", "CREATION", "OPMATH_SCALAR", "PROMOTED_FROM", "TORCH_DTYPES", "dtype_name"]
+__all__ = ["ATEN", "COMPARED_IN", "CREATION", "OPMATH_SCALAR", "PROMOTED_FROM", "TORCH_DTYPES", "dtype_name",
+           "torch_cast"]

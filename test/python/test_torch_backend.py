@@ -609,3 +609,19 @@ def test_gather_from_a_0d_tensor(fn):
         out = torch.compile(fn, backend="aicf", dynamic=False)(x, i)
     assert not backend.last_report().fallback, backend.last_report().fallback
     assert torch.equal(out, fn(x, i))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, s: x.half(), lambda x, s: x.to(torch.float16) * 2,
+    lambda x, s: torch.zeros(4, dtype=torch.float16) + s, lambda x, s: torch.maximum(x.half(), s),
+])  # fmt: skip
+def test_float64_becomes_float16_through_float32_as_in_torch(fn):
+    # c10::Half is made from a float: torch rounds an f64 to f32 first, then to f16, so
+    # 2049 + 1e-9 (above the f16 midpoint 2049, on it as an f32) is 2048; aicf's cast
+    # rounds once (NumPy's: 2050)
+    x = torch.tensor([2049.0, 1.00048828125, 65519.99, -2049.0], dtype=torch.float64) + 1e-9
+    s = torch.tensor(2049.0 + 1e-9, dtype=torch.float64)
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x, s)
+    assert not backend.last_report().fallback, backend.last_report().fallback
+    assert torch.equal(out, fn(x, s))
