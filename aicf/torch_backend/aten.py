@@ -371,6 +371,19 @@ def _cat(xs: Sequence[Tensor], dim: int = 0) -> Tensor:
     return ops.concatenate([x for x in xs if 0 not in x.shape] or xs[:1], dim)
 
 
+def _pow_scalar(x: Any, exponent: Any) -> Tensor:
+    """torch.pow(tensor, number): for f32/f64 torch's kernel (cpu and cuda) takes these
+    exponents as other ops: x * x, x * x * x, sqrt, rsqrt, 1 / x, 1 / (x * x). C's pow
+    differed at the edges ((-0.0) ** -0.5 was inf, not -inf; (-inf) ** -0.5 0, not
+    NaN) and by an ulp elsewhere (x ** 3, x ** -0.5)."""
+    if isinstance(x, Tensor) and x.dtype in ("f32", "f64") and isinstance(exponent, int | float):
+        special = {2: lambda: x * x, 3: lambda: x * x * x, 0.5: lambda: ops.sqrt(x),
+                   -0.5: lambda: ops.rsqrt(x), -1: lambda: 1.0 / x, -2: lambda: 1.0 / (x * x)}  # fmt: skip
+        if exponent in special:
+            return special[exponent]()
+    return ops.pow(x, exponent)
+
+
 def _gelu(x: Tensor, *, approximate: str = "none") -> Tensor:
     return ops.gelu(x, approximate=approximate)
 
@@ -461,7 +474,7 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.remainder.Scalar": _remainder,
     "aten.fmod.Tensor": ops.fmod,
     "aten.fmod.Scalar": ops.fmod,
-    "aten.pow.Tensor_Scalar": ops.pow,
+    "aten.pow.Tensor_Scalar": _pow_scalar,
     "aten.pow.Tensor_Tensor": ops.pow,
     "aten.maximum.default": _on_bools(_first_on_ties(ops.maximum), ops.logical_or),
     "aten.minimum.default": _on_bools(_first_on_ties(ops.minimum), ops.logical_and),

@@ -625,3 +625,24 @@ def test_float64_becomes_float16_through_float32_as_in_torch(fn):
         out = torch.compile(fn, backend="aicf", dynamic=False)(x, s)
     assert not backend.last_report().fallback, backend.last_report().fallback
     assert torch.equal(out, fn(x, s))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("exponent", [2, 3, -0.5, -1, -2.0])
+def test_pow_of_the_exponents_torch_computes_otherwise(dtype, exponent):
+    # torch's pow kernel computes these exponents as x * x, x * x * x, sqrt, rsqrt,
+    # 1 / x and 1 / (x * x): C's pow gave (-0.0) ** -0.5 = inf (torch: -inf),
+    # (-inf) ** -0.5 = 0 (torch: NaN), and x ** 3 and x ** -0.5 an ulp off (0.5 is not
+    # here: aicf's x ** 0.5 was sqrt already, and torch's cpu sqrt (MKL's) is not always
+    # correctly rounded)
+    torch.manual_seed(0)
+    x = torch.cat([torch.tensor([0.0, -0.0, float("inf"), float("-inf"), 1e-30, -2.0, 7.0]),
+                   torch.randn(500) * 5]).to(dtype)  # fmt: skip
+    fn = lambda x: x**exponent  # noqa: E731
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x)
+    assert not backend.last_report().fallback, backend.last_report().fallback
+    ref = fn(x)
+    assert torch.equal(out.isnan(), ref.isnan())
+    assert torch.equal(out.nan_to_num(), ref.nan_to_num())
+    assert torch.equal(out.signbit() & ~out.isnan(), ref.signbit() & ~ref.isnan())
