@@ -152,12 +152,21 @@ def _squeeze(x: Tensor, dims=None) -> Tensor:
     return ops.reshape(x, [s for i, s in enumerate(x.shape) if not (i in drop and s == 1)])
 
 
+def _half_to_float(x: Tensor, half_to_float: bool) -> Tensor:
+    """The input of a softmax asked for in f32 of f16/bf16 (CUDA's F.softmax(x, dtype=
+    torch.float32) is _softmax(x, dim, True)): computed in f16 and only then made f32,
+    a log_softmax was 1e-2 off torch's."""
+    return ops.cast(x, "f32") if half_to_float and x.dtype in ("f16", "bf16") else x
+
+
 def _softmax(x: Tensor, dim: int, half_to_float: bool = False) -> Tensor:
+    x = _half_to_float(x, half_to_float)
     e = ops.exp(x - ops.reduce_max(x, _dims(x, dim), keepdims=True))
     return e / ops.reduce_sum(e, _dims(x, dim), keepdims=True)
 
 
 def _log_softmax(x: Tensor, dim: int, half_to_float: bool = False) -> Tensor:
+    x = _half_to_float(x, half_to_float)
     shifted = x - ops.reduce_max(x, _dims(x, dim), keepdims=True)
     return shifted - ops.log(ops.reduce_sum(ops.exp(shifted), _dims(x, dim), keepdims=True))
 

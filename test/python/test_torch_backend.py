@@ -646,3 +646,22 @@ def test_pow_of_the_exponents_torch_computes_otherwise(dtype, exponent):
     assert torch.equal(out.isnan(), ref.isnan())
     assert torch.equal(out.nan_to_num(), ref.nan_to_num())
     assert torch.equal(out.signbit() & ~out.isnan(), ref.signbit() & ~ref.isnan())
+
+
+@pytest.mark.parametrize("op, ref", [
+    (torch.ops.aten._softmax.default, torch.softmax), (torch.ops.aten._log_softmax.default, torch.log_softmax),
+])  # fmt: skip
+def test_a_half_softmax_asked_for_in_float_is_computed_in_float(op, ref):
+    # CUDA's F.softmax(x_half, dim, dtype=torch.float32) is _softmax(x, dim, half_to_float=True):
+    # aicf computed it in f16 and made only the result f32 (log_softmax 1e-2 off)
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from aicf.torch_backend.partition import compile_graph
+
+    torch.manual_seed(0)
+    x = (torch.randn(4, 300) * 4).half()
+    gm = make_fx(lambda x: op(x, -1, True), tracing_mode="fake")(x)
+    report = backend.Report()
+    out = compile_graph(gm, [x], report)(x)
+    assert not report.fallback and len(report.partitions) == 1
+    torch.testing.assert_close(out, ref(x.float(), -1), atol=1e-6, rtol=1e-5)
