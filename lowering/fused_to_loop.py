@@ -219,7 +219,9 @@ class _Body:
         if v in low.block_args:
             r = self.read(low.block_args[v], m)
         elif isinstance(op, t.ConstantOp):
-            value = next(op.value.iter_values())  # a splat: its first element, not all of it
+            # a splat: its first element, not all of it; a zero-size one has none, and the
+            # nest that reads it runs no iteration (next() raised a bare StopIteration)
+            value = next(op.value.iter_values(), 0)
             r = scalar.constant(self.b, value, t.element_type(v.type))
         elif isinstance(op, t.IotaOp):
             vshape = static_shape(v)

@@ -27,9 +27,9 @@ typedef struct {
 C_SIGNATURE = "int ENTRY(const aicf_tensor *args, int64_t nargs, void *workspace)"
 
 C_DOC = (
-    "C (C11 with GNU extensions, built with the cpu target's flags: -O3 -march=native -fopenmp "
-    "-fPIC). The source is compiled as its own translation unit after aicf's ABI header "
-    "(aicf_tensor); define `" + C_SIGNATURE + "` (ENTRY: your entry name) and make every other "
+    "C (C11 with GNU extensions, built with the cpu target's flags: -O3 -march=native "
+    "-ffp-contract=off -fopenmp -fPIC). The source is compiled as its own translation unit "
+    "after aicf's ABI header (aicf_tensor); define `" + C_SIGNATURE + "` (ENTRY: your entry name) and make every other "
     "function and global `static`. args[i] is kernel argument i; `workspace` has the bytes the "
     "kernel's workspace expression asked for (NULL when 0). Return 0; a nonzero return is a "
     "failure. OpenMP may be used."

@@ -49,11 +49,20 @@ def _shape(x: Tensor, size: Sequence[int]) -> list[int]:
     return [int(s) for s in size]
 
 
+def torch_cast(x: Tensor, name: str) -> Tensor:
+    """`x` converted to `name` as torch converts: f64 to f16/bf16 through f32 (c10's
+    Half and BFloat16 are made from a float; aicf's cast rounds once, as NumPy's, and
+    2049.000000001 became 2050 where torch has 2048)."""
+    if x.dtype == "f64" and name in ("f16", "bf16"):
+        x = ops.cast(x, "f32")
+    return ops.cast(x, name)
+
+
 def _to_dtype(x: Any, dtype: Any) -> Any:
     name = dtype_name(dtype) if dtype is not None else None
     if name is None or not isinstance(x, Tensor) or x.dtype == name:
         return x
-    return ops.cast(x, name)
+    return torch_cast(x, name)
 
 
 def _full(size, value, *, dtype=None, **_) -> Tensor:
@@ -142,12 +151,21 @@ def _squeeze(x: Tensor, dims=None) -> Tensor:
     return ops.reshape(x, [s for i, s in enumerate(x.shape) if not (i in drop and s == 1)])
 
 
+def _half_to_float(x: Tensor, half_to_float: bool) -> Tensor:
+    """The input of a softmax asked for in f32 of f16/bf16 (CUDA's F.softmax(x, dtype=
+    torch.float32) is _softmax(x, dim, True)): computed in f16 and only then made f32,
+    a log_softmax was 1e-2 off torch's."""
+    return ops.cast(x, "f32") if half_to_float and x.dtype in ("f16", "bf16") else x
+
+
 def _softmax(x: Tensor, dim: int, half_to_float: bool = False) -> Tensor:
+    x = _half_to_float(x, half_to_float)
     e = ops.exp(x - ops.reduce_max(x, _dims(x, dim), keepdims=True))
     return e / ops.reduce_sum(e, _dims(x, dim), keepdims=True)
 
 
 def _log_softmax(x: Tensor, dim: int, half_to_float: bool = False) -> Tensor:
+    x = _half_to_float(x, half_to_float)
     shifted = x - ops.reduce_max(x, _dims(x, dim), keepdims=True)
     return shifted - ops.log(ops.reduce_sum(ops.exp(shifted), _dims(x, dim), keepdims=True))
 
@@ -377,6 +395,19 @@ def _cat(xs: Sequence[Tensor], dim: int = 0) -> Tensor:
     return ops.concatenate([x for x in xs if 0 not in x.shape] or xs[:1], dim)
 
 
+def _pow_scalar(x: Any, exponent: Any) -> Tensor:
+    """torch.pow(tensor, number): for f32/f64 torch's kernel (cpu and cuda) takes these
+    exponents as other ops: x * x, x * x * x, sqrt, rsqrt, 1 / x, 1 / (x * x). C's pow
+    differed at the edges ((-0.0) ** -0.5 was inf, not -inf; (-inf) ** -0.5 0, not
+    NaN) and by an ulp elsewhere (x ** 3, x ** -0.5)."""
+    if isinstance(x, Tensor) and x.dtype in ("f32", "f64") and isinstance(exponent, int | float):
+        special = {2: lambda: x * x, 3: lambda: x * x * x, 0.5: lambda: ops.sqrt(x),
+                   -0.5: lambda: ops.rsqrt(x), -1: lambda: 1.0 / x, -2: lambda: 1.0 / (x * x)}  # fmt: skip
+        if exponent in special:
+            return special[exponent]()
+    return ops.pow(x, exponent)
+
+
 def _gelu(x: Tensor, *, approximate: str = "none") -> Tensor:
     return ops.gelu(x, approximate=approximate)
 
@@ -467,7 +498,7 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.remainder.Scalar": _remainder,
     "aten.fmod.Tensor": ops.fmod,
     "aten.fmod.Scalar": ops.fmod,
-    "aten.pow.Tensor_Scalar": ops.pow,
+    "aten.pow.Tensor_Scalar": _pow_scalar,
     "aten.pow.Tensor_Tensor": ops.pow,
     "aten.maximum.default": _on_bools(_first_on_ties(ops.maximum), ops.logical_or),
     "aten.minimum.default": _on_bools(_first_on_ties(ops.minimum), ops.logical_and),
@@ -497,8 +528,7 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.isnan.default": lambda x: x != x,
     "aten.reciprocal.default": _float(lambda x: 1.0 / x),
     "aten.sigmoid.default": _float(ops.sigmoid),
-    # clamp_min(x, 0): relu(-0.0) is -0.0 (aicf's relu is IEEE maximum, +0.0)
-    "aten.relu.default": lambda x: ops.maximum(0, x) if _is_float(x.dtype) else ops.relu(x),
+    "aten.relu.default": lambda x: _first_on_ties(ops.maximum)(x, 0),  # relu(-0.0) is -0.0
     "aten.gelu.default": _gelu,
     "aten.where.self": ops.where,
     "aten.eq.Scalar": ops.equal,
@@ -586,4 +616,5 @@ CREATION = ("aten.full.default", "aten.scalar_tensor.default", "aten.arange.star
 """Operators whose dtype, when the graph gives none, is torch's default dtype (the
 result's recorded dtype; the default of `_full` and `_arange` is f32)."""
 
-__all__ = ["ATEN", "COMPARED_IN", "CREATION", "OPMATH_SCALAR", "PROMOTED_FROM", "TORCH_DTYPES", "dtype_name"]
+__all__ = ["ATEN", "COMPARED_IN", "CREATION", "OPMATH_SCALAR", "PROMOTED_FROM", "TORCH_DTYPES", "dtype_name",
+           "torch_cast"]

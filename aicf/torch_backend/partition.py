@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from aicf.errors import AicfError
-from aicf.torch_backend.aten import ATEN, COMPARED_IN, CREATION, OPMATH_SCALAR, PROMOTED_FROM, dtype_name
+from aicf.torch_backend.aten import (ATEN, COMPARED_IN, CREATION, OPMATH_SCALAR, PROMOTED_FROM, dtype_name,
+                                     torch_cast)
 
 if TYPE_CHECKING:
     import torch
@@ -84,12 +85,11 @@ def computed_in(args: Sequence[Any], first: int, common: str | None, every: bool
     from index `first` on converted to the float dtype `common` torch converts the
     operands to (aten.PROMOTED_FROM, COMPARED_IN): int 2049 times or equal to an f16
     tensor is 2048 first, as in torch."""
-    from aicf import ops
     from aicf.frontend.tensor import Tensor
 
     if common not in ("f16", "bf16", "f32", "f64"):
         return list(args)
-    return [ops.cast(a, common) if i >= first and isinstance(a, Tensor) and a.dtype != common
+    return [torch_cast(a, common) if i >= first and isinstance(a, Tensor) and a.dtype != common
             and (every or a.dtype in ("i1", "i32", "i64")) else a for i, a in enumerate(args)]  # fmt: skip
 
 
@@ -115,7 +115,7 @@ def trace_partition(gm: torch.fx.GraphModule, inputs: Sequence[Any]):
             return value
         want = dtype_name(val.dtype)
         if value.dtype != want:
-            value = ops.cast(value, want)
+            value = torch_cast(value, want)
         if tuple(value.shape) != tuple(val.shape):
             raise AicfError(f"{op_name(node)} gave shape {value.shape} where torch has {tuple(val.shape)}")
         return value

@@ -37,3 +37,24 @@ def test_runs(target):
     x = np.zeros((4, 0), np.float32)
     out = exe(cp.asarray(x) if target == "cuda" else x)
     assert out.shape == (4, 0)
+
+
+ZERO_SIZE_CONSTANT = """
+func.func @f(%x: tensor<0x4xf32>) -> tensor<4xf32> {
+  %c = aicf_tensor.constant dense<1.0> : tensor<0x4xf32>
+  %y = aicf_tensor.add %x, %c : (tensor<0x4xf32>, tensor<0x4xf32>) -> tensor<0x4xf32>
+  %s = aicf_tensor.reduce_sum %y axes = [0] : (tensor<0x4xf32>) -> tensor<4xf32>
+  func.return %s : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["cpu", pytest.param("cuda", marks=[gpu, pytest.mark.gpu])])
+def test_a_zero_size_constant_in_a_fused_group(target):
+    # the group's lowering read the splat's first element, which a zero-size constant
+    # has not: a bare StopIteration (torch.compile of SDPA on an empty batch was left
+    # to torch saying only "StopIteration: ")
+    exe = aicf.compile(ZERO_SIZE_CONSTANT, target=target)
+    x = np.zeros((0, 4), np.float32)
+    out = exe(cp.asarray(x) if target == "cuda" else x)
+    np.testing.assert_array_equal(cp.asnumpy(out) if target == "cuda" else out, np.zeros(4, np.float32))

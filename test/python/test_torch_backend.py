@@ -587,10 +587,12 @@ def test_a_0d_tensor_of_another_float_dtype_is_converted_as_torch_does(fn, dtype
     lambda x, z: torch.maximum(x, z), lambda x, z: torch.minimum(z, x), lambda x, z: torch.minimum(x, -z),
     lambda x, z: x.clamp(0.0, 1.0), lambda x, z: x.clamp(max=-0.0), lambda x, z: torch.maximum(z, x),
     lambda x, z: torch.relu(x), lambda x, z: torch.nn.functional.relu(x - z),
+    lambda x, z: torch.nn.functional.relu(x * 1, inplace=True),
 ])  # fmt: skip
 def test_maximum_minimum_and_clamp_keep_the_first_of_equal_zeros(fn):
     # torch keeps the first operand where they compare equal: maximum(-0.0, 0.0) is -0.0,
-    # clamp(-0.0, 0.0) too; aicf's maximum (NumPy's) keeps the second
+    # clamp(-0.0, 0.0) too, and relu(-0.0) (its clamp_min(x, 0)); aicf's maximum and
+    # relu (NumPy's maximum(x, 0)) keep the second
     x, z = torch.tensor([-0.0, 0.0, float("nan"), -1.0, 2.0]), torch.tensor([0.0, -0.0, 0.0, -0.0, 0.0])
     with torch.no_grad():
         out = torch.compile(fn, backend="aicf", dynamic=False)(x, z)
@@ -628,3 +630,59 @@ def test_prod_amin_and_cumsum_match_eager(fn):
     assert backend.last_report().fallback == {}, backend.last_report().fallback
     assert out.dtype == ref.dtype and out.shape == ref.shape
     torch.testing.assert_close(out, ref, equal_nan=True, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, s: x.half(), lambda x, s: x.to(torch.float16) * 2,
+    lambda x, s: torch.zeros(4, dtype=torch.float16) + s, lambda x, s: torch.maximum(x.half(), s),
+])  # fmt: skip
+def test_float64_becomes_float16_through_float32_as_in_torch(fn):
+    # c10::Half is made from a float: torch rounds an f64 to f32 first, then to f16, so
+    # 2049 + 1e-9 (above the f16 midpoint 2049, on it as an f32) is 2048; aicf's cast
+    # rounds once (NumPy's: 2050)
+    x = torch.tensor([2049.0, 1.00048828125, 65519.99, -2049.0], dtype=torch.float64) + 1e-9
+    s = torch.tensor(2049.0 + 1e-9, dtype=torch.float64)
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x, s)
+    assert not backend.last_report().fallback, backend.last_report().fallback
+    assert torch.equal(out, fn(x, s))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("exponent", [2, 3, -0.5, -1, -2.0])
+def test_pow_of_the_exponents_torch_computes_otherwise(dtype, exponent):
+    # torch's pow kernel computes these exponents as x * x, x * x * x, sqrt, rsqrt,
+    # 1 / x and 1 / (x * x): C's pow gave (-0.0) ** -0.5 = inf (torch: -inf),
+    # (-inf) ** -0.5 = 0 (torch: NaN), and x ** 3 and x ** -0.5 an ulp off (0.5 is not
+    # here: aicf's x ** 0.5 was sqrt already, and torch's cpu sqrt (MKL's) is not always
+    # correctly rounded)
+    torch.manual_seed(0)
+    x = torch.cat([torch.tensor([0.0, -0.0, float("inf"), float("-inf"), 1e-30, -2.0, 7.0]),
+                   torch.randn(500) * 5]).to(dtype)  # fmt: skip
+    fn = lambda x: x**exponent  # noqa: E731
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x)
+    assert not backend.last_report().fallback, backend.last_report().fallback
+    ref = fn(x)
+    assert torch.equal(out.isnan(), ref.isnan())
+    assert torch.equal(out.nan_to_num(), ref.nan_to_num())
+    assert torch.equal(out.signbit() & ~out.isnan(), ref.signbit() & ~ref.isnan())
+
+
+@pytest.mark.parametrize("op, ref", [
+    (torch.ops.aten._softmax.default, torch.softmax), (torch.ops.aten._log_softmax.default, torch.log_softmax),
+])  # fmt: skip
+def test_a_half_softmax_asked_for_in_float_is_computed_in_float(op, ref):
+    # CUDA's F.softmax(x_half, dim, dtype=torch.float32) is _softmax(x, dim, half_to_float=True):
+    # aicf computed it in f16 and made only the result f32 (log_softmax 1e-2 off)
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from aicf.torch_backend.partition import compile_graph
+
+    torch.manual_seed(0)
+    x = (torch.randn(4, 300) * 4).half()
+    gm = make_fx(lambda x: op(x, -1, True), tracing_mode="fake")(x)
+    report = backend.Report()
+    out = compile_graph(gm, [x], report)(x)
+    assert not report.fallback and len(report.partitions) == 1
+    torch.testing.assert_close(out, ref(x.float(), -1), atol=1e-6, rtol=1e-5)
