@@ -62,6 +62,12 @@ def unsupported_reason(node) -> str | None:
             return "no shape information"
         if (problem := _value_problem(v)) is not None:
             return problem
+    # (a 0-d cpu tensor meets cuda tensors in torch as a number does)
+    devices = {str(t.device) for v in values for t in _tensors(v) if t.ndim or t.device.type != "cpu"}
+    if len(devices) > 1:
+        # x.to("cuda"): a partition runs on its inputs' device, so the copy would stay
+        # where it was
+        return f"moves a tensor between devices ({', '.join(sorted(devices))})"
     return None
 
 

@@ -111,6 +111,22 @@ def test_example_runs():
 
 @gpu
 @pytest.mark.gpu
+@pytest.mark.parametrize("fn", [lambda x: (x * 2).to("cuda") + 1, lambda x: (x.cuda() * 2).cpu() - 1,
+                                lambda x: x.cuda() * torch.tensor(3.0)])  # fmt: skip
+def test_a_tensor_moved_between_devices_lands_where_torch_puts_it(fn):
+    """A partition runs on its inputs' device: `.to("cuda")` of a cpu tensor inside
+    one came back on the cpu. A node whose tensors are on different devices is left to
+    torch (a 0-d cpu tensor beside cuda ones is a number, as in torch)."""
+    x = torch.randn(8)
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x)
+    ref = fn(x)
+    assert out.device == ref.device
+    torch.testing.assert_close(out, ref)
+
+
+@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype, tol", [(torch.float32, 1e-5), (torch.float16, 1e-2)])
 def test_gpt_on_cuda(dtype, tol):
     model, config = tiny_model("cuda", dtype)
