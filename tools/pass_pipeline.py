@@ -187,6 +187,11 @@ def _typed_options(pass_class: type[ModulePass], spec: ArgSpec) -> ArgSpec:
             hint = next(iter(set(typing.get_args(hint)) - {type(None)}), None)
         if hint is float:
             values = [_as_float(v) for v in values]
+        if not values and hint is bool:  # `{explain}` is explain=true, as in mlir-opt
+            values = [True]
+        if not values and hint in _OPTION_TYPES:  # xDSL took `{max-ops}` as its default
+            raise PipelineError(f"pass '{spec.name}': option '{name.replace('_', '-')}' takes one "
+                                f"value, {_OPTION_TYPES[hint]}, got none")
         if hint in _OPTION_TYPES and (len(values) > 1 or values and type(values[0]) is not hint):
             raise PipelineError(f"pass '{spec.name}': option '{name.replace('_', '-')}' takes one "
                                 f"value, {_OPTION_TYPES[hint]}, got {', '.join(map(repr, values))}")

@@ -164,6 +164,8 @@ class Precision:
                 return _saturated(value, storage_dtype(elt)).astype(self.compute_dtype(elt))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
+                if elt != IntegerType(1):  # wrap at the width (held in int64, i64 -> i32 stayed exact)
+                    value = value.astype(storage_dtype(elt))
                 return value.astype(self.compute_dtype(elt))
         return self.load(to_storage(value, elt), elt)
 
@@ -622,11 +624,20 @@ def _divide(a, b):
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
         return np.true_divide(a, b)
+    dtype = np.result_type(a, b)
     with np.errstate(all="ignore"):
         safe = np.where(b == 0, 1, b)
-        q = np.abs(a) // np.abs(safe)  # magnitudes: rounding toward zero (MIN's wraps, as C's)
-        q = np.where((a < 0) != (safe < 0), -q, q).astype(np.result_type(a, b))
-    return np.where(b == 0, 0, q).astype(q.dtype)
+        # magnitudes in uint64 (|MIN| is 2^(n-1) there; np.abs(MIN) is MIN, and MIN // 2
+        # and 1 // MIN floored the wrong way), rounding toward zero, MIN / -1 wrapping
+        q = (_magnitude(a) // _magnitude(safe)).astype(np.int64)
+        q = np.where((a < 0) != (safe < 0), -q, q).astype(dtype)
+    return np.where(b == 0, 0, q).astype(dtype)
+
+
+def _magnitude(x: np.ndarray) -> np.ndarray:
+    """|x| of an integer array, exact, as uint64."""
+    x = x.astype(np.int64)  # MIN of a narrower type stays itself; uint64 is not an aicf type
+    return np.where(x < 0, -(x.astype(np.uint64)), x.astype(np.uint64))
 
 
 def _power(a, b):
@@ -637,7 +648,7 @@ def _power(a, b):
     if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
         return np.power(a, b)
     with np.errstate(all="ignore"):
-        r = np.power(a, np.abs(b))
+        r = np.power(a, np.where(b < 0, 0, b))  # np.abs(MIN) is MIN: NumPy raised
         neg = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 1, -1, 1), 0))
     return np.where(b < 0, neg, r).astype(r.dtype)
 

@@ -152,3 +152,34 @@ def test_integer_pow():
         expected.append((int(r) + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1))
     out = aicf.compile(POW.format(t="i32"))(x, n)
     np.testing.assert_array_equal(out, np.array(expected, dtype))
+
+
+I64 = """
+func.func @f(%x: tensor<8xi64>, %y: tensor<8xi64>) -> (tensor<*xi64>, tensor<*xi64>, tensor<8xi32>) {
+  %q = aicf_tensor.div %x, %y : (tensor<8xi64>, tensor<8xi64>) -> tensor<*xi64>
+  %p = aicf_tensor.pow %x, %y : (tensor<8xi64>, tensor<8xi64>) -> tensor<*xi64>
+  %c = aicf_tensor.cast %x : (tensor<8xi64>) -> tensor<8xi32>
+  func.return %q, %p, %c : tensor<*xi64>, tensor<*xi64>, tensor<8xi32>
+}
+"""
+
+
+def test_the_reference_on_int64_extremes():
+    """aicf.reference at i64's MIN: 1 / MIN is 0 and MIN / 2 is -2^62 (np.abs(MIN) is
+    MIN, so they came out 1 and +2^62); an exponent of MIN gives 0, not NumPy's
+    "Integers to negative integer powers" (a traceback from aicf-run); a cast to i32
+    wraps (it stayed exact in int64). The compiled code agrees."""
+    from aicf.context import make_context
+    from aicf.diagnostics import parse_module
+    from aicf.reference import evaluate
+
+    lo, hi = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    x = np.array([1, -7, lo, lo, hi, 2, 4294967297, lo], np.int64)
+    y = np.array([lo, lo, 2, -3, lo, lo, 3, 1], np.int64)
+    q, p, c = evaluate(parse_module(make_context(), I64), "f", x, y)
+    np.testing.assert_array_equal(q, reference(x, y, "divsi"))
+    np.testing.assert_array_equal(p, [1, 0, 0, 0, 0, 0, (4294967297**3) % 2**64 - 2**64 * ((4294967297**3) % 2**64 >= 2**63), lo])
+    np.testing.assert_array_equal(c, [1, -7, 0, 0, -1, 2, 1, 0])
+    out = aicf.compile(I64)(x, y)
+    for got, ref in zip(out, (q, p, c)):
+        np.testing.assert_array_equal(got, ref)

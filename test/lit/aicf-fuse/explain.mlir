@@ -1,4 +1,5 @@
 // RUN: aicf-opt %s -p 'aicf-fuse{explain=true}' | filecheck %s
+// RUN: aicf-opt %s -p 'aicf-fuse{explain}' | filecheck %s
 
 // With `explain`, a group says what the cost model saw: one kernel that reads x and
 // writes y once, against two kernels and a 256-byte temporary written and read back.
