@@ -500,6 +500,7 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.fmod.Scalar": ops.fmod,
     "aten.pow.Tensor_Scalar": _pow_scalar,
     "aten.pow.Tensor_Tensor": ops.pow,
+    "aten.pow.Scalar": ops.pow,  # base ** tensor (rotary embeddings' 10000 ** (arange / dim))
     "aten.maximum.default": _on_bools(_first_on_ties(ops.maximum), ops.logical_or),
     "aten.minimum.default": _on_bools(_first_on_ties(ops.minimum), ops.logical_and),
     "aten.clamp.default": _clamp,
@@ -529,6 +530,7 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.reciprocal.default": _float(lambda x: 1.0 / x),
     "aten.sigmoid.default": _float(ops.sigmoid),
     "aten.relu.default": lambda x: _first_on_ties(ops.maximum)(x, 0),  # relu(-0.0) is -0.0
+    "aten.hardtanh.default": lambda x, min_val=-1.0, max_val=1.0: _clamp(x, min_val, max_val),  # torch's clamp
     "aten.gelu.default": _gelu,
     "aten.where.self": ops.where,
     "aten.eq.Scalar": ops.equal,
@@ -544,6 +546,11 @@ ATEN: dict[str, Callable[..., Any]] = {
     "aten.ge.Scalar": ops.greater_equal,
     "aten.ge.Tensor": ops.greater_equal,
     "aten.logical_not.default": _logical_not,
+    # ~mask, mask & causal: on bools the logical ops, on integers aicf's invert (-1 - x);
+    # and/or/xor of integers stay torch's (BOOL_ONLY)
+    "aten.bitwise_not.default": ops.invert,
+    **{f"aten.bitwise_{n}.{kind}": getattr(ops, f"bitwise_{n}") for n in ("and", "or", "xor")
+       for kind in ("Tensor", "Scalar")},
     "aten.logical_and.default": _logical_and,
     "aten.logical_or.default": _logical_or,
     "aten._to_copy.default": lambda x, *, dtype=None, **_: _to_dtype(x, dtype),
@@ -611,10 +618,14 @@ an int64 tensor equal to an f16 one is compared as f16 (2049 == 2048.0), and an 
 tensor with an f64 0-d one as f32 (0.1f == 0.1), not as f64 (NumPy's promotion,
 aicf's)."""
 
+BOOL_ONLY = tuple(f"aten.bitwise_{n}.{kind}" for n in ("and", "or", "xor") for kind in ("Tensor", "Scalar"))
+"""Operators aicf has on bool tensors only (aicf has no bitwise integer operator): on
+integers the node is left to torch, not its whole partition."""
+
 CREATION = ("aten.full.default", "aten.scalar_tensor.default", "aten.arange.start_step",
             "aten.arange.start", "aten.arange.default")  # fmt: skip
 """Operators whose dtype, when the graph gives none, is torch's default dtype (the
 result's recorded dtype; the default of `_full` and `_arange` is f32)."""
 
-__all__ = ["ATEN", "COMPARED_IN", "CREATION", "OPMATH_SCALAR", "PROMOTED_FROM", "TORCH_DTYPES", "dtype_name",
-           "torch_cast"]
+__all__ = ["ATEN", "BOOL_ONLY", "COMPARED_IN", "CREATION", "OPMATH_SCALAR", "PROMOTED_FROM", "TORCH_DTYPES",
+           "dtype_name", "torch_cast"]

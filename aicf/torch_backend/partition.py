@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from aicf.errors import AicfError
-from aicf.torch_backend.aten import (ATEN, COMPARED_IN, CREATION, OPMATH_SCALAR, PROMOTED_FROM, dtype_name,
+from aicf.torch_backend.aten import (ATEN, BOOL_ONLY, COMPARED_IN, CREATION, OPMATH_SCALAR, PROMOTED_FROM, dtype_name,
                                      torch_cast)
 
 if TYPE_CHECKING:
@@ -62,6 +62,8 @@ def unsupported_reason(node) -> str | None:
             return "no shape information"
         if (problem := _value_problem(v)) is not None:
             return problem
+    if op_name(node) in BOOL_ONLY and any(str(t.dtype) != "torch.bool" for v in values for t in _tensors(v)):
+        return "bitwise operator on integers (aicf has it on bools only)"
     # (a 0-d cpu tensor meets cuda tensors in torch as a number does)
     devices = {str(t.device) for v in values for t in _tensors(v) if t.ndim or t.device.type != "cpu"}
     if len(devices) > 1:

@@ -702,3 +702,44 @@ def test_a_half_softmax_asked_for_in_float_is_computed_in_float(op, ref):
     out = compile_graph(gm, [x], report)(x)
     assert not report.fallback and len(report.partitions) == 1
     torch.testing.assert_close(out, ref(x.float(), -1), atol=1e-6, rtol=1e-5)
+
+
+def _rotary_attention_mask(x, mask):
+    # what HF llama-style code writes: inv_freq = 1 / base ** (arange / dim), the
+    # attention mask inverted with ~ and combined with the causal one with &, relu6
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, 8, 2, dtype=torch.int64).float() / 8))
+    angles = (mask.long().cumsum(-1) - 1)[..., None].float() * inv_freq
+    keep = torch.ones(5, 5, dtype=torch.bool).tril() & mask[:, None, :].bool()
+    scores = (x[:, :, None, :4] * angles.cos()[:, None]).sum(-1).masked_fill(~keep, float("-inf"))
+    return torch.softmax(scores, -1), torch.nn.functional.relu6(x * 4), keep ^ mask[:, :, None].bool()
+
+
+@pytest.mark.parametrize("fn", [
+    _rotary_attention_mask,
+    lambda x, mask: (~mask, ~(x > 0), (x > 0) | mask[..., None].bool(), torch.nn.functional.hardtanh(x, -0.5, 0.5)),
+    lambda x, mask: (2 ** x, 1.0 ** (x * float("nan")), 0.5 ** mask),
+])  # fmt: skip
+def test_bool_bitwise_ops_hardtanh_and_scalar_pow_compile(fn):
+    # ~mask, mask & causal, 10000 ** (arange / dim) and relu6 were left to torch (no aicf
+    # lowering), splitting a llama-style block into several partitions
+    torch.manual_seed(0)
+    x, mask = torch.randn(2, 5, 8), torch.tensor([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]])
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x, mask)
+    assert backend.last_report().fallback == {}, backend.last_report().fallback
+    assert len(backend.last_report().partitions) == 1
+    for o, r in zip(out, fn(x, mask)):
+        assert o.dtype == r.dtype
+        torch.testing.assert_close(o, r, equal_nan=True, rtol=1e-6, atol=1e-7)
+
+
+def test_integer_bitwise_and_is_left_to_torch_alone():
+    # aicf has & | ^ on bools only: on integers the node is torch's, not its partition
+    fn = lambda x: (x.long() & 3) + x.long().cumsum(0)  # noqa: E731
+    x = torch.arange(-4.0, 4.0)
+    with torch.no_grad():
+        out = torch.compile(fn, backend="aicf", dynamic=False)(x)
+    report = backend.last_report()
+    assert report.fallback == {"aten.bitwise_and.Scalar": "bitwise operator on integers (aicf has it on bools only)"}
+    assert report.compiled_ops["aten.cumsum.default"] == 1
+    assert torch.equal(out, fn(x))
