@@ -711,7 +711,8 @@ class DivOp(BinaryOp):
 
 @irdl_op_definition
 class MaxOp(BinaryOp):
-    """Elementwise maximum, NaN-propagating like numpy.maximum.
+    """Elementwise maximum, NaN-propagating like numpy.maximum. Of two zeros of
+    opposite signs, f16 and bf16 give either (f32 and f64: the second, as NumPy).
 
     `%z = aicf_tensor.max %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`
     """
@@ -721,7 +722,8 @@ class MaxOp(BinaryOp):
 
 @irdl_op_definition
 class MinOp(BinaryOp):
-    """Elementwise minimum, NaN-propagating like numpy.minimum.
+    """Elementwise minimum, NaN-propagating like numpy.minimum. Of two zeros of
+    opposite signs, f16 and bf16 give either (f32 and f64: the second, as NumPy).
 
     `%z = aicf_tensor.min %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`
     """
@@ -1116,7 +1118,9 @@ class ReduceSumOp(ReduceOp):
 
 
 class _ExtremumOp(ReduceOp, abc.ABC):
-    """max and min: NaN-propagating (NumPy's max/min, not fmax/fmin)."""
+    """max and min: NaN-propagating (NumPy's max/min, not fmax/fmin). Where the
+    extreme is a zero held with both signs, either sign may come out: vector lanes are
+    combined in any order (NumPy's and torch's reductions depend on theirs too)."""
 
     def verify_(self) -> None:
         super().verify_()
@@ -1130,14 +1134,16 @@ class _ExtremumOp(ReduceOp, abc.ABC):
 
 @irdl_op_definition
 class ReduceMaxOp(_ExtremumOp):
-    """Maximum over axes. `%m = aicf_tensor.reduce_max %x axes = [0] keepdims : (tensor<4x8xf32>) -> tensor<1x8xf32>`"""
+    """Maximum over axes (NaN-propagating; of zeros of both signs, either).
+    `%m = aicf_tensor.reduce_max %x axes = [0] keepdims : (tensor<4x8xf32>) -> tensor<1x8xf32>`"""
 
     name = "aicf_tensor.reduce_max"
 
 
 @irdl_op_definition
 class ReduceMinOp(_ExtremumOp):
-    """Minimum over axes. `%m = aicf_tensor.reduce_min %x axes = [-1] : (tensor<4x8xf32>) -> tensor<4xf32>`"""
+    """Minimum over axes (NaN-propagating; of zeros of both signs, either).
+    `%m = aicf_tensor.reduce_min %x axes = [-1] : (tensor<4x8xf32>) -> tensor<4xf32>`"""
 
     name = "aicf_tensor.reduce_min"
 
