@@ -681,6 +681,28 @@ def test_a_closed_over_array_used_through_a_view_changed_in_place_is_traced_agai
     assert g.num_compilations == 2
 
 
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix
+def test_a_closed_over_array_viewed_by_stride_tricks_or_as_a_matrix_base_is_watched():
+    """as_strided and sliding_window_view give a view whose base is a DummyArray
+    holding the array: the watch stopped at the view, made in the function and freed
+    after the trace, so `W += 100` went unseen. An np.matrix base was checksummed over
+    rows of its 1 x n reshape, none of them in a view's span past its first bytes."""
+    from numpy.lib.stride_tricks import as_strided, sliding_window_view
+
+    W = rand(10)
+    f = aicf.jit(lambda x: x + sliding_window_view(W, 3) + as_strided(W, (8, 3), (4, 4)))
+    x = rand(8, 3)
+    f(x)
+    W += 100
+    np.testing.assert_allclose(f(x), x + 2 * sliding_window_view(W, 3), rtol=1e-6)
+    M = np.matrix(rand(2, 3))
+    g = aicf.jit(lambda y: y + np.asarray(M)[1])
+    y = rand(3)
+    g(y)
+    M[1, 0] += 100
+    np.testing.assert_allclose(g(y), y + np.asarray(M)[1], rtol=1e-6)
+
+
 @pytest.mark.parametrize("use", ["result", "operand"])
 def test_a_closed_over_object_array_is_a_located_error(use):
     """An object array met in a trace raised NumPy's raw "Cannot change data-type for
