@@ -131,11 +131,13 @@ class Tracer:
         root = array
         while True:
             base = root.base
-            if not isinstance(base, np.ndarray) and isinstance(getattr(base, "base", None), np.ndarray):
+            if not isinstance(base, np.ndarray):
                 # as_strided's and sliding_window_view's: a DummyArray holding the array
                 # viewed (stopped there, the view made in the function was freed after
-                # the trace and a change of the closed-over array in place went unseen)
-                base = base.base
+                # the trace and a change of the closed-over array in place went unseen);
+                # np.asarray(memoryview(W)): the memoryview's
+                held = base.obj if isinstance(base, memoryview) else getattr(base, "base", None)
+                base = held if isinstance(held, np.ndarray) else base
             if not isinstance(base, np.ndarray) or base.dtype.hasobject:
                 break  # (a field of a record array with objects: its bytes alone)
             root = base

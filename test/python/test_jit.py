@@ -695,6 +695,11 @@ def test_a_closed_over_array_viewed_by_stride_tricks_or_as_a_matrix_base_is_watc
     f(x)
     W += 100
     np.testing.assert_allclose(f(x), x + 2 * sliding_window_view(W, 3), rtol=1e-6)
+    V = rand(4)
+    h = aicf.jit(lambda x: x + np.asarray(memoryview(V)))
+    h(V)
+    V[2] += 100
+    np.testing.assert_allclose(h(V), 2 * V, rtol=1e-6)
     M = np.matrix(rand(2, 3))
     g = aicf.jit(lambda y: y + np.asarray(M)[1])
     y = rand(3)
