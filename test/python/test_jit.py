@@ -775,3 +775,22 @@ def test_an_ordered_dict_keeps_its_order_and_a_defaultdict_its_factory():
     np.testing.assert_array_equal(out["z"], x)
     counts = defaultdict(list, {"x": x})
     np.testing.assert_array_equal(aicf.jit(lambda d: d["x"] * (len(d["missing"]) + 2))(counts), x * 2)
+
+
+class _Derived(__import__("collections").namedtuple("_Derived", "a b")):
+    """A namedtuple whose constructor derives a field: P(a) is (a, a + 1)."""
+
+    __slots__ = ()
+
+    def __new__(cls, a):
+        return super().__new__(cls, a, a + 1)
+
+
+def test_a_namedtuple_with_its_own_constructor_crosses_jit_as_its_fields():
+    """Rebuilt by calling the class with every field, a namedtuple whose __new__ takes
+    other arguments raised a raw TypeError, as an argument and as a result."""
+    x = rand(3)
+    out = aicf.jit(lambda x: _Derived(x))(x)
+    assert type(out) is _Derived
+    np.testing.assert_array_equal(out.b, x + 1)
+    np.testing.assert_allclose(aicf.jit(lambda p: p.a * p.b)(_Derived(x)), x * (x + 1), rtol=1e-6)
