@@ -794,3 +794,30 @@ def test_a_namedtuple_with_its_own_constructor_crosses_jit_as_its_fields():
     assert type(out) is _Derived
     np.testing.assert_array_equal(out.b, x + 1)
     np.testing.assert_allclose(aicf.jit(lambda p: p.a * p.b)(_Derived(x)), x * (x + 1), rtol=1e-6)
+
+
+def test_a_large_closed_over_array_is_emitted_from_its_bytes(monkeypatch):
+    """A constant's C initialiser was made value by value in Python (a list of the
+    values, a set of their reprs, an escape per byte): a 256 MB array a jitted
+    function closed over took 6 minutes to compile. Its bytes are read whole now."""
+    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+
+    from aicf.backend.c.emit import emit_c_unit
+
+    W = rand(64, 40)
+    W[0, :2] = [-0.0, np.nan]
+    Z = np.full((64, 40), -0.0, np.float32)
+    I = np.arange(-2000, 2000, dtype=np.int64) * 2**33
+    f = aicf.jit(lambda x, i: (x + W, x * Z, i + I))
+    x, i = rand(64, 40), np.arange(4000, dtype=np.int64)
+    got = f(x, i)
+    np.testing.assert_array_equal(got[0], x + W)
+    np.testing.assert_array_equal(np.signbit(got[1]), np.signbit(x * Z))
+    np.testing.assert_array_equal(got[2], i + I)
+
+    def one_by_one(self):
+        raise AssertionError("a large constant read value by value")
+
+    monkeypatch.setattr(DenseIntOrFPElementsAttr, "get_values", one_by_one)
+    source = emit_c_unit(f.executable(x, i).module)[0]
+    assert "unsigned char b[10240]; float v[2560];" in source  # W, as its bytes
