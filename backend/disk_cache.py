@@ -284,20 +284,27 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def _write_entry(entry: Path, data: bytes) -> None:
+    """`data` as `entry`, then its sidecar (each atomically)."""
+    _write_atomic(entry, data)
+    _write_atomic(entry.with_name(entry.name + _SIDECAR), digest(entry.name, data).encode())
+
+
 def store(target: str, key: str, suffix: str, data: bytes) -> Path:
     """Store `data` as the entry `key` (atomically, with its digest); its path."""
     key = _checked_key(key)
     d = directory(target)
     entry = d / f"{key}{suffix}"
     try:
-        _write_atomic(entry, data)
-        _write_atomic(d / f"{key}{suffix}{_SIDECAR}", digest(entry.name, data).encode())
+        _write_entry(entry, data)
     except OSError as e:  # a full disk, a name taken by what cannot be replaced
         fallback = _fallback_dir(target)
         _warn_once(f"aicf: cannot write {entry} ({e.strerror or e}); storing it in the "
                    f"private directory {fallback.parent} instead")
         entry = fallback / entry.name
-        _write_atomic(entry, data)
+        # with its sidecar: the cpu runtime loads only bytes that pass read_checked, and
+        # an entry stored here without one failed every compile on a full cache disk
+        _write_entry(entry, data)
         return entry
     _log.info("%s store: %s (%d bytes)", target, entry, len(data))
     _prune(d, keep=entry)

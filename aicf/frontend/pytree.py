@@ -95,7 +95,10 @@ def _unflatten(td: TreeDef, it) -> Any:
         return children
     if td.kind == "tuple":
         return tuple(children)
-    return td.kind(*children)  # a namedtuple
+    # a namedtuple, rebuilt field by field as _make does: a subclass whose __new__ takes
+    # other arguments (derived fields) raised a raw TypeError from kind(*children)
+    make = getattr(td.kind, "_make", None)
+    return make(children) if callable(make) else td.kind(*children)
 
 
 def leaf_paths(treedef: TreeDef, root: str) -> list[str]:

@@ -129,8 +129,18 @@ class Tracer:
         made in the function (`x @ W.T`, `b[::-1]`) is freed after the trace, and with
         it aicf.jit's weak reference, so that `W -= lr * dW` went unseen."""
         root = array
-        while isinstance(root.base, np.ndarray) and not root.base.dtype.hasobject:
-            root = root.base  # (a field of a record array with objects: its bytes alone)
+        while True:
+            base = root.base
+            if not isinstance(base, np.ndarray):
+                # as_strided's and sliding_window_view's: a DummyArray holding the array
+                # viewed (stopped there, the view made in the function was freed after
+                # the trace and a change of the closed-over array in place went unseen);
+                # np.asarray(memoryview(W)): the memoryview's
+                held = base.obj if isinstance(base, memoryview) else getattr(base, "base", None)
+                base = held if isinstance(held, np.ndarray) else base
+            if not isinstance(base, np.ndarray) or base.dtype.hasobject:
+                break  # (a field of a record array with objects: its bytes alone)
+            root = base
         watched = [(array, None)]
         if root is not array:  # the bytes of the base the view spans (all of it if not contiguous)
             watched.append((root, _span(array, root)))
@@ -299,7 +309,9 @@ def checksum(array: np.ndarray, span: tuple[int, int] | None = None) -> tuple:
     in place: `w.shape = (2, 2)` or `w.dtype = ...` keeps the bytes); with a `span`,
     of those bytes of the (contiguous) array only."""
     if span is not None and (array.flags.c_contiguous or array.flags.f_contiguous):
-        data = array.reshape(-1, order="A").view(np.uint8)[span[0]:span[1]]
+        # as a plain ndarray: a subclass's reshape may not flatten (np.matrix's is 1 x n,
+        # whose [lo:hi] took rows: a change of an np.matrix base in place went unseen)
+        data = np.asarray(array).reshape(-1, order="A").view(np.uint8)[span[0]:span[1]]
     else:
         data = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
     return array.shape, array.dtype, span, zlib.crc32(data)

@@ -170,6 +170,7 @@ RAW_GLOBAL_ELEMENTS = 1024
 bytes of one string literal, not a list of literals."""
 _RAW_GLOBALS = {"float": np.float32, "double": np.float64, "int32_t": np.int32, "int64_t": np.int64}
 _BYTE_ESCAPES = [f"\\x{b:02x}" for b in range(256)]
+_HEX_DIGITS = np.frombuffer(b"0123456789abcdef", np.uint8)
 
 
 def literal(v, t: Attribute) -> str:
@@ -836,9 +837,18 @@ class ModuleEmitter:
         n = math.prod(shape)
         if not isinstance(init, DenseIntOrFPElementsAttr):
             raise op_error(op, "needs a dense initial value for the cpu target")
-        vals = list(init.get_values())
         const = "const " if op.constant is not None else ""  # type: ignore[attr-defined]
         raw = _RAW_GLOBALS.get(ct)
+        packed = getattr(getattr(init, "data", None), "data", None)  # the attribute's bytes
+        if raw is not None and n >= RAW_GLOBAL_ELEMENTS and isinstance(packed, bytes) \
+                and len(packed) == n * np.dtype(raw).itemsize:  # fmt: skip
+            # from its bytes, in NumPy: element by element in Python (a list of the values,
+            # their reprs, an escape each) a 256 MB array a jitted function closes over
+            # took 6 minutes to emit
+            self._emit_raw_global(name, const, ct, elt, shape, n, np.frombuffer(packed, raw))
+            self.globals[op.sym_name.data] = Buffer(name, elt, shape, identity_strides(shape))  # type: ignore[attr-defined]
+            return
+        vals = list(init.get_values())
         if n == 0:
             body = "{0}"
         elif len(set(map(repr, vals))) == 1 and n > 1:
@@ -861,6 +871,28 @@ class ModuleEmitter:
             f"static {const}{ct} {name}[{max(n, 1)}] __attribute__((aligned(64))) = {body};"
         )
         self.globals[op.sym_name.data] = Buffer(name, elt, shape, identity_strides(shape))  # type: ignore[attr-defined]
+
+    def _emit_raw_global(self, name: str, const: str, ct: str, elt: Attribute, shape, n: int,
+                         values: np.ndarray) -> None:  # fmt: skip
+        """A global of `n` >= RAW_GLOBAL_ELEMENTS `values`: one initialiser if all
+        their bytes are equal, else the bytes as one string literal (every byte
+        escaped, so no escape runs into the next character)."""
+        data = values.tobytes()
+        width = values.dtype.itemsize
+        rows = np.frombuffer(data, np.uint8).reshape(n, width)
+        if (rows == rows[0]).all():
+            body = f"{{[0 ... {n - 1}] = {literal(values[0].item(), elt)}}}"
+            self.lines.append(f"static {const}{ct} {name}[{n}] __attribute__((aligned(64))) = {body};")
+            return
+        b = np.frombuffer(data, np.uint8)
+        text = np.empty((b.size, 4), np.uint8)
+        text[:, 0], text[:, 1] = ord("\\"), ord("x")
+        text[:, 2], text[:, 3] = _HEX_DIGITS[b >> 4], _HEX_DIGITS[b & 15]
+        self.lines.append(
+            f"static {const}union {{ unsigned char b[{len(data)}]; {ct} v[{n}]; }} {name}_u "
+            f'__attribute__((aligned(64))) = {{"{text.tobytes().decode("ascii")}"}};'
+        )
+        self.lines.append(f"#define {name} ({name}_u.v)")
 
     def emit_func(self, func: FuncOp) -> None:
         """The function, and each loop nest, group or gather of it as a step function

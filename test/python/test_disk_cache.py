@@ -567,3 +567,25 @@ def test_an_entry_truncated_while_loaded_does_not_kill_the_process(tmp_path):
     got = json.loads("[" + proc.stdout.strip().replace("] [", "], [") + "]")
     np.testing.assert_allclose(got, [np.exp(np.zeros(4)), np.exp(np.ones(4))], rtol=1e-6)
     assert not list((cache / "c").glob(".load-*")), "the private copies are removed once loaded"
+
+
+def test_an_entry_stored_in_the_private_directory_passes_its_check(tmp_path, monkeypatch):
+    """A cache on a full disk: the store fell back to the private directory but wrote
+    no sidecar there, and the cpu runtime, which loads only checked bytes, then failed
+    every compile ('... changed since it was checked')."""
+    import errno
+
+    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path / "cache"))
+    d = disk_cache.directory("c")
+    write = disk_cache._write_atomic
+
+    def full(path, data):
+        if path.parent == d:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        write(path, data)
+
+    monkeypatch.setattr(disk_cache, "_write_atomic", full)
+    with pytest.warns(RuntimeWarning, match="cannot write"):
+        entry = disk_cache.store("c", "k", ".so", b"library bytes")
+    assert entry.parent != d
+    assert disk_cache.read_checked(entry) == b"library bytes"
