@@ -79,7 +79,7 @@ def _reject(func_name: str, **options: Any) -> None:
 
 
 def _given(value: Any, default: Any) -> bool:
-    if value is default:
+    if value is default or value is np._NoValue:  # NumPy's own "not given" (a wrapper's default)
         return False
     if isinstance(value, Tensor) or hasattr(value, "__array__"):
         return True  # an array compares elementwise, and is never the default

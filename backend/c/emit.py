@@ -427,9 +427,13 @@ def _loops_c(loops: Sequence[Loop], inner: Sequence[str], indent: str) -> list[s
     return out
 
 
-def _parallel_for(collapse: int, extra: str = "") -> str:
+def _parallel_for(collapse: int, extra: str = "", ragged: bool = False) -> str:
+    """`ragged`: the iterations' work grows with the index (a guarded dim, a scan's
+    triangle), so they are dealt round-robin (contiguous blocks gave the last thread
+    three quarters of a triangle on two threads)."""
     c = f" collapse({collapse})" if collapse > 1 else ""
-    return f"omp parallel for{c} schedule(static){extra}"
+    chunk = ", 1" if ragged else ""
+    return f"omp parallel for{c} schedule(static{chunk}){extra}"
 
 
 def _nest_parallel(nest: NestOp) -> int:
@@ -622,7 +626,9 @@ class NestEmitter:
             red_loops[-1].pragma = "omp simd" + clauses
         par_loops = [Loop(d, self.extents[d]) for d in range(self.fixed, prefix)]
         if self.big and par_loops:
-            par_loops[0].pragma = _parallel_for(min(self.parallel, prefix))
+            par_loops[0].pragma = _parallel_for(
+                min(self.parallel, prefix), ragged=nest.ragged_bound is not None
+            )
         elif self.big and simd_ok:
             if len(red_loops) == 1:
                 red_loops[0].pragma = "omp parallel for simd schedule(static)" + clauses
@@ -669,7 +675,9 @@ class NestEmitter:
             loops[-1].pragma = "omp simd"
         wrap = False
         if self.big and prefix > 0:
-            loops[0].pragma = _parallel_for(min(self.parallel, prefix))
+            loops[0].pragma = _parallel_for(
+                min(self.parallel, prefix), ragged=nest.ragged_bound is not None
+            )
         elif self.big:
             j = next(d for d in range(self.ndims) if d not in nest.reduction_dims)
             simd = " simd" if j == self.ndims - 1 else ""

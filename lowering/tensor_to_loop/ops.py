@@ -95,17 +95,23 @@ def lower_scan(op: t.ScanOp, ins: Sequence[SSAValue], out: SSAValue, em: Emitter
     order, as NumPy's sequential cumsum (n^2 / 2 steps: SCAN_MAX_EXTENT)."""
     shape = shape_of(out)
     rank, axis = len(shape), op.scan_axis()
-    dims = [AffineExpr.dimension(i) for i in range(rank)]
+    # the fold's dim k comes right after the axis, before the dims inside it: the
+    # innermost loop then walks the input's contiguous dims (k innermost read the
+    # input along the axis, a stride of the inner dims' size: 17x slower on 4096x256)
+    dims = [AffineExpr.dimension(i if i <= axis else i + 1) for i in range(rank)]
+    k = axis + 1
     read = list(dims)
-    read[axis] = AffineExpr.dimension(rank)
+    read[axis] = AffineExpr.dimension(k)
+    iterators = [Iterator.PARALLEL] * (rank + 1)
+    iterators[k] = Iterator.REDUCTION
     combiner = Combiner.ADD if isinstance(op, t.CumsumOp) else Combiner.MUL
     acc = scalar.compute_type(elt_of(out))
     em.nest(
         op, [ins[0]], [AffineMap(rank + 1, 0, tuple(read))],
         [out], [AffineMap(rank + 1, 0, tuple(dims))],
-        (*shape, shape[axis]), [Iterator.PARALLEL] * rank + [Iterator.REDUCTION], [combiner],
+        (*shape[: axis + 1], shape[axis], *shape[axis + 1 :]), iterators, [combiner],
         lambda b, args: [scalar.convert(b, args[0], acc)],
-        RaggedBound(rank, dims[axis]).to_set(rank + 1),
+        RaggedBound(k, dims[axis]).to_set(rank + 1),
     )  # fmt: skip
 
 

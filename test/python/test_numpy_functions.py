@@ -72,6 +72,8 @@ CASES += [
     ("prod_bool", lambda a: np.prod(a, axis=-1), [b]), ("prod_empty", lambda a: np.prod(a, axis=0), [np.zeros((0, 3), np.float32)]),
     ("prod_f16", lambda a: np.prod(a, axis=-1), [(1 + x / 8).astype(np.float16)]),
     ("min", lambda a: np.min(a, axis=1), [s]), ("min_int", lambda a: a.min(axis=1), [_big]), ("min_bool", lambda a: np.min(a, 0), [b]),
+    # np._NoValue is NumPy's own "not given" (wrappers pass their defaults through)
+    ("min_novalue", lambda a: np.min(a, 1, initial=np._NoValue, where=np._NoValue) + np.sum(a, initial=np._NoValue), [x]),
     ("min_all", lambda a: np.amin(a), [x]), ("min_rows", lambda a: a - a.min(-1, keepdims=True) * a.prod(-1, keepdims=True), [x]),
 ]
 # running sums and products: cumsum and cumprod (flattened without an axis; bools and
