@@ -1265,7 +1265,9 @@ class ScanOp(ListPropsFormat, TensorOp, abc.ABC):
 
 @irdl_op_definition
 class CumsumOp(ScanOp):
-    """Running sum along axis (numpy.cumsum). `%c = aicf_tensor.cumsum %x axis = -1 : (tensor<4x8xf32>) -> tensor<4x8xf32>`"""
+    """Running sum along axis (numpy.cumsum). The fold starts from +0.0, so a prefix of
+    -0.0 only sums to +0.0 (NumPy's starts from the first element: -0.0).
+    `%c = aicf_tensor.cumsum %x axis = -1 : (tensor<4x8xf32>) -> tensor<4x8xf32>`"""
 
     name = "aicf_tensor.cumsum"
 
