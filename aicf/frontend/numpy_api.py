@@ -102,7 +102,8 @@ def _reduction(op: Callable[..., Tensor], func_name: str, has_dtype: bool = True
     def reduce(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO, where=_NO):
         _reject(func_name, dtype=(dtype, None), out=(out, None))
         _reject(func_name, initial=(initial, _NO), where=(where, _NO))
-        return op(a, _axis(axis, func_name), keepdims=keepdims)
+        axes = _axis(axis, func_name)
+        return op(a, axes if isinstance(axis, tuple) else _scalar_axes(a, axes), keepdims=keepdims)
 
     if has_dtype:
         return reduce
@@ -111,6 +112,15 @@ def _reduction(op: Callable[..., Tensor], func_name: str, has_dtype: bool = True
         return reduce(a, axis, None, out, keepdims, initial, where)
 
     return reduce_no_dtype
+
+
+def _scalar_axes(a: Any, axes: Any) -> Any:
+    """NumPy's ufunc reductions (sum, prod, max, min; not mean) and cumsum take axis 0
+    and -1 (not a tuple of them) of a 0-d array as no axis (np.sum(x, axis=0) of a
+    scalar is the scalar); the ops refuse them as out of range."""
+    if isinstance(a, Tensor) and a.ndim == 0 and axes is not None and set(axes) <= {0, -1}:
+        return []
+    return axes
 
 
 def _axis(axis: Any, func_name: str) -> Any:
@@ -148,8 +158,8 @@ def _cumulative(op: Callable[..., Tensor], func_name: str):
     def scan(a, axis=None, dtype=None, out=None):
         _reject(func_name, dtype=(dtype, None), out=(out, None))
         a = ops._as_tensor(a, _tracer_of(a), None, func_name)
-        if axis is None:
-            a, axis = ops.reshape(a, [-1]), 0
+        if axis is None or (a.ndim == 0 and _scalar_axes(a, _axis(axis, func_name)) == []):
+            a, axis = ops.reshape(a, [-1]), 0  # a 0-d array's axis 0 too: NumPy's shape (1,)
         if a.dtype in ("i1", "i32"):
             a = ops.cast(a, "i64")
         return op(a, axis)

@@ -85,7 +85,10 @@ CASES += [
     ("cumsum_s", lambda a: np.cumsum(a, 1), [s]), ("cumprod_s", lambda a: np.cumprod(a, 1), [s]),
     ("cumsum_i", lambda a: np.cumsum(a, 0), [i]), ("cumprod_i", lambda a: a.cumprod(1), [_big]), ("cumsum_b", lambda a: np.cumsum(a), [b]),
     ("positions", lambda k: np.where(k == 0, 1, np.cumsum(k, -1) - 1), [_mask]),
-    ("cumsum_empty", lambda a: np.cumsum(a, 0), [np.zeros((0, 3), np.float32)]), ("cumsum_0d", lambda a: np.cumsum(a), [np.float32(2.5) * np.ones((), np.float32)]),
+    ("cumsum_empty", lambda a: np.cumsum(a, 0), [np.zeros((0, 3), np.float32)]),
+    # axis 0 and -1 of a 0-d array are no axis to NumPy (they were "out of range")
+    ("axis0_of_0d", lambda a: (np.min(a, axis=0), np.prod(a, axis=-1), np.sum(a, 0), np.cumsum(a, axis=0)),
+     [np.float32(2.5) * np.ones((), np.float32)]), ("cumsum_0d", lambda a: np.cumsum(a), [np.float32(2.5) * np.ones((), np.float32)]),
 ]
 
 # sums over many elements, whose rounding NumPy's sequential f32 order shows (the cpu
