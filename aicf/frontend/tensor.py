@@ -569,6 +569,11 @@ class Tensor:
     def mT(self):
         return _api().swapaxes(self, -1, -2)
 
+    def copy(self, order="K"):
+        # ndarray.copy (u.copy() before a time-stepping loop): tensors are immutable, so
+        # the tensor itself; it was "ndarray.copy has no aicf meaning"
+        return self
+
     swapaxes = _method("swapaxes")
     squeeze = _method("squeeze")
     ravel = flatten = _method("ravel")

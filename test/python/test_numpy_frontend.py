@@ -530,3 +530,19 @@ def test_sums_products_and_extrema_of_two_bool_tensors_are_logical():
             w = w.astype(np.int32)
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
+
+
+def test_ndarray_copy_method_in_a_time_stepping_loop():
+    # u.copy() before a loop (a wave equation's previous step) raised "ndarray.copy has no
+    # aicf meaning"
+    def wave(u):
+        prev = u.copy()
+        for _ in range(3):
+            new = 2 * u[1:-1] - prev[1:-1] + 0.25 * (u[2:] - 2 * u[1:-1] + u[:-2])
+            prev, u = u, np.concatenate([u[:1] * 0, new, u[-1:] * 0])
+        return u, prev.copy()
+
+    u = rand(9).astype(np.float64)
+    got = aicf.jit(wave)(u)
+    for g, e in zip(got, wave(u)):
+        np.testing.assert_allclose(g, e, rtol=1e-12)
