@@ -292,6 +292,14 @@ class TensorOp(IRDLOperation, abc.ABC):
         return elt, tuple(shape)
 
     def verify_(self) -> None:
+        for name in getattr(self, "INT_PROPS", ()):
+            # The custom syntax stores i64; the generic one takes any IntegerAttr, and
+            # `axis = true` (an i1, held as -1) was read as the last axis.
+            attr = self.properties.get(name)
+            if isinstance(attr, IntegerAttr) and attr.type != i64:
+                raise VerifyException(
+                    f"'{self.name}': property {name} must be an i64 integer, got {attr}"
+                )
         for v in (*self.operands, *self.results):
             if (dtype := dtype_name(element_type(v.type))) not in SUPPORTED_DTYPES:
                 raise VerifyException(

@@ -88,7 +88,7 @@ class NestToLoops(RewritePattern):
         if nest.guard is not None:
             # scf.for bounds here are constants; the C and GPU targets take the guard
             raise op_error(nest, "aicf-to-upstream does not lower a guarded nest (a split's "
-                                 "partial); emit it with -t c or -t cuda")
+                                 "partial or a scan); emit it with -t c or -t cuda")
         const = IndexConstants(InsertPoint.before(nest))
         extents = nest.extents
         yield_op = nest.yield_op

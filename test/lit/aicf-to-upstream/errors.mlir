@@ -23,7 +23,7 @@ aicf_gpu.kernel @k() grid = [1, 1, 1] block = [32, 1, 1] smem = 0 {
 // -----
 
 func.func @guarded(%x: memref<100xf32>, %y: memref<4xf32>) attributes {aicf.num_outputs = 1 : i64} {
-  // expected-error @+1 {{'aicf_loop.nest' aicf-to-upstream does not lower a guarded nest (a split's partial); emit it with -t c or -t cuda}}
+  // expected-error @+1 {{'aicf_loop.nest' aicf-to-upstream does not lower a guarded nest (a split's partial or a scan); emit it with -t c or -t cuda}}
   aicf_loop.nest domain = [4, 30] iterators = [parallel, reduction]
       ins(%x : memref<100xf32>) outs(%y : memref<4xf32>)
       maps = [(d0, d1) -> (d0 * 30 + d1), (d0, d1) -> (d0)] combiners = [add]

@@ -329,6 +329,25 @@ func.func @scan_of_bools(%x: tensor<4xi1>) -> tensor<4xi1> {
 
 // -----
 
+// An integer property of another type than i64 is refused: `axis = true` (an i1,
+// whose value xDSL holds as -1) was taken as the last axis, and printed back as
+// `axis = -1`.
+func.func @scan_axis_of_i1(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'aicf_tensor.cumsum' property axis must be an i64 integer, got true}}
+  %0 = "aicf_tensor.cumsum"(%x) <{axis = true}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @scan_axis_of_i8(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'aicf_tensor.cumprod' property axis must be an i64 integer, got -1 : i8}}
+  %0 = "aicf_tensor.cumprod"(%x) <{axis = -1 : i8}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %0 : tensor<4x8xf32>
+}
+
+// -----
+
 func.func @scan_too_long(%x: tensor<2x20000xf32>) -> tensor<2x20000xf32> {
   // expected-error @+1 {{'aicf_tensor.cumsum' an axis of 20000 elements is not supported yet (at most 16384: a scan lowers to a triangle of folds)}}
   %0 = aicf_tensor.cumsum %x axis = 1 : (tensor<2x20000xf32>) -> tensor<2x20000xf32>
