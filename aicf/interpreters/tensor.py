@@ -508,7 +508,10 @@ class AicfTensorFunctions(InterpreterFunctions):
 
     def _scan(self, op: T.ScanOp, args: PythonValues, fn: Callable):
         (x,) = self._operands(op, args)
-        return (self._finish(op, fn(x, axis=op.scan_axis(), dtype=_accumulator(x.dtype))),)
+        out = fn(x, axis=op.scan_axis(), dtype=_accumulator(x.dtype))
+        if isinstance(op, T.CumsumOp) and out.dtype.kind == "f":
+            out = out + 0.0  # the op's fold starts from +0.0: a prefix of -0.0 is +0.0
+        return (self._finish(op, out),)
 
     @impl(T.CumsumOp)
     def run_cumsum(self, interpreter: Interpreter, op: T.CumsumOp, args: PythonValues):

@@ -298,3 +298,15 @@ def test_stack_types_a_closed_over_array_beside_the_tensors():
     ref = np.stack([c, x], axis=-1)
     assert out.dtype == ref.dtype
     np.testing.assert_array_equal(out, ref)
+
+
+def test_a_folded_cumsum_keeps_the_ops_zero_sign():
+    """cumsum of a constant is folded by the interpreter; it gave NumPy's -0.0 for a
+    prefix of -0.0 where the compiled fold (from +0.0) gives +0.0 (attack40)."""
+    t = "tensor<4xf32>"
+    body = f"%s = aicf_tensor.cumsum %c axis = 0 : ({t}) -> {t}\n  func.return %s : {t}\n}}"
+    folded = aicf.compile(f"func.func @f() -> {t} {{\n  %c = aicf_tensor.constant "
+                          f"dense<[-0.0, -0.0, 0.0, -1.0]> : {t}\n  {body}", target="cpu")
+    compiled = aicf.compile(f"func.func @f(%c: {t}) -> {t} {{\n  {body}", target="cpu")
+    z = np.array([-0.0, -0.0, 0.0, -1.0], np.float32)
+    assert np.array_equal(np.signbit(folded()), np.signbit(compiled(z))), (folded(), compiled(z))
