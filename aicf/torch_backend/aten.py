@@ -205,21 +205,23 @@ def _reduction(op: Callable[..., Tensor]):
     return reduce
 
 
-def _widening(op: Callable[..., Tensor]):
-    """sum and prod: torch takes bools and int32 to int64."""
+def _accumulated(x: Any, dtype: Any) -> Any:
+    """The dtype torch's sum, prod, cumsum and cumprod compute in: bools and int32 as
+    int64 unless a dtype is given."""
+    if dtype is None and isinstance(x, Tensor) and x.dtype in ("i1", "i32"):
+        return "torch.int64"
+    return dtype
 
+
+def _widening(op: Callable[..., Tensor]):
     def reduce(x: Tensor, dims=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-        if dtype is None and isinstance(x, Tensor) and x.dtype in ("i1", "i32"):
-            dtype = "torch.int64"
-        return _reduction(op)(x, dims, keepdim, dtype=dtype)
+        return _reduction(op)(x, dims, keepdim, dtype=_accumulated(x, dtype))
 
     return reduce
 
 
 def _cumulative(op: Callable[..., Tensor], x: Tensor, dim: int, dtype=None) -> Tensor:
-    if dtype is None and x.dtype in ("i1", "i32"):
-        dtype = "torch.int64"  # as sum and prod
-    x = _to_dtype(x, dtype)
+    x = _to_dtype(x, _accumulated(x, dtype))
     return ops.reshape(op(ops.reshape(x, [1]), 0), []) if x.ndim == 0 else op(x, dim)  # dim 0 of a 0-d tensor
 
 

@@ -262,27 +262,20 @@ def test_a_device_or_a_pipe_is_no_program(tmp_path):
         aicf.compile(fifo)  # opened, it would wait for a writer
 
 
-def test_a_c_compiler_that_writes_nothing_is_a_compile_error(tmp_path, monkeypatch):
-    monkeypatch.setenv("CC", "true")
+@pytest.mark.parametrize("cc, message", [
+    ("true", "exited 0 but wrote no"),
+    # CC=false: the error ended in "the C compiler failed on the generated code
+    # (false):" and nothing after it
+    ("false", "exited with status 1 and no message"),
+])
+def test_a_c_compiler_that_writes_nothing_is_a_compile_error(cc, message, tmp_path, monkeypatch):
+    monkeypatch.setenv("CC", cc)
     monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("AICF_PROGRAM_CACHE", "0")
     from aicf import compiler
 
     compiler._CPU_MODULES.clear()
-    with pytest.raises(CompileError, match="exited 0 but wrote no"):
-        aicf.compile(DYN_SRC.replace("?x?", "3x4").replace("<?x", "<4x"), target="cpu")
-
-
-def test_a_c_compiler_that_fails_silently_is_named_with_its_status(tmp_path, monkeypatch):
-    """CC=false: the error ended in "the C compiler failed on the generated code
-    (false):" and nothing after it."""
-    monkeypatch.setenv("CC", "false")
-    monkeypatch.setenv("AICF_CACHE_DIR", str(tmp_path))
-    monkeypatch.setenv("AICF_PROGRAM_CACHE", "0")
-    from aicf import compiler
-
-    compiler._CPU_MODULES.clear()
-    with pytest.raises(CompileError, match="exited with status 1 and no message"):
+    with pytest.raises(CompileError, match=message):
         aicf.compile(DYN_SRC.replace("?x?", "3x4").replace("<?x", "<4x"), target="cpu")
 
 
